@@ -1,0 +1,81 @@
+/// What `motionfusion info` reports about a trace: rates, jitter, gaps, norms at rest, unit guesses.
+public struct TraceSummary: Sendable {
+    /// Per-sensor timing statistics.
+    public struct SensorTiming: Sendable {
+        /// Number of samples with a value of this sensor.
+        public var count: Int
+        /// Mean rate, Hz (count − 1 over the time spanned).
+        public var rateHz: Double
+        /// Median interval, s.
+        public var medianInterval: Double
+        /// Standard deviation of the interval, s (timestamp jitter).
+        public var intervalStdDev: Double
+        /// Intervals longer than 3 × the median: gaps.
+        public var gaps: Int
+        /// Longest interval, s.
+        public var longestInterval: Double
+    }
+
+    /// Format name.
+    public var format: String
+    /// Samples on the merged timeline.
+    public var samples: Int
+    /// Duration, s.
+    public var duration: Double
+    /// Timing per sensor present.
+    public var timing: [SensorKind: SensorTiming]
+    /// Median norms over samples at rest (gyroscope below 0.05 rad/s): m/s², rad/s, µT.
+    public var restNorms: (accelerometer: Double?, gyroscope: Double?, magnetometer: Double?)
+    /// Samples judged at rest.
+    public var restSamples: Int
+    /// Whether ground truth is present, and on how many samples.
+    public var groundTruthSamples: Int
+    /// Warnings from reading and the unit check.
+    public var warnings: [TraceWarning]
+
+    /// Whether ground truth is present.
+    public var hasGroundTruth: Bool { groundTruthSamples > 0 }
+
+    /// Summarises a trace.
+    public init(_ trace: Trace) {
+        format = trace.format
+        samples = trace.samples.count
+        duration = trace.duration
+        var timing = [SensorKind: SensorTiming]()
+        for sensor in SensorKind.allCases {
+            var times = [Double]()
+            for s in trace.samples {
+                let has: Bool
+                switch sensor {
+                case .gyroscope: has = s.gyroscope != nil
+                case .accelerometer: has = s.accelerometer != nil
+                case .magnetometer: has = s.magnetometer != nil
+                }
+                if has { times.append(s.t) }
+            }
+            guard times.count >= 2 else {
+                if times.count == 1 {
+                    timing[sensor] = SensorTiming(count: 1, rateHz: 0, medianInterval: 0, intervalStdDev: 0, gaps: 0, longestInterval: 0)
+                }
+                continue
+            }
+            var d = [Double]()
+            d.reserveCapacity(times.count - 1)
+            for i in 1..<times.count { d.append(times[i] - times[i - 1]) }
+            let sorted = d.sorted()
+            let med = sorted[sorted.count / 2]
+            let mean = d.reduce(0, +) / Double(d.count)
+            let sd = (d.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(d.count)).squareRoot()
+            timing[sensor] = SensorTiming(
+                count: times.count, rateHz: Double(times.count - 1) / (times.last! - times.first!),
+                medianInterval: med, intervalStdDev: sd, gaps: d.filter { $0 > 3 * med }.count,
+                longestInterval: sorted.last!)
+        }
+        self.timing = timing
+        let norms = UnitCheck.restNorms(trace)
+        restNorms = (norms.accelerometer, norms.gyroscope, norms.magnetometer)
+        restSamples = norms.restSamples
+        groundTruthSamples = trace.samples.reduce(0) { $0 + ($1.truth != nil ? 1 : 0) }
+        warnings = trace.warnings
+    }
+}

@@ -1,0 +1,33 @@
+extension Quaternion {
+    /// The exponential map: the unit quaternion of a rotation vector (axis × angle, radians).
+    @inlinable
+    public init(rotationVector v: Vector3) {
+        let angle2 = v.squaredNorm
+        let half: Double
+        let c: Double
+        if angle2 < 1e-10 {
+            // sin(θ/2)/θ and cos(θ/2) by their Taylor series near zero.
+            half = 0.5 - angle2 / 48
+            c = 1 - angle2 / 8
+        } else {
+            let angle = angle2.squareRoot()
+            half = (angle / 2).sin / angle
+            c = (angle / 2).cos
+        }
+        self.init(w: c, x: v.x * half, y: v.y * half, z: v.z * half)
+    }
+
+    /// The logarithm map: the rotation vector (axis × angle, radians, angle in `[0, π]`) of a unit
+    /// quaternion. `q` and `-q` give the same vector.
+    @inlinable
+    public var rotationVector: Vector3 {
+        let q = canonical
+        let s = q.vector.norm
+        if s < 1e-8 {
+            // θ/sin(θ/2) ≈ 2 (1 + s²/6) / w near zero.
+            return q.vector * (2 / q.w)
+        }
+        let angle = 2 * Double.atan2(s, q.w)
+        return q.vector * (angle / s)
+    }
+}

@@ -1,0 +1,4 @@
+import MotionFusionCommandLine
+import Glibc
+
+exit(CommandLine.run(Array(CommandLine.arguments.dropFirst())))
