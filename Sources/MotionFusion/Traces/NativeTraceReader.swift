@@ -243,7 +243,8 @@ public final class NativeTraceReader {
                     }
                     warn(location(.qw), "ground-truth quaternion norm \(norm) renormalised to 1")
                 }
-                sample.truth = q.normalized
+                // Keep the file's exact values unless they are visibly off unit norm.
+                sample.truth = abs(norm - 1) > 1e-6 ? q.normalized : q
             } else if !(q.w.isNaN && q.x.isNaN && q.y.isNaN && q.z.isNaN) {
                 throw TraceError(
                     .nonFiniteValue, location(.qw),

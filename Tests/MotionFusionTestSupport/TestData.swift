@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+
+/// Locations of test data: the project's own `data/` and the shared real recordings beside the
+/// checkout (`../shared/data`), which may be absent on a fresh clone.
+public enum TestData {
+    /// The package root (two levels above this file's folder).
+    public static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// The project's `data/` folder.
+    public static var projectData: String { packageRoot + "/data" }
+
+    /// `../shared/data` beside the checkout, or `MOTIONFUSION_SHARED_DATA` when set.
+    public static var sharedData: String {
+        if let env = ProcessInfo.processInfo.environment["MOTIONFUSION_SHARED_DATA"] { return env }
+        return (packageRoot as NSString).deletingLastPathComponent + "/shared/data"
+    }
+
+    /// The path of a shared file or folder, or throws `XCTSkip` saying plainly what is missing.
+    public static func shared(_ relative: String) throws -> String {
+        let p = sharedData + "/" + relative
+        guard FileManager.default.fileExists(atPath: p) else {
+            throw XCTSkip("skipped: shared recording \(p) is not present on this machine")
+        }
+        return p
+    }
+
+    /// All BROAD trial CSV files, sorted, or throws `XCTSkip`.
+    public static func broadTrials() throws -> [String] {
+        let dir = try shared("broad")
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }.sorted()
+        guard !files.isEmpty else { throw XCTSkip("skipped: no BROAD trials in \(dir)") }
+        return files.map { dir + "/" + $0 }
+    }
+
+    /// A fresh temporary folder, removed at process exit by the OS's temp cleanup.
+    public static func temporaryDirectory() -> String {
+        let p = NSTemporaryDirectory() + "motionfusion-tests-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        return p
+    }
+
+    /// Writes `text` to a temporary file named `name` and returns its path.
+    public static func writeTemporary(_ text: String, name: String = "trace.csv") -> String {
+        let p = temporaryDirectory() + "/" + name
+        try? text.write(toFile: p, atomically: true, encoding: .utf8)
+        return p
+    }
+}

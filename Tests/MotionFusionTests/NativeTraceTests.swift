@@ -1,0 +1,101 @@
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+final class NativeTraceTests: XCTestCase {
+    func read(_ text: String) throws -> Trace {
+        try Trace.readNative(path: TestData.writeTemporary(text))
+    }
+
+    func assertError(
+        _ text: String, _ kind: TraceError.Kind, line: Int, column: Int, contains: String,
+        file: StaticString = #filePath, lineNumber: UInt = #line
+    ) {
+        XCTAssertThrowsError(try read(text), file: file, line: lineNumber) { error in
+            guard let e = error as? TraceError else {
+                return XCTFail("expected TraceError, got \(error)", file: file, line: lineNumber)
+            }
+            XCTAssertEqual(e.kind, kind, "\(e)", file: file, line: lineNumber)
+            XCTAssertEqual(e.location.line, line, "\(e)", file: file, line: lineNumber)
+            XCTAssertEqual(e.location.column, column, "\(e)", file: file, line: lineNumber)
+            XCTAssert(e.message.contains(contains), "\(e.message) should mention \(contains)", file: file, line: lineNumber)
+            XCTAssert(e.description.hasPrefix(e.location.file), file: file, line: lineNumber)
+        }
+    }
+
+    func testReadsBroadLayoutWithAnyColumnOrderAndCRLF() throws {
+        let text = "acc_z,t,acc_x,acc_y,gyr_x,gyr_y,gyr_z,moving\r\n9.8,0,0.1,0.2,1,2,3,0\r\n9.7,0.01,0.1,0.2,nan,nan,nan,1\r\n"
+        let trace = try read(text)
+        XCTAssertEqual(trace.samples.count, 2)
+        XCTAssertEqual(trace.samples[0].accelerometer, Vector3(0.1, 0.2, 9.8))
+        XCTAssertEqual(trace.samples[0].gyroscope, Vector3(1, 2, 3))
+        XCTAssertNil(trace.samples[1].gyroscope, "all-nan triplet marks the sensor missing")
+        XCTAssertNil(trace.samples[0].magnetometer)
+        XCTAssertEqual(trace.samples[1].moving, true)
+        XCTAssertFalse(trace.has(.magnetometer))
+    }
+
+    func testSimulatedTraceRoundTripsBitForBit() throws {
+        var s = MotionSimulator.Settings()
+        s.duration = 5
+        s.rate = 50
+        let trace = MotionSimulator(settings: s).run()
+        let path = TestData.temporaryDirectory() + "/sim.csv"
+        try TraceWriter.write(trace, to: path)
+        let back = try Trace.readNative(path: path)
+        XCTAssertEqual(back.samples.count, trace.samples.count)
+        let firstDifference = back.samples.indices.first { back.samples[$0] != trace.samples[$0] }
+        XCTAssertNil(firstDifference, "samples differ from index \(firstDifference ?? -1)")
+    }
+
+    func testStreamingReaderHandlesLinesAcrossChunks() throws {
+        // A long file with a tiny chunk would split rows; the reader must reassemble them.
+        var text = "t,acc_x,acc_y,acc_z\n"
+        for i in 0..<20_000 { text += "\(Double(i) * 0.01),0.\(i),-1.5e-3,9.81\n" }
+        let reader = try NativeTraceReader(path: TestData.writeTemporary(text))
+        var n = 0
+        var last = -1.0
+        while let s = try reader.next() {
+            XCTAssertGreaterThan(s.t, last)
+            last = s.t
+            n += 1
+        }
+        XCTAssertEqual(n, 20_000)
+        XCTAssertEqual(reader.bytesRead, text.utf8.count)
+    }
+
+    func testErrorClassesNameLineAndColumn() {
+        let h = "t,acc_x,acc_y,acc_z\n"
+        assertError("", .empty, line: 1, column: 0, contains: "empty")
+        assertError(h, .empty, line: 2, column: 0, contains: "no data rows")
+        assertError(h + "0,1,2,3\n0.1,1,2x,3\n", .malformedNumber, line: 3, column: 8, contains: "'2x'")
+        assertError(h + "0,1,2,3\n0.1,1,2\n", .wrongColumnCount, line: 3, column: 8, contains: "3 fields")
+        assertError(h + "0,1,2,3,4\n", .wrongColumnCount, line: 2, column: 9, contains: "too many")
+        assertError("time,acc_x,acc_y,acc_z\n0,1,2,3\n", .missingColumn, line: 1, column: 0, contains: "'t'")
+        assertError("t,acc_x,acc_y\n0,1,2\n", .missingColumn, line: 1, column: 0, contains: "acc_z")
+        assertError("t,foo\n0,1\n", .missingColumn, line: 1, column: 0, contains: "no sensor columns")
+        assertError(h + "0,1,2,3\n0,1,2,3\n", .nonMonotonicTime, line: 3, column: 1, contains: "duplicates")
+        assertError(h + "1,1,2,3\n0.5,1,2,3\n", .nonMonotonicTime, line: 3, column: 1, contains: "earlier")
+        assertError(h + "0,1,nan,3\n", .nonFiniteValue, line: 2, column: 5, contains: "nan")
+        assertError(h + "0,1,inf,3\n", .nonFiniteValue, line: 2, column: 5, contains: "inf")
+        assertError(h + "nan,1,2,3\n", .nonFiniteValue, line: 2, column: 1, contains: "time")
+    }
+
+    func testUnknownColumnsWarnAndAreIgnored() throws {
+        let trace = try read("t,acc_x,acc_y,acc_z,temperature\n0,0,0,9.81,25\n")
+        XCTAssertEqual(trace.samples.count, 1)
+        XCTAssert(trace.warnings.contains { $0.message.contains("temperature") })
+    }
+
+    func testImplausibleUnitsWarnWithFix() throws {
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
+        for i in 0..<100 { text += "\(Double(i) * 0.01),0.001,0,0,0,0,1.0,0.2,0.1,-0.4\n" }
+        let trace = try read(text)
+        XCTAssert(trace.warnings.contains { $0.message.contains("looks like g") && $0.message.contains("9.80665") })
+        XCTAssert(trace.warnings.contains { $0.message.contains("gauss") && $0.message.contains("100") })
+        var gyroDeg = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for i in 0..<100 { gyroDeg += "\(Double(i) * 0.01),\(i == 50 ? 300 : 0.5),0,0,0,0,9.81\n" }
+        let g = try read(gyroDeg)
+        XCTAssert(g.warnings.contains { $0.message.contains("deg/s") && $0.message.contains("0.0174533") })
+    }
+}
