@@ -41,6 +41,9 @@ public enum MotionFusionCLI {
                     "motionfusion simulate --scenario NAME --duration SECONDS --rate HZ [--seed N] --output FILE",
                 run: SimulateCommand.run),
             Subcommand(
+                name: "replay", summary: "Run a filter over a recorded trace and write the attitude per sample",
+                usage: ReplayCommand.usage, run: ReplayCommand.run),
+            Subcommand(
                 name: "conventions", summary: "Print the frame, axis, unit and angle conventions",
                 usage: "motionfusion conventions", run: ConventionsCommand.run),
         ]

@@ -1,0 +1,84 @@
+/// The BROAD error metric (Laidig et al., 2021): total, heading and inclination RMSE in degrees over
+/// the samples that are moving and have ground truth.
+///
+/// For each sample the earth-frame error is `e = q_est ⊗ q_truth*`. Total error is its rotation
+/// angle `2·acos|e_w|`; heading error is the angle of its rotation about the vertical,
+/// `2·atan|e_z / e_w|`; inclination error is the rest, `2·acos√(e_w² + e_z²)`.
+///
+/// In 6D the heading is unobservable, so a constant heading offset is removed first: the circular
+/// mean of the signed heading errors `2·atan2(e_z, e_w)` over the scored samples.
+public struct AttitudeErrorMetric: Sendable {
+    /// The scores.
+    public struct Result: Sendable, Equatable {
+        /// Total RMSE, degrees.
+        public var totalRMSE: Double
+        /// Heading RMSE, degrees.
+        public var headingRMSE: Double
+        /// Inclination RMSE, degrees.
+        public var inclinationRMSE: Double
+        /// Samples scored.
+        public var samplesUsed: Int
+        /// Heading offset removed (6D), degrees; 0 in 9D.
+        public var headingOffset: Double
+    }
+
+    /// Scores estimates against truth. `moving` marks the scored samples (all when `nil`); samples
+    /// with a `nil` or non-finite estimate or truth are skipped. Returns `nil` when nothing is scored.
+    public static func evaluate(
+        estimates: [Quaternion?], truth: [Quaternion?], moving: [Bool]? = nil, mode: FusionMode
+    ) -> Result? {
+        precondition(estimates.count == truth.count, "one estimate per truth sample")
+        var used = [Int]()
+        used.reserveCapacity(estimates.count)
+        for i in estimates.indices {
+            if let m = moving, !m[i] { continue }
+            guard let e = estimates[i], let t = truth[i], e.isFinite, t.isFinite, e.squaredNorm > 0 else { continue }
+            _ = e
+            _ = t
+            used.append(i)
+        }
+        guard !used.isEmpty else { return nil }
+        func error(_ i: Int, _ offset: Quaternion) -> Quaternion {
+            (offset * estimates[i]!.normalized * truth[i]!.normalized.conjugate).normalized
+        }
+        var offset = Quaternion.identity
+        var offsetAngle = 0.0
+        if mode == .sixD {
+            var s = 0.0
+            var c = 0.0
+            for i in used {
+                let e = error(i, .identity)
+                let h = 2 * Double.atan2(e.z, e.w)
+                s += h.sin
+                c += h.cos
+            }
+            offsetAngle = Double.atan2(s, c)
+            offset = Quaternion(axis: .unitZ, angle: -offsetAngle)
+        }
+        var total = 0.0
+        var heading = 0.0
+        var inclination = 0.0
+        for i in used {
+            let e = error(i, offset)
+            let t = 2 * abs(e.w).acosClamped
+            let h = e.w == 0 ? Double.pi : 2 * Double.atan2(abs(e.z), abs(e.w))
+            let inc = 2 * (e.w * e.w + e.z * e.z).squareRoot().acosClamped
+            total += t * t
+            heading += h * h
+            inclination += inc * inc
+        }
+        let n = Double(used.count)
+        return Result(
+            totalRMSE: (total / n).squareRoot().degrees, headingRMSE: (heading / n).squareRoot().degrees,
+            inclinationRMSE: (inclination / n).squareRoot().degrees, samplesUsed: used.count,
+            headingOffset: offsetAngle.degrees)
+    }
+
+    /// Scores estimates against the truth and `moving` flags of a trace (one estimate per sample).
+    public static func evaluate(estimates: [Quaternion?], trace: Trace, mode: FusionMode) -> Result? {
+        let hasMoving = trace.samples.contains { $0.moving != nil }
+        return evaluate(
+            estimates: estimates, truth: trace.samples.map(\.truth),
+            moving: hasMoving ? trace.samples.map { $0.moving ?? false } : nil, mode: mode)
+    }
+}

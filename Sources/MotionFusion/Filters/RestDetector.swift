@@ -1,0 +1,54 @@
+/// Decides whether the device is at rest: the gyroscope and accelerometer stay within small bands
+/// around their own low-passed values for a minimum time. Used to estimate gyroscope bias.
+public struct RestDetector: Sendable {
+    /// Tuning.
+    public struct Parameters: Sendable {
+        /// Largest deviation of the rate from its low-passed value, rad/s. Default 2 °/s.
+        public var gyroscopeThreshold = 2.0.radians
+        /// Largest deviation of the specific force from its low-passed value, m/s². Default 0.5.
+        public var accelerometerThreshold = 0.5
+        /// Time the bands must hold before rest is declared, s. Default 1.5.
+        public var minimumDuration = 1.5
+        /// Low-pass time constant, s. Default 0.5.
+        public var filterTime = 0.5
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// Tuning.
+    public var parameters: Parameters
+    /// Low-passed gyroscope, rad/s.
+    public private(set) var gyroscopeMean = Vector3.zero
+    /// Low-passed accelerometer, m/s².
+    public private(set) var accelerometerMean = Vector3.zero
+    /// Time the bands have held, s.
+    public private(set) var stillTime = 0.0
+    var primed = false
+
+    /// Creates a detector.
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// Whether the device is at rest now.
+    public var atRest: Bool { stillTime >= parameters.minimumDuration }
+
+    /// Feeds one sample.
+    public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, dt: Double) {
+        guard let g = gyroscope, let a = accelerometer else { return }
+        if !primed {
+            gyroscopeMean = g
+            accelerometerMean = a
+            primed = true
+            return
+        }
+        let k = dt / (parameters.filterTime + dt)
+        gyroscopeMean += (g - gyroscopeMean) * k
+        accelerometerMean += (a - accelerometerMean) * k
+        let still =
+            (g - gyroscopeMean).squaredNorm < parameters.gyroscopeThreshold * parameters.gyroscopeThreshold
+            && (a - accelerometerMean).squaredNorm < parameters.accelerometerThreshold * parameters.accelerometerThreshold
+        stillTime = still ? stillTime + dt : 0
+    }
+
+    /// Forgets everything.
+    public mutating func reset() { self = RestDetector(parameters: parameters) }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import MotionFusion
+
+/// `motionfusion replay TRACE [--filter NAME] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ]
+/// [--declination DEG] [--output FILE|-] [--score]`.
+enum ReplayCommand {
+    static let usage =
+        "motionfusion replay TRACE [--filter ekf|complementary|mahony|madgwick|ecompass|tilt] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ] [--declination DEG] [--format NAME] [--output FILE|-] [--score]"
+
+    struct Options {
+        var filter = FilterKind.default
+        var mode = FusionMode.nineD
+        var writer = EstimateWriter.Options()
+        var rate: Double?
+        var score = false
+        var format: TraceFormat?
+    }
+
+    static func parse(_ args: ParsedArguments) throws -> Options {
+        var o = Options()
+        if let f = try args.choice("filter", FilterKind.allCases.map(\.rawValue)) { o.filter = FilterKind(rawValue: f)! }
+        if let m = try args.choice("mode", ["6d", "9d"]) { o.mode = FusionMode(rawValue: m)! }
+        if !args.values.keys.contains("mode") { o.mode = o.filter.modes.last! }
+        guard o.filter.modes.contains(o.mode) else {
+            throw CommandLineError.usage("filter \(o.filter.rawValue) supports only --mode \(o.filter.modes.map(\.rawValue).joined(separator: "|"))")
+        }
+        if let fr = try args.choice("frame", EarthFrame.allCases.map(\.rawValue)) { o.writer.frame = EarthFrame(rawValue: fr)! }
+        if let d = try args.double("declination") {
+            guard abs(d) <= 180 else { throw CommandLineError.usage("--declination must be in [-180, 180] degrees") }
+            o.writer.declinationDegrees = d
+        }
+        if let r = try args.double("rate") {
+            guard r > 0, r <= 100_000 else { throw CommandLineError.usage("--rate must be in (0, 100000] Hz") }
+            o.rate = r
+        }
+        o.score = args.flags.contains("score")
+        o.format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(TraceFormat.init(rawValue:))
+        return o
+    }
+
+    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
+        let args = try ParsedArguments(
+            arguments, valueOptions: ["filter", "mode", "frame", "rate", "output", "declination", "format"],
+            flagOptions: ["score"])
+        let path = try args.single("TRACE")
+        let options = try parse(args)
+        let outputPath = args.values["output"] ?? "-"
+        let trace: Trace
+        do {
+            trace = try TraceFormat.load(path: path, format: options.format)
+        } catch let e as TraceError {
+            throw CommandLineError.input(e.description)
+        }
+        for w in trace.warnings { output.err("\(w)\n") }
+        let scores = try replay(trace, options: options, outputPath: outputPath)
+        if options.score {
+            if let s = scores {
+                output.err(
+                    String(
+                        format: "%@ %@ %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n", path,
+                        options.filter.rawValue, options.mode.rawValue, s.totalRMSE, s.headingRMSE, s.inclinationRMSE,
+                        s.samplesUsed))
+            } else {
+                output.err("\(path): no ground truth to score against\n")
+            }
+        }
+    }
+
+    /// Runs the trace through the filter, writes the output, and scores it when the trace has truth.
+    static func replay(_ trace: Trace, options: Options, outputPath: String) throws -> AttitudeErrorMetric.Result? {
+        var writer = try EstimateWriter(path: outputPath, options: options.writer)
+        var estimates = [Quaternion?]()
+        let wantScore = options.score && trace.hasGroundTruth
+        if wantScore { estimates.reserveCapacity(trace.samples.count) }
+        do {
+            if let rate = options.rate {
+                let resampled = Resampler(rate: rate).resample(trace, filter: options.filter, mode: options.mode)
+                for e in resampled { try writer.write(e, used: true) }
+            } else {
+                try options.filter.run(trace.samples, mode: options.mode) { e in
+                    let used = !(e.diagnostics.accelerometerRejected && e.diagnostics.magnetometerRejected && e.rotationRate == nil)
+                    try writer.write(e, used: used && !e.diagnostics.initialising)
+                    if wantScore { estimates.append(e.attitude) }
+                }
+            }
+            try writer.finish()
+        } catch {
+            writer.abandon()
+            throw CommandLineError.input("\(error)")
+        }
+        guard wantScore, options.rate == nil else { return nil }
+        return AttitudeErrorMetric.evaluate(estimates: estimates, trace: trace, mode: options.mode)
+    }
+}

@@ -1,0 +1,117 @@
+import MotionFusionMath
+
+/// A general 3×3 matrix of fixed size, stored as three rows: the hand-written small-matrix kernel
+/// for per-sample covariance algebra (no allocation, fully inlined). Larger problems use ``Matrix``.
+@frozen
+public struct Matrix3: Hashable, Sendable {
+    /// First row.
+    public var r0: Vector3
+    /// Second row.
+    public var r1: Vector3
+    /// Third row.
+    public var r2: Vector3
+
+    /// A matrix from its rows.
+    @inlinable
+    public init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
+        self.r0 = r0
+        self.r1 = r1
+        self.r2 = r2
+    }
+
+    /// The zero matrix.
+    public static let zero = Matrix3(.zero, .zero, .zero)
+    /// The identity.
+    public static let identity = Matrix3(.unitX, .unitY, .unitZ)
+
+    /// `s · I`.
+    @inlinable
+    public static func diagonal(_ s: Double) -> Matrix3 {
+        Matrix3(Vector3(s, 0, 0), Vector3(0, s, 0), Vector3(0, 0, s))
+    }
+
+    /// The rotation matrix as a general matrix.
+    @inlinable
+    public init(_ m: RotationMatrix) { self.init(m.row0, m.row1, m.row2) }
+
+    /// Outer product `u vᵀ`.
+    @inlinable
+    public static func outer(_ u: Vector3, _ v: Vector3) -> Matrix3 {
+        Matrix3(v * u.x, v * u.y, v * u.z)
+    }
+
+    /// Element (row, column).
+    @inlinable
+    public subscript(row: Int, column: Int) -> Double {
+        get {
+            switch row {
+            case 0: return r0[column]
+            case 1: return r1[column]
+            default: return r2[column]
+            }
+        }
+        set {
+            switch row {
+            case 0: r0[column] = newValue
+            case 1: r1[column] = newValue
+            default: r2[column] = newValue
+            }
+        }
+    }
+
+    /// The transpose.
+    @inlinable
+    public var transposed: Matrix3 {
+        Matrix3(Vector3(r0.x, r1.x, r2.x), Vector3(r0.y, r1.y, r2.y), Vector3(r0.z, r1.z, r2.z))
+    }
+
+    /// The trace.
+    @inlinable
+    public var trace: Double { r0.x + r1.y + r2.z }
+
+    /// The diagonal as a vector.
+    @inlinable
+    public var diagonalVector: Vector3 { Vector3(r0.x, r1.y, r2.z) }
+
+    /// True when every element is finite.
+    @inlinable
+    public var isFinite: Bool { r0.isFinite && r1.isFinite && r2.isFinite }
+
+    /// `(A + Aᵀ) / 2`.
+    @inlinable
+    public var symmetrized: Matrix3 {
+        let a = (r0.y + r1.x) / 2
+        let b = (r0.z + r2.x) / 2
+        let c = (r1.z + r2.y) / 2
+        return Matrix3(Vector3(r0.x, a, b), Vector3(a, r1.y, c), Vector3(b, c, r2.z))
+    }
+
+    @inlinable
+    public static func + (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 + b.r0, a.r1 + b.r1, a.r2 + b.r2) }
+    @inlinable
+    public static func - (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2) }
+    @inlinable
+    public static func * (a: Matrix3, s: Double) -> Matrix3 { Matrix3(a.r0 * s, a.r1 * s, a.r2 * s) }
+    @inlinable
+    public static func += (a: inout Matrix3, b: Matrix3) { a = a + b }
+    @inlinable
+    public static func -= (a: inout Matrix3, b: Matrix3) { a = a - b }
+
+    /// Matrix–vector product.
+    @inlinable
+    public static func * (a: Matrix3, v: Vector3) -> Vector3 { Vector3(a.r0.dot(v), a.r1.dot(v), a.r2.dot(v)) }
+
+    /// Matrix product.
+    @inlinable
+    public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
+        Matrix3(
+            b.r0 * a.r0.x + b.r1 * a.r0.y + b.r2 * a.r0.z,
+            b.r0 * a.r1.x + b.r1 * a.r1.y + b.r2 * a.r1.z,
+            b.r0 * a.r2.x + b.r1 * a.r2.y + b.r2 * a.r2.z)
+    }
+
+    /// The same matrix as a dense ``Matrix``.
+    public var dense: Matrix {
+        Matrix([[r0.x, r0.y, r0.z], [r1.x, r1.y, r1.z], [r2.x, r2.y, r2.z]])
+    }
+}
