@@ -90,6 +90,13 @@ enum DevTuning {
             case "rb": p.restBiasNoise = v
             case "aw": p.accelerationWindow = v
             case "af": p.accelerationFilterTime = v
+            case "mu": p.minimumUndisturbedTime = v
+            case "nt": p.fieldNormTolerance = v
+            case "dt": p.dipTolerance = v.radians
+            case "fn": p.fieldNormRejection = v
+            case "fd": p.dipRejection = v.radians
+            case "nf": p.newFieldTime = v
+            case "mr": p.maximumRejectionTime = v
             case "bi": p.initialBiasUncertainty = v
             default: break
             }

@@ -27,28 +27,34 @@ public struct KalmanFilter: AttitudeFilter {
         /// Relative rate error (scale factor, misalignment), dimensionless; adds `(s·|ω|)²·1 s` to
         /// the attitude error growth rate. Default 0.
         public var rateScaleUncertainty = 0.0
-        /// Gyroscope bias random walk, rad/s/√s. Default 0.00005.
-        public var biasRandomWalk = 0.00005
+        /// Gyroscope bias random walk, rad/s/√s. Default 0.000003.
+        public var biasRandomWalk = 0.000003
         /// Initial bias standard deviation, rad/s. Default 0.5 °/s.
         public var initialBiasUncertainty = 0.5.radians
         /// Accelerometer direction noise density, rad·√s (with the gyroscope noise it sets the tilt
-        /// correction time constant, about `accelerometerNoise / gyroscopeNoise`). Default 0.006.
-        public var accelerometerNoise = 0.006
+        /// correction time constant at rest, about `accelerometerNoise / gyroscopeNoise`). Default 0.001.
+        public var accelerometerNoise = 0.001
         /// Linear acceleration (m/s², RMS over ``accelerationWindow``) that doubles the
         /// accelerometer noise variance: the filter trusts the accelerometer less while the device
-        /// translates or shakes. Default 0.4.
-        public var accelerationTolerance = 0.4
+        /// translates or shakes. Default 1.
+        public var accelerationTolerance = 1.0
         /// Time constant of the linear-acceleration energy estimate, s. Default 0.5.
         public var accelerationWindow = 0.5
         /// Time constant of the second-order low-pass applied to the specific force in the earth
         /// frame before it corrects the tilt, s (cutoff 1/(2π·τ)). Linear accelerations average out
-        /// over it because velocity stays bounded. 0 disables. Default 1.
-        public var accelerationFilterTime = 1.0
+        /// over it because velocity stays bounded. 0 disables. Default 2.
+        public var accelerationFilterTime = 2.0
         /// Innovation gate for the accelerometer, in standard deviations (squared Mahalanobis
         /// distance limit is its square). Default 4.
         public var accelerometerGate = 4.0
         /// Magnetometer heading noise density, rad·√s. Default 0.03.
         public var magnetometerNoise = 0.03
+        /// Relative departure of |m| from the reference field strength that doubles the heading
+        /// noise variance (soft down-weighting of suspect samples). Default 0.03.
+        public var fieldNormTolerance = 0.03
+        /// Departure of the dip from the reference dip that doubles the heading noise variance, rad.
+        /// Default 3°.
+        public var dipTolerance = 3.0.radians
         /// Largest accepted relative departure of |m| from the reference field strength. Default 0.1.
         public var fieldNormRejection = 0.1
         /// Largest accepted departure of the dip from the reference dip, rad. Default 10°.
@@ -323,7 +329,9 @@ public struct KalmanFilter: AttitudeFilter {
         if accept { state.rejectionTime = 0 }
         guard accept else { return }
         let psi = Double.atan2(mE.x, mE.y)
-        let r = p.magnetometerNoise * p.magnetometerNoise / dt
+        let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
+        let dipExcess = (dip - state.fieldDip) / p.dipTolerance
+        let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)
         scalarUpdate(hTheta: .unitZ, hBias: .zero, nu: psi, r: r)
         diagnostics.magnetometerRejected = false
     }
