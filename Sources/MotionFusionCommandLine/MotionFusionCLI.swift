@@ -44,6 +44,9 @@ public enum MotionFusionCLI {
                 name: "replay", summary: "Run a filter over a recorded trace and write the attitude per sample",
                 usage: ReplayCommand.usage, run: ReplayCommand.run),
             Subcommand(
+                name: "evaluate", summary: "Score estimates against ground truth with the BROAD metric",
+                usage: EvaluateCommand.usage, run: EvaluateCommand.run),
+            Subcommand(
                 name: "conventions", summary: "Print the frame, axis, unit and angle conventions",
                 usage: "motionfusion conventions", run: ConventionsCommand.run),
         ]

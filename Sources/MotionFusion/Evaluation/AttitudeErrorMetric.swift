@@ -20,6 +20,15 @@ public struct AttitudeErrorMetric: Sendable {
         public var samplesUsed: Int
         /// Heading offset removed (6D), degrees; 0 in 9D.
         public var headingOffset: Double
+
+        /// Creates a result.
+        public init(totalRMSE: Double, headingRMSE: Double, inclinationRMSE: Double, samplesUsed: Int, headingOffset: Double) {
+            self.totalRMSE = totalRMSE
+            self.headingRMSE = headingRMSE
+            self.inclinationRMSE = inclinationRMSE
+            self.samplesUsed = samplesUsed
+            self.headingOffset = headingOffset
+        }
     }
 
     /// Scores estimates against truth. `moving` marks the scored samples (all when `nil`); samples

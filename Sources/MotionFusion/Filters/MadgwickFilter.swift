@@ -72,7 +72,8 @@ public struct MadgwickFilter: AttitudeFilter {
         guard let g = gyroscope, dt > 0 else { return }
         var qDot = q * Quaternion(scalar: 0, vector: g * 0.5)
         let n = step.norm
-        if n > 0 { qDot = qDot + step * (-parameters.beta / n) }
+        // At an exact fit the gradient vanishes; normalising rounding noise would inject a full β step.
+        if n > 1e-12 { qDot = qDot + step * (-parameters.beta / n) }
         attitude = (q + qDot * dt).normalized
     }
 

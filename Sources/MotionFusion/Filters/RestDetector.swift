@@ -1,5 +1,6 @@
-/// Decides whether the device is at rest: the gyroscope and accelerometer stay within small bands
-/// around their own low-passed values for a minimum time. Used to estimate gyroscope bias.
+/// Decides whether the device is at rest: the gyroscope and accelerometer, lightly smoothed
+/// against sensor noise, stay within small bands around their own slower low-passed values for a
+/// minimum time. Used to estimate gyroscope bias.
 public struct RestDetector: Sendable {
     /// Tuning.
     public struct Parameters: Sendable {
@@ -9,8 +10,10 @@ public struct RestDetector: Sendable {
         public var accelerometerThreshold = 0.5
         /// Time the bands must hold before rest is declared, s. Default 1.5.
         public var minimumDuration = 1.5
-        /// Low-pass time constant, s. Default 0.5.
+        /// Low-pass time constant of the reference values, s. Default 0.5.
         public var filterTime = 0.5
+        /// Smoothing time constant applied against sensor noise before the comparison, s. Default 0.05.
+        public var noiseFilterTime = 0.05
         /// Default parameters.
         public init() {}
     }
@@ -21,6 +24,8 @@ public struct RestDetector: Sendable {
     public private(set) var gyroscopeMean = Vector3.zero
     /// Low-passed accelerometer, m/s².
     public private(set) var accelerometerMean = Vector3.zero
+    /// Noise-smoothed gyroscope (rad/s) and accelerometer (m/s²).
+    public private(set) var gyroscopeSmoothed = Vector3.zero, accelerometerSmoothed = Vector3.zero
     /// Time the bands have held, s.
     public private(set) var stillTime = 0.0
     var primed = false
@@ -37,15 +42,22 @@ public struct RestDetector: Sendable {
         if !primed {
             gyroscopeMean = g
             accelerometerMean = a
+            gyroscopeSmoothed = g
+            accelerometerSmoothed = a
             primed = true
             return
         }
         let k = dt / (parameters.filterTime + dt)
+        let kf = dt / (parameters.noiseFilterTime + dt)
         gyroscopeMean += (g - gyroscopeMean) * k
         accelerometerMean += (a - accelerometerMean) * k
+        gyroscopeSmoothed += (g - gyroscopeSmoothed) * kf
+        accelerometerSmoothed += (a - accelerometerSmoothed) * kf
+        let gt = parameters.gyroscopeThreshold
+        let at = parameters.accelerometerThreshold
         let still =
-            (g - gyroscopeMean).squaredNorm < parameters.gyroscopeThreshold * parameters.gyroscopeThreshold
-            && (a - accelerometerMean).squaredNorm < parameters.accelerometerThreshold * parameters.accelerometerThreshold
+            (gyroscopeSmoothed - gyroscopeMean).squaredNorm < gt * gt
+            && (accelerometerSmoothed - accelerometerMean).squaredNorm < at * at
         stillTime = still ? stillTime + dt : 0
     }
 

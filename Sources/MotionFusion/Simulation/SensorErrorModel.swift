@@ -1,8 +1,8 @@
 /// Realistic IMU imperfections applied by ``MotionSimulator``. All defaults describe a consumer
 /// MEMS IMU; ``ideal`` switches every error off.
 public struct SensorErrorModel: Sendable {
-    /// Gyroscope white noise density, rad/s/√Hz. Default 0.0035 (0.2 °/s/√Hz).
-    public var gyroscopeNoiseDensity = 0.0035
+    /// Gyroscope white noise density, rad/s/√Hz. Default 0.0003 (0.017 °/s/√Hz).
+    public var gyroscopeNoiseDensity = 0.0003
     /// Accelerometer white noise density, m/s²/√Hz. Default 0.0015.
     public var accelerometerNoiseDensity = 0.0015
     /// Magnetometer white noise standard deviation per sample, µT. Default 0.3.
