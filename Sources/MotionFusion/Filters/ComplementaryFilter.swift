@@ -15,8 +15,11 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var magnetometerTime = 6.0
         /// Integral bias time constant, s (0 disables). Default 40.
         public var biasTime = 40.0
-        /// Largest accepted deviation of |acc| from 1 g, m/s². Default 1.5.
+        /// Largest accepted deviation of the low-passed specific force from 1 g, m/s². Default 1.5.
         public var accelerationRejection = 1.5
+        /// Time constant of the earth-frame low-pass applied to the specific force before the tilt
+        /// correction, s (0 disables). Default 1.
+        public var accelerationFilterTime = 1.0
         /// Largest accepted relative deviation of |mag| from the learnt norm. Default 0.1.
         public var fieldNormRejection = 0.1
         /// Largest accepted deviation of the dip from the learnt dip, rad. Default 8°.
@@ -41,6 +44,8 @@ public struct ComplementaryFilter: AttitudeFilter {
     public var fieldNorm = Double.nan, fieldDip = Double.nan
     /// Rest detector.
     public var restDetector: RestDetector
+    /// Earth-frame low-pass of the specific force.
+    public var accelerationLowPass = ButterworthLowPass(cutoff: 1)
     /// Diagnostics of the last update.
     public private(set) var diagnostics = FilterDiagnostics()
     var initialised = false
@@ -49,6 +54,7 @@ public struct ComplementaryFilter: AttitudeFilter {
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         restDetector = RestDetector(parameters: parameters.rest)
+        accelerationLowPass.cutoff = 1 / (2 * .pi * max(parameters.accelerationFilterTime, 1e-3))
     }
 
     /// Sensors fused.
@@ -81,7 +87,12 @@ public struct ComplementaryFilter: AttitudeFilter {
         }
         var correction = Vector3.zero
         diagnostics.accelerometerRejected = true
-        if let a = accelerometer, abs(a.norm - p.gravity) < p.accelerationRejection, let up = attitude.rotate(a).normalized {
+        var filtered: Vector3?
+        if let a = accelerometer {
+            let fE = attitude.rotate(a)
+            filtered = p.accelerationFilterTime > 0 ? accelerationLowPass.update(fE, dt: dt) : fE
+        }
+        if let fE = filtered, abs(fE.norm - p.gravity) < p.accelerationRejection, let up = fE.normalized {
             // Earth-frame rotation taking the measured up to +z: axis up × z, angle ≈ |up × z|.
             let axis = Vector3(up.y, -up.x, 0)
             let angle = Double.atan2(axis.norm, up.z)
@@ -111,7 +122,9 @@ public struct ComplementaryFilter: AttitudeFilter {
             }
         }
         if correction.squaredNorm > 0 {
-            attitude = Quaternion(rotationVector: correction) * attitude
+            let turn = Quaternion(rotationVector: correction)
+            attitude = turn * attitude
+            accelerationLowPass.rotate(by: turn)
             if p.biasTime > 0 && dt > 0 && !restDetector.atRest {
                 // The sensor-frame rate that would have produced the correction is −bias error.
                 let rateError = attitude.inverseRotate(correction) * (1 / dt)
@@ -128,6 +141,7 @@ public struct ComplementaryFilter: AttitudeFilter {
     public mutating func reinitialise() {
         initialised = false
         restDetector.reset()
+        accelerationLowPass.reset()
     }
 
     /// Back to the initial state.

@@ -26,7 +26,6 @@ public enum FilterKind: String, CaseIterable, Sendable {
         case .ekf:
             var p = KalmanFilter.Parameters()
             p.mode = mode
-            DevTuning.apply(&p)
             var r = FilterRunner(KalmanFilter(parameters: p), settings: runner)
             try r.run(samples, body)
         case .complementary:
@@ -72,38 +71,3 @@ public enum FilterKind: String, CaseIterable, Sendable {
 }
 
 
-import Foundation
-enum DevTuning {
-    static func apply(_ p: inout KalmanFilter.Parameters) {
-        guard let text = ProcessInfo.processInfo.environment["MF_EKF"] else { return }
-        for kv in text.split(separator: ",") {
-            let parts = kv.split(separator: "=")
-            guard parts.count == 2, let v = Double(parts[1]) else { continue }
-            switch parts[0] {
-            case "gn": p.gyroscopeNoise = v
-            case "rs": p.rateScaleUncertainty = v
-            case "bw": p.biasRandomWalk = v
-            case "an": p.accelerometerNoise = v
-            case "at": p.accelerationTolerance = v
-            case "ag": p.accelerometerGate = v
-            case "mn": p.magnetometerNoise = v
-            case "rb": p.restBiasNoise = v
-            case "aw": p.accelerationWindow = v
-            case "af": p.accelerationFilterTime = v
-            case "mu": p.minimumUndisturbedTime = v
-            case "nt": p.fieldNormTolerance = v
-            case "dt": p.dipTolerance = v.radians
-            case "fn": p.fieldNormRejection = v
-            case "fd": p.dipRejection = v.radians
-            case "nf": p.newFieldTime = v
-            case "mr": p.maximumRejectionTime = v
-            case "bi": p.initialBiasUncertainty = v
-            default: break
-            }
-        }
-    }
-}
-
-enum DevFlags {
-    static let trapezoid = ProcessInfo.processInfo.environment["MF_TRAP"] != nil
-}

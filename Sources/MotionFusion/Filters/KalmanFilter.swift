@@ -123,7 +123,6 @@ public struct KalmanFilter: AttitudeFilter {
     // Error-state estimate accumulated by the sequential updates of one sample.
     var dTheta = Vector3.zero
     var dBias = Vector3.zero
-    var previousGyroscope: Vector3?
     var lastRate = 0.0
 
     /// Creates the filter.
@@ -148,15 +147,13 @@ public struct KalmanFilter: AttitudeFilter {
         let mag = p.mode == .nineD ? magnetometer : nil
         if !state.initialised {
             initialise(accelerometer: accelerometer, magnetometer: mag)
+            diagnostics.accelerometerRejected = !state.initialised
+            diagnostics.magnetometerRejected = mag == nil || !state.initialised
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         diagnostics.atRest = state.rest.atRest
-        if let g = gyroscope, dt > 0 {
-            let w = (DevFlags.trapezoid && previousGyroscope != nil) ? (g + previousGyroscope!) * 0.5 : g
-            propagate(w, dt)
-        }
-        previousGyroscope = gyroscope
+        if let g = gyroscope, dt > 0 { propagate(g, dt) }
         if let g = gyroscope { lastRate = (g - state.bias).norm }
         let step = max(dt, 1e-4)
         dTheta = .zero

@@ -1,0 +1,120 @@
+import Foundation
+import MotionFusion
+import MotionFusionCommandLine
+import MotionFusionTestSupport
+import XCTest
+
+/// The command line run in process: exit codes, messages with file, line and column, outputs.
+final class CommandLineTests: XCTestCase {
+    struct Run {
+        var status: Int32
+        var out: String
+        var err: String
+    }
+
+    func run(_ args: [String]) -> Run {
+        var out = ""
+        var err = ""
+        let status = MotionFusionCLI.run(args, output: ConsoleOutput(out: { out += $0 }, err: { err += $0 }))
+        return Run(status: status, out: out, err: err)
+    }
+
+    func simulated(duration: Double = 10) -> String {
+        let path = TestData.temporaryDirectory() + "/sim.csv"
+        let r = run(["simulate", "--scenario", "mixed", "--duration", "\(duration)", "--rate", "100", "--seed", "3", "--output", path])
+        XCTAssertEqual(r.status, 0, r.err)
+        return path
+    }
+
+    func testHelpListsSubcommands() {
+        let r = run(["--help"])
+        XCTAssertEqual(r.status, 0)
+        for name in ["info", "simulate", "replay", "evaluate"] { XCTAssert(r.out.contains("  \(name) "), name) }
+        XCTAssertEqual(run([]).status, 2)
+        let bad = run(["frobnicate"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssert(bad.err.contains("unknown subcommand 'frobnicate'"))
+    }
+
+    func testReplayWritesOneRowPerSampleWithTheContractColumns() throws {
+        let trace = simulated()
+        let out = TestData.temporaryDirectory() + "/est.csv"
+        let r = run(["replay", trace, "--output", out, "--score"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("total"), r.err)
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        XCTAssert(lines[0].hasPrefix("t,qw,qx,qy,qz,roll,pitch,yaw,heading,"))
+        XCTAssertEqual(lines.count - 1, try Trace.readNative(path: trace).samples.count)
+        XCTAssertFalse(lines.contains { $0.contains("nan") && !$0.contains("sigma") && $0.split(separator: ",").prefix(9).contains("nan") })
+        // Frames: NED output converts back to the same attitude.
+        let ned = TestData.temporaryDirectory() + "/ned.csv"
+        XCTAssertEqual(run(["replay", trace, "--frame", "ned", "--output", ned]).status, 0)
+        let a = try EstimateReader.read(path: out)
+        let b = try EstimateReader.read(path: ned, frame: .ned)
+        assertSameRotation(a.attitudes[500]!, b.attitudes[500]!, tolerance: 1e-7)
+    }
+
+    func testEvaluateMatchesReplayScore() throws {
+        let trace = simulated()
+        let out = TestData.temporaryDirectory() + "/est.csv"
+        XCTAssertEqual(run(["replay", trace, "--filter", "mahony", "--output", out]).status, 0)
+        let r = run(["evaluate", out, "--truth", trace, "--json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        let total = json["total_rmse_deg"] as! Double
+        let t = try Trace.readNative(path: trace)
+        let direct = AttitudeErrorMetric.evaluate(
+            estimates: FilterKind.mahony.attitudes(t.samples, mode: .nineD), trace: t, mode: .nineD)!
+        XCTAssertEqual(total, direct.totalRMSE, accuracy: 1e-4, "written with 9 decimals")
+        XCTAssertEqual(json["samples_used"] as? Int, direct.samplesUsed)
+        for key in ["heading_rmse_deg", "inclination_rmse_deg"] { XCTAssertNotNil(json[key]) }
+    }
+
+    func testBadInputExitsNonZeroWithLocation() {
+        let bad = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,zz,9.8\n")
+        for cmd in ["info", "replay"] {
+            let r = run([cmd, bad])
+            XCTAssertEqual(r.status, 1, cmd)
+            XCTAssert(r.err.contains("\(bad):3:8"), r.err)
+            XCTAssert(r.err.contains("not a number"), r.err)
+        }
+        let missing = run(["replay", "/nonexistent.csv"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssert(missing.err.contains("/nonexistent.csv"))
+        let usage = run(["replay", bad, "--filter", "kalman"])
+        XCTAssertEqual(usage.status, 2)
+        XCTAssert(usage.err.contains("--filter must be one of"))
+        XCTAssertEqual(run(["replay", bad, "--bogus"]).status, 2)
+        XCTAssertEqual(run(["simulate", "--scenario", "mixed", "--duration", "-1", "--rate", "100", "--output", "x"]).status, 2)
+    }
+
+    func testFailedReplayLeavesNoPartialOutput() {
+        let bad = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,zz,9.8\n")
+        let dir = TestData.temporaryDirectory()
+        let out = dir + "/est.csv"
+        XCTAssertEqual(run(["replay", bad, "--output", out]).status, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
+    }
+
+    func testInfoJSON() throws {
+        let trace = simulated()
+        let r = run(["info", trace, "--json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        XCTAssertEqual(json["format"] as? String, "native")
+        XCTAssertEqual(json["samples"] as? Int, 1001)
+        XCTAssertEqual(json["duration_s"] as! Double, 10, accuracy: 0.01)
+        XCTAssertEqual(json["has_ground_truth"] as? Bool, true)
+        let rates = json["rate_hz"] as! [String: Double]
+        XCTAssertEqual(rates["gyroscope"]!, 100, accuracy: 0.5)
+    }
+
+    func testInfoOnBroadTrial() throws {
+        let p = try TestData.shared("broad/05_undisturbed_slow_rotation_with_breaks_B.csv")
+        let r = run(["info", p, "--json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
+        XCTAssertEqual(json["samples"] as? Int, 59212)
+        XCTAssertEqual((json["rate_hz"] as! [String: Double])["accelerometer"]!, 285.714, accuracy: 0.01)
+    }
+}
