@@ -14,9 +14,13 @@ public enum LinearAlgebraBackend: Sendable {
 /// where a library call's fixed cost (about 90 ns) dominates. This is the only module that touches
 /// the C libraries.
 public enum LinearAlgebra {
-    /// Largest dimension for which ``LinearAlgebraBackend/automatic`` uses the hand-written kernels.
-    /// Chosen from the crossover measured by `Benchmarks/` (see `docs/Benchmarks.md`).
-    public static let handKernelMaxDimension = 12
+    /// Largest dimension for which ``LinearAlgebraBackend/automatic`` multiplies with the
+    /// hand-written kernel. Measured by `Benchmarks/run.sh --only crossover` (see
+    /// `docs/Benchmarks.md`): the hand product wins up to 4×4, BLAS from 6×6.
+    public static let handMultiplyMaxDimension = 4
+    /// Largest dimension for which ``LinearAlgebraBackend/automatic`` factors (Cholesky) and solves
+    /// with the hand-written kernel: it wins up to 12×12, LAPACK from 16×16.
+    public static let handFactorMaxDimension = 12
 
     /// Pins OpenBLAS to one thread (its threads slow the small problems this package solves).
     /// Runs once, before the first library call; set `MOTIONFUSION_BLAS_THREADS` to override.
@@ -32,11 +36,15 @@ public enum LinearAlgebra {
     @inline(__always)
     static func ensureConfigured() { _ = configured }
 
-    static func useHand(_ backend: LinearAlgebraBackend, _ dims: Int...) -> Bool {
+    /// Applies the thread setting now. OpenBLAS starts its worker threads when the library loads;
+    /// programs call this first so idle workers do not compete with the filters for the cores.
+    public static func configure() { ensureConfigured() }
+
+    static func useHand(_ backend: LinearAlgebraBackend, limit: Int, _ dims: Int...) -> Bool {
         switch backend {
         case .handWritten: return true
         case .blas: return false
-        case .automatic: return dims.allSatisfy { $0 <= handKernelMaxDimension }
+        case .automatic: return dims.allSatisfy { $0 <= limit }
         }
     }
 
@@ -54,7 +62,7 @@ public enum LinearAlgebra {
         precondition(k == kb, "inner dimensions differ: \(k) vs \(kb)")
         var c = Matrix(rows: m, columns: n)
         if m == 0 || n == 0 { return c }
-        if useHand(backend, m, n, k) {
+        if useHand(backend, limit: handMultiplyMaxDimension, m, n, k) {
             a.storage.withUnsafeBufferPointer { pa in
                 b.storage.withUnsafeBufferPointer { pb in
                     c.storage.withUnsafeMutableBufferPointer { pc in
@@ -89,7 +97,7 @@ public enum LinearAlgebra {
         precondition(a.columns == x.count, "matrix columns must equal vector length")
         var y = [Double](repeating: 0, count: a.rows)
         if a.rows == 0 { return y }
-        if useHand(backend, a.rows, a.columns) {
+        if useHand(backend, limit: handMultiplyMaxDimension, a.rows, a.columns) {
             for j in 0..<a.columns {
                 let xj = x[j]
                 for i in 0..<a.rows { y[i] += a.storage[i + j * a.rows] * xj }
@@ -112,7 +120,7 @@ public enum LinearAlgebra {
         var out = c ?? Matrix(rows: n, columns: n)
         precondition(out.rows == n && out.columns == n, "C must be n × n with n = rows of A")
         if n == 0 { return out }
-        if useHand(backend, n, a.columns) {
+        if useHand(backend, limit: handMultiplyMaxDimension, n, a.columns) {
             for j in 0..<n {
                 for i in j..<n {
                     var s = 0.0
@@ -143,7 +151,7 @@ public enum LinearAlgebra {
         var l = a
         for j in 0..<n { for i in 0..<j { l[i, j] = 0 } }
         if n == 0 { return l }
-        if useHand(backend, n) {
+        if useHand(backend, limit: handFactorMaxDimension, n) {
             for j in 0..<n {
                 var d = l[j, j]
                 for k in 0..<j { d -= l[j, k] * l[j, k] }
@@ -180,7 +188,7 @@ public enum LinearAlgebra {
         let n = l.rows
         var x = b
         if n == 0 { return x }
-        if useHand(backend, n) {
+        if useHand(backend, limit: handFactorMaxDimension, n) {
             for c in 0..<b.columns {
                 for i in 0..<n {
                     var s = x[i, c]

@@ -18,15 +18,40 @@ public enum DecimalParser {
         case malformed(offset: Int)
     }
 
-    @usableFromInline
-    static let powersOfTen: [Double] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-        1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-    ]
+    /// 10^k for 0 ≤ k ≤ 22, all exactly representable; built by exact products so no table
+    /// lookup (and no lazy global) sits on the hot path.
+    @inlinable @inline(__always)
+    static func exactPowerOfTen(_ k: Int) -> Double {
+        switch k {
+        case 0: return 1
+        case 1: return 1e1
+        case 2: return 1e2
+        case 3: return 1e3
+        case 4: return 1e4
+        case 5: return 1e5
+        case 6: return 1e6
+        case 7: return 1e7
+        case 8: return 1e8
+        case 9: return 1e9
+        case 10: return 1e10
+        case 11: return 1e11
+        case 12: return 1e12
+        case 13: return 1e13
+        case 14: return 1e14
+        case 15: return 1e15
+        case 16: return 1e16
+        case 17: return 1e17
+        case 18: return 1e18
+        case 19: return 1e19
+        case 20: return 1e20
+        case 21: return 1e21
+        default: return 1e22
+        }
+    }
 
     /// Parses the bytes `p[start..<end]`. Surrounding spaces and one pair of double quotes are
     /// allowed. Accepts `nan`, `inf`, `infinity` in any case, with an optional sign.
-    @inlinable
+    @inlinable @inline(__always)
     public static func parse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Result {
         var i = start
         var e = end
@@ -100,14 +125,102 @@ public enum DecimalParser {
         if digits <= 19 && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 && digits < 19 {
             var v = Double(mantissa)
             if exponent < 0 {
-                v /= powersOfTen[-exponent]
-            } else {
-                v *= powersOfTen[exponent]
+                v /= exactPowerOfTen(-exponent)
+            } else if exponent > 0 {
+                v *= exactPowerOfTen(exponent)
             }
             return .value(negative ? -v : v)
         }
         if mantissa == 0 { return .value(negative ? -0.0 : 0.0) }
         return .value(slowParse(p, begin, e))
+    }
+
+    /// Eight ASCII digits at `p` (little-endian word) converted at once, or nil when any of the
+    /// eight bytes is not a digit. Standard SWAR arithmetic: no branches per digit.
+    @inlinable @inline(__always)
+    static func eightDigits(_ p: UnsafePointer<UInt8>) -> UInt64? {
+        let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+        let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
+        let isDigits = ((word & high) | (((word &+ 0x0606_0606_0606_0606) & high) >> 4)) == 0x3333_3333_3333_3333
+        guard isDigits else { return nil }
+        var v = word & 0x0F0F_0F0F_0F0F_0F0F
+        v = (v &* 2561) >> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
+        v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
+        return v
+    }
+
+    /// The common case in one pass: a plain decimal (optional sign, digits, point, exponent) that
+    /// ends at a comma or at `end`, exact by the fast path. Returns the value and the index of the
+    /// byte after the number, or `nil` for anything else (spaces, quotes, words, long significands),
+    /// which the caller hands to ``parse(_:_:_:)``. Reads up to eight bytes at a time but never
+    /// past `end`.
+    @inlinable @inline(__always)
+    public static func parsePlain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> (Double, Int)? {
+        var i = start
+        guard i < end else { return nil }
+        var negative = false
+        if p[i] == 0x2D {
+            negative = true
+            i += 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var exponent = 0
+        let firstDigit = i
+        while i < end {
+            let d = p[i] &- 0x30
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            digits += 1
+            i += 1
+        }
+        var sawDigit = i > firstDigit
+        if i < end && p[i] == 0x2E {
+            i += 1
+            let fractionStart = i
+            if i + 8 <= end, let eight = eightDigits(p + i), digits <= 10 {
+                mantissa = mantissa &* 100_000_000 &+ eight
+                i += 8
+            }
+            while i < end {
+                let d = p[i] &- 0x30
+                if d >= 10 { break }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                i += 1
+            }
+            digits += i - fractionStart
+            exponent = fractionStart - i
+            sawDigit = sawDigit || i > fractionStart
+        }
+        guard sawDigit, digits <= 18 else { return nil }
+        if i < end && (p[i] | 0x20) == 0x65 {
+            i += 1
+            var expNegative = false
+            if i < end && (p[i] == 0x2D || p[i] == 0x2B) {
+                expNegative = p[i] == 0x2D
+                i += 1
+            }
+            let expStart = i
+            var e = 0
+            while i < end && i - expStart < 4 {
+                let d = p[i] &- 0x30
+                if d >= 10 { break }
+                e = e * 10 + Int(d)
+                i += 1
+            }
+            guard i > expStart else { return nil }
+            exponent += expNegative ? -e : e
+        }
+        guard i == end || p[i] == 0x2C else { return nil }
+        guard mantissa <= (1 << 53), exponent >= -22, exponent <= 22 else { return nil }
+        var v = Double(mantissa)
+        if exponent < 0 {
+            v /= exactPowerOfTen(-exponent)
+        } else if exponent > 0 {
+            v *= exactPowerOfTen(exponent)
+        }
+        return (negative ? -v : v, i)
     }
 
     /// `strtod` on a NUL-terminated copy, for inputs outside the exact fast path.

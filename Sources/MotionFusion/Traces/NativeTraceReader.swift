@@ -39,8 +39,11 @@ public final class NativeTraceReader {
     private let lines: ByteLineReader
     private let slotOfField: [Int]  // -1 = ignored column
     private let fieldStarts: [Int]
-    private var values = [Double](repeating: .nan, count: NativeTraceReader.slotCount)
-    private var fieldOffsets = [Int](repeating: 0, count: NativeTraceReader.slotCount)
+    // Fixed scratch storage, allocated once: no array bounds or uniqueness checks per field.
+    private let values = UnsafeMutablePointer<Double>.allocate(capacity: NativeTraceReader.slotCount)
+    private let fieldOffsets = UnsafeMutablePointer<Int>.allocate(capacity: NativeTraceReader.slotCount)
+    private let slots: UnsafeMutablePointer<Int>
+    private let fieldCount: Int
     private var lastTime = -Double.infinity
 
     /// Opens `path` and reads the header.
@@ -85,6 +88,11 @@ public final class NativeTraceReader {
         }
         slotOfField = slots
         fieldStarts = starts
+        fieldCount = slots.count
+        self.slots = UnsafeMutablePointer<Int>.allocate(capacity: max(1, slots.count))
+        for (i, v) in slots.enumerated() { self.slots[i] = v }
+        values.initialize(repeating: .nan, count: Self.slotCount)
+        fieldOffsets.initialize(repeating: 0, count: Self.slotCount)
         func group(_ s: [Slot], _ label: String) throws -> Bool {
             let present = s.filter { seen[$0] != nil }
             if present.isEmpty { return false }
@@ -116,6 +124,12 @@ public final class NativeTraceReader {
                 SourceLocation(file: path, line: 1, column: 0),
                 "ignoring unknown column(s): \(unknown.joined(separator: ", "))")
         }
+    }
+
+    deinit {
+        values.deallocate()
+        fieldOffsets.deallocate()
+        slots.deallocate()
     }
 
     private func warn(_ location: SourceLocation, _ message: String) {
@@ -153,32 +167,41 @@ public final class NativeTraceReader {
     @inline(__always)
     private func parseRow(_ p: UnsafePointer<UInt8>, _ n: Int) throws -> Int {
         if n == 0 { return 0 }
-        let fieldCount = slotOfField.count
+        let fieldCount = self.fieldCount
+        let values = self.values
+        let slots = self.slots
         var field = 0
         var i = 0
         for k in 0..<Self.slotCount { values[k] = .nan }
         while true {
-            var j = i
-            while j < n && p[j] != 0x2C { j += 1 }
             guard field < fieldCount else {
                 throw TraceError(
                     .wrongColumnCount, SourceLocation(file: path, line: lines.lineNumber, column: i + 1),
                     "too many fields: the header has \(fieldCount) columns")
             }
-            let slot = slotOfField[field]
-            if slot >= 0 {
-                switch DecimalParser.parse(p, i, j) {
-                case .value(let v): values[slot] = v
-                case .empty: values[slot] = .nan
-                case .malformed(let off):
-                    let text = String(decoding: UnsafeBufferPointer(start: p + i, count: j - i), as: UTF8.self)
-                    throw TraceError(
-                        .malformedNumber,
-                        SourceLocation(file: path, line: lines.lineNumber, column: i + off + 1),
-                        "'\(text)' in column '\(columns[field])' is not a number; expected a decimal such as -0.0123 or 9.81e0 (or nan for missing)"
-                    )
-                }
+            let slot = slots[field]
+            var j: Int
+            if slot >= 0, let (v, stop) = DecimalParser.parsePlain(p, i, n) {
+                values[slot] = v
                 fieldOffsets[slot] = i
+                j = stop
+            } else {
+                j = i
+                while j < n && p[j] != 0x2C { j += 1 }
+                if slot >= 0 {
+                    switch DecimalParser.parse(p, i, j) {
+                    case .value(let v): values[slot] = v
+                    case .empty: values[slot] = .nan
+                    case .malformed(let off):
+                        let text = String(decoding: UnsafeBufferPointer(start: p + i, count: j - i), as: UTF8.self)
+                        throw TraceError(
+                            .malformedNumber,
+                            SourceLocation(file: path, line: lines.lineNumber, column: i + off + 1),
+                            "'\(text)' in column '\(columns[field])' is not a number; expected a decimal such as -0.0123 or 9.81e0 (or nan for missing)"
+                        )
+                    }
+                    fieldOffsets[slot] = i
+                }
             }
             field += 1
             if j >= n { break }

@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import MotionFusion
+
+// MotionFusion benchmarks: honest programs. Setup is outside the timed region, results are
+// consumed, each figure is the median of repeated runs on one core.
+
+#if DEBUG
+    FileHandle.standardError.write(
+        Data("WARNING: benchmarks built in DEBUG mode; figures are meaningless. Use Benchmarks/run.sh.\n".utf8))
+#endif
+
+LinearAlgebra.configure()
+var quick = false
+var json = false
+var tracePath: String?
+var only: Set<String> = []
+var args = Array(CommandLine.arguments.dropFirst())
+while !args.isEmpty {
+    let a = args.removeFirst()
+    switch a {
+    case "--only":
+        if !args.isEmpty { only.insert(args.removeFirst()) }
+    case "--quick": quick = true
+    case "--json": json = true
+    case "--help", "-h":
+        print("usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|replay|crossover] [TRACE]")
+        exit(0)
+    default: tracePath = a
+    }
+}
+
+func want(_ section: String) -> Bool { only.isEmpty || only.contains(section) }
+
+/// Keeps values alive so the optimiser cannot drop the measured work.
+var sink = 0.0
+func consume(_ x: Double) { sink += x }
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+
+/// Median wall time (s) of `body` over `repeats` runs.
+func time(repeats: Int, _ body: () -> Void) -> Double {
+    var times = [Double]()
+    for _ in 0..<repeats {
+        let t0 = now()
+        body()
+        times.append(now() - t0)
+    }
+    return median(times)
+}
+
+func peakRSS() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kb * 1024
+    }
+    return 0
+}
+
+func report(_ fields: [String: Any], _ text: String) {
+    if json {
+        let data = try! JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    } else {
+        print(text)
+    }
+}
+
+// MARK: Input trace
+
+let sharedDefault = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    + "/shared/data/broad/21_undisturbed_fast_combined.csv"
+var path = tracePath ?? sharedDefault
+if !FileManager.default.fileExists(atPath: path) {
+    // No shared data: simulate a trace of the same size (55 000 samples at 285.7 Hz).
+    var s = MotionSimulator.Settings()
+    s.duration = 192.5
+    s.rate = 2000.0 / 7
+    path = NSTemporaryDirectory() + "motionfusion-bench-sim.csv"
+    try! TraceWriter.write(MotionSimulator(settings: s).run(), to: path)
+}
+let trace = try! TraceFormat.load(path: path)
+let n = trace.samples.count
+let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+if !json { print("MotionFusion benchmarks: \(path) (\(n) samples, \(fileBytes) bytes)\(quick ? ", quick" : "")\n") }
+let repeats = quick ? 5 : 15
+
+// MARK: Filters
+
+for kind in FilterKind.allCases where want("filters") {
+    for mode in kind.modes {
+        let t = time(repeats: repeats) {
+            let q = kind.attitudes(trace.samples, mode: mode)
+            consume(q[q.count / 2].w)
+        }
+        let ns = t / Double(n) * 1e9
+        report(
+            ["benchmark": "filter", "filter": kind.rawValue, "mode": mode.rawValue, "samples": n, "ns_per_sample": ns,
+             "samples_per_s": Double(n) / t],
+            String(format: "filter %-14@ %@  %8.1f ns/sample  %6.2f M samples/s", kind.rawValue, mode.rawValue, ns, Double(n) / t / 1e6))
+    }
+}
+
+// MARK: Parsing
+
+if want("parse") {
+let parseTime = time(repeats: repeats) {
+    let reader = try! NativeTraceReader(path: path)
+    var acc = 0.0
+    while let s = try! reader.next() { acc += s.t }
+    consume(acc)
+}
+report(
+    ["benchmark": "parse_native", "samples": n, "bytes": fileBytes, "mb_per_s": Double(fileBytes) / parseTime / 1e6,
+     "ns_per_sample": parseTime / Double(n) * 1e9],
+    String(format: "\nparse native CSV      %8.1f MB/s  (%.1f ms for %d bytes)", Double(fileBytes) / parseTime / 1e6, parseTime * 1e3, fileBytes))
+}
+
+// MARK: End-to-end replay
+
+if want("replay") {
+let outPath = NSTemporaryDirectory() + "motionfusion-bench-out.csv"
+let replayTime = time(repeats: quick ? 3 : 7) {
+    let t = try! TraceFormat.load(path: path)
+    var w = try! EstimateWriter(path: outPath)
+    FilterKind.default.run(t.samples, mode: .nineD) { e in try! w.write(e, used: true) }
+    try! w.finish()
+}
+report(
+    ["benchmark": "replay_end_to_end", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": n,
+     "ms": replayTime * 1e3, "ns_per_sample": replayTime / Double(n) * 1e9],
+    String(format: "replay end to end     %8.1f ms  (parse, %@ 9D, write)", replayTime * 1e3, FilterKind.default.rawValue))
+}
+
+// MARK: Small-matrix crossover
+
+if want("crossover") && !json { print("\nsmall-matrix crossover (ns per call, hand-written vs BLAS/LAPACK)") }
+var rng = SystemRandomNumberGenerator()
+for size in [2, 3, 4, 6, 8, 10, 12, 16, 24, 32] where want("crossover") {
+    var a = Matrix(rows: size, columns: size)
+    for i in a.storage.indices { a.storage[i] = Double.random(in: -1...1, using: &rng) }
+    let spd = LinearAlgebra.symmetricRankK(a) + Matrix.identity(size) * Double(size)
+    let calls = max(200, 200_000 / (size * size))
+    func perCall(_ backend: LinearAlgebraBackend, _ op: String) -> Double {
+        time(repeats: quick ? 3 : 7) {
+            for _ in 0..<calls {
+                if op == "gemm" {
+                    consume(LinearAlgebra.multiply(a, a, backend: backend).storage[0])
+                } else {
+                    consume((try! LinearAlgebra.cholesky(spd, backend: backend)).storage[0])
+                }
+            }
+        } / Double(calls) * 1e9
+    }
+    for op in ["gemm", "cholesky"] {
+        let hand = perCall(.handWritten, op)
+        let blas = perCall(.blas, op)
+        report(
+            ["benchmark": "crossover", "op": op, "size": size, "hand_ns": hand, "blas_ns": blas],
+            String(format: "  %-8@ %3d×%-3d  hand %9.0f  blas %9.0f  %@", op, size, size, hand, blas, hand < blas ? "hand" : "blas"))
+    }
+}
+
+report(["benchmark": "process", "peak_rss_bytes": peakRSS()], String(format: "\npeak RSS %.1f MiB", Double(peakRSS()) / 1048576))
+if sink == 42 { print(sink) }
