@@ -58,12 +58,16 @@ enum EvaluateCommand {
         var pairs = [(String, String, String)]()
         for t in truths {
             let stem = ((t as NSString).lastPathComponent as NSString).deletingPathExtension
-            let candidates = [stem + ".csv", stem + ".estimate.csv"].map { (estimate as NSString).appendingPathComponent($0) }
+            let candidates = [stem + ".csv", stem + ".estimate.csv"].map {
+                (estimate as NSString).appendingPathComponent($0)
+            }
             if let e = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
                 pairs.append((stem, e, t))
             }
         }
-        guard !pairs.isEmpty else { throw CommandLineError.input("no estimate in \(estimate) matches a trace in \(truth) by name") }
+        guard !pairs.isEmpty else {
+            throw CommandLineError.input("no estimate in \(estimate) matches a trace in \(truth) by name")
+        }
         return pairs
     }
 
@@ -106,7 +110,9 @@ enum EvaluateCommand {
         var out = pad("trace") + "   total °  heading °  inclination °  samples  (\(mode.rawValue))\n"
         func line(_ name: String, _ r: AttitudeErrorMetric.Result) -> String {
             pad(name)
-                + String(format: "  %8.3f  %9.3f  %13.3f  %7d\n", r.totalRMSE, r.headingRMSE, r.inclinationRMSE, r.samplesUsed)
+                + String(
+                    format: "  %8.3f  %9.3f  %13.3f  %7d\n", r.totalRMSE, r.headingRMSE, r.inclinationRMSE,
+                    r.samplesUsed)
         }
         for r in rows { out += line(r.name, r.result) }
         if rows.count > 1, let m = mean(rows) { out += line("mean", m) }

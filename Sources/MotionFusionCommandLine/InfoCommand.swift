@@ -6,7 +6,8 @@ enum InfoCommand {
     static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
         let args = try ParsedArguments(arguments, valueOptions: ["format"], flagOptions: ["json"])
         let path = try args.single("TRACE")
-        let format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(TraceFormat.init(rawValue:))
+        let format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(
+            TraceFormat.init(rawValue:))
         let paths = try TraceInputs.expand(path, format: format)
         var failures = 0
         for p in paths {
@@ -83,7 +84,10 @@ enum InfoCommand {
         if let a = s.restNorms.accelerometer { out += "  accelerometer  \(f(a, 4)) m/s²\n" }
         if let g = s.restNorms.gyroscope { out += "  gyroscope      \(f(g, 5)) rad/s\n" }
         if let m = s.restNorms.magnetometer { out += "  magnetometer   \(f(m, 3)) µT\n" }
-        out += "units         " + (s.warnings.contains { $0.message.contains("looks like") } ? "suspect (see warnings)" : "plausible") + "\n"
+        out +=
+            "units         "
+            + (s.warnings.contains { $0.message.contains("looks like") } ? "suspect (see warnings)" : "plausible")
+            + "\n"
         return out + "\n"
     }
 }

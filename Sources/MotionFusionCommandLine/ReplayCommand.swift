@@ -18,13 +18,19 @@ enum ReplayCommand {
 
     static func parse(_ args: ParsedArguments) throws -> Options {
         var o = Options()
-        if let f = try args.choice("filter", FilterKind.allCases.map(\.rawValue)) { o.filter = FilterKind(rawValue: f)! }
+        if let f = try args.choice("filter", FilterKind.allCases.map(\.rawValue)) {
+            o.filter = FilterKind(rawValue: f)!
+        }
         if let m = try args.choice("mode", ["6d", "9d"]) { o.mode = FusionMode(rawValue: m)! }
         if !args.values.keys.contains("mode") { o.mode = o.filter.modes.last! }
         guard o.filter.modes.contains(o.mode) else {
-            throw CommandLineError.usage("filter \(o.filter.rawValue) supports only --mode \(o.filter.modes.map(\.rawValue).joined(separator: "|"))")
+            throw CommandLineError.usage(
+                "filter \(o.filter.rawValue) supports only --mode \(o.filter.modes.map(\.rawValue).joined(separator: "|"))"
+            )
         }
-        if let fr = try args.choice("frame", EarthFrame.allCases.map(\.rawValue)) { o.writer.frame = EarthFrame(rawValue: fr)! }
+        if let fr = try args.choice("frame", EarthFrame.allCases.map(\.rawValue)) {
+            o.writer.frame = EarthFrame(rawValue: fr)!
+        }
         if let d = try args.double("declination") {
             guard abs(d) <= 180 else { throw CommandLineError.usage("--declination must be in [-180, 180] degrees") }
             o.writer.declinationDegrees = d
@@ -78,7 +84,9 @@ enum ReplayCommand {
                 for e in resampled { try writer.write(e, used: true) }
             } else {
                 try options.filter.run(trace.samples, mode: options.mode) { e in
-                    let used = !(e.diagnostics.accelerometerRejected && e.diagnostics.magnetometerRejected && e.rotationRate == nil)
+                    let used =
+                        !(e.diagnostics.accelerometerRejected && e.diagnostics.magnetometerRejected
+                        && e.rotationRate == nil)
                     try writer.write(e, used: used && !e.diagnostics.initialising)
                     if wantScore { estimates.append(e.attitude) }
                 }

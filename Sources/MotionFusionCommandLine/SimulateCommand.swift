@@ -11,7 +11,8 @@ enum SimulateCommand {
         var s = MotionSimulator.Settings()
         guard let scenario = try args.choice("scenario", MotionSimulator.Scenario.allCases.map(\.rawValue)) else {
             throw CommandLineError.usage(
-                "missing --scenario (one of \(MotionSimulator.Scenario.allCases.map(\.rawValue).joined(separator: ", ")))")
+                "missing --scenario (one of \(MotionSimulator.Scenario.allCases.map(\.rawValue).joined(separator: ", ")))"
+            )
         }
         s.scenario = MotionSimulator.Scenario(rawValue: scenario)!
         guard let duration = try args.double("duration"), duration > 0, duration <= 1e6 else {
@@ -34,7 +35,9 @@ enum SimulateCommand {
             output.out(TraceWriter.csv(trace))
         } else {
             try TraceWriter.write(trace, to: path)
-            output.err("wrote \(trace.samples.count) samples (\(scenario), \(duration) s at \(rate) Hz, seed \(s.seed)) to \(path)\n")
+            output.err(
+                "wrote \(trace.samples.count) samples (\(scenario), \(duration) s at \(rate) Hz, seed \(s.seed)) to \(path)\n"
+            )
         }
     }
 }

@@ -34,7 +34,8 @@ final class ConventionTests: XCTestCase {
     /// Euler sequence Z-Y-X: R = Rz(yaw) Ry(pitch) Rx(roll).
     func testEulerSequence() {
         let e = EulerAngles(roll: 0.1, pitch: 0.2, yaw: 0.3)
-        let expected = Quaternion(axis: .unitZ, angle: 0.3) * Quaternion(axis: .unitY, angle: 0.2)
+        let expected =
+            Quaternion(axis: .unitZ, angle: 0.3) * Quaternion(axis: .unitY, angle: 0.2)
             * Quaternion(axis: .unitX, angle: 0.1)
         assertSameRotation(e.quaternion, expected, tolerance: 1e-15)
         // Positive pitch lifts the +x axis below the horizon? No: Ry(+θ) takes +x towards −z.

@@ -57,7 +57,8 @@ final class BroadAccuracyTests: XCTestCase {
         let complementary = meanTotal(.complementary, .nineD, traces).mean
         print("BROAD complementary 9D \(complementary)°")
         XCTAssertLessThan(complementary, 4)
-        XCTAssertGreaterThan(complementary, meanTotal(.default, .nineD, traces).mean, "the default is the most accurate")
+        XCTAssertGreaterThan(
+            complementary, meanTotal(.default, .nineD, traces).mean, "the default is the most accurate")
         let ecompass = meanTotal(.ecompass, .nineD, traces).mean
         print("BROAD e-compass \(ecompass)°")
         XCTAssertLessThan(ecompass, 60)

@@ -21,7 +21,10 @@ final class CommandLineTests: XCTestCase {
 
     func simulated(duration: Double = 10) -> String {
         let path = TestData.temporaryDirectory() + "/sim.csv"
-        let r = run(["simulate", "--scenario", "mixed", "--duration", "\(duration)", "--rate", "100", "--seed", "3", "--output", path])
+        let r = run([
+            "simulate", "--scenario", "mixed", "--duration", "\(duration)", "--rate", "100", "--seed", "3", "--output",
+            path,
+        ])
         XCTAssertEqual(r.status, 0, r.err)
         return path
     }
@@ -45,7 +48,10 @@ final class CommandLineTests: XCTestCase {
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         XCTAssert(lines[0].hasPrefix("t,qw,qx,qy,qz,roll,pitch,yaw,heading,"))
         XCTAssertEqual(lines.count - 1, try Trace.readNative(path: trace).samples.count)
-        XCTAssertFalse(lines.contains { $0.contains("nan") && !$0.contains("sigma") && $0.split(separator: ",").prefix(9).contains("nan") })
+        XCTAssertFalse(
+            lines.contains {
+                $0.contains("nan") && !$0.contains("sigma") && $0.split(separator: ",").prefix(9).contains("nan")
+            })
         // Frames: NED output converts back to the same attitude.
         let ned = TestData.temporaryDirectory() + "/ned.csv"
         XCTAssertEqual(run(["replay", trace, "--frame", "ned", "--output", ned]).status, 0)
@@ -85,7 +91,8 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(usage.status, 2)
         XCTAssert(usage.err.contains("--filter must be one of"))
         XCTAssertEqual(run(["replay", bad, "--bogus"]).status, 2)
-        XCTAssertEqual(run(["simulate", "--scenario", "mixed", "--duration", "-1", "--rate", "100", "--output", "x"]).status, 2)
+        XCTAssertEqual(
+            run(["simulate", "--scenario", "mixed", "--duration", "-1", "--rate", "100", "--output", "x"]).status, 2)
     }
 
     func testFailedReplayLeavesNoPartialOutput() {
@@ -116,5 +123,35 @@ final class CommandLineTests: XCTestCase {
         let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
         XCTAssertEqual(json["samples"] as? Int, 59212)
         XCTAssertEqual((json["rate_hz"] as! [String: Double])["accelerometer"]!, 285.714, accuracy: 0.01)
+    }
+}
+
+/// The README quick start: the bundled trace replays through the default filter with a small error.
+final class BundledDataTests: XCTestCase {
+    func testQuickStartTraceReplays() throws {
+        for (name, bound9, bound6) in [
+            ("sim_mixed_100hz.csv", 2.0, 1.6), ("sim_magnetic_disturbance_50hz.csv", 2.2, 2.3),
+            ("sim_translation_ideal_100hz.csv", 0.8, 0.9),
+        ] {
+            let trace = try Trace.readNative(path: TestData.projectData + "/" + name)
+            XCTAssertTrue(trace.hasGroundTruth)
+            for (mode, bound) in [(FusionMode.nineD, bound9), (.sixD, bound6)] {
+                let q = FilterKind.default.attitudes(trace.samples, mode: mode)
+                let r = AttitudeErrorMetric.evaluate(estimates: q, trace: trace, mode: mode)!
+                XCTAssertLessThan(r.totalRMSE, bound, "\(name) \(mode.rawValue)")
+            }
+        }
+    }
+
+    func testSimulatorReproducesBundledTraceByteForByte() throws {
+        var s = MotionSimulator.Settings()
+        s.scenario = .mixed
+        s.duration = 60
+        s.rate = 100
+        s.seed = 1
+        s.errors = .calibrated
+        let text = TraceWriter.csv(MotionSimulator(settings: s).run())
+        let bundled = try String(contentsOfFile: TestData.projectData + "/sim_mixed_100hz.csv", encoding: .utf8)
+        XCTAssert(text == bundled, "data/sim_mixed_100hz.csv is the simulator's output")
     }
 }

@@ -5,7 +5,8 @@ import XCTest
 /// Every estimator against exact ground truth: analytic cases and simulated traces.
 final class FilterTests: XCTestCase {
     static func simulated(
-        _ scenario: MotionSimulator.Scenario, duration: Double = 60, rate: Double = 100, errors: SensorErrorModel = .calibrated,
+        _ scenario: MotionSimulator.Scenario, duration: Double = 60, rate: Double = 100,
+        errors: SensorErrorModel = .calibrated,
         seed: UInt64 = 7
     ) -> Trace {
         var s = MotionSimulator.Settings()
@@ -172,7 +173,8 @@ final class FilterTests: XCTestCase {
                 var outputs = [MotionEstimate]()
                 kind.run(faulty, mode: mode) { outputs.append($0) }
                 XCTAssertEqual(outputs.count, faulty.count, "\(kind): one output per input")
-                XCTAssert(outputs.allSatisfy { $0.attitude.isFinite && abs($0.attitude.norm - 1) < 1e-9 }, "\(kind) \(mode)")
+                XCTAssert(
+                    outputs.allSatisfy { $0.attitude.isFinite && abs($0.attitude.norm - 1) < 1e-9 }, "\(kind) \(mode)")
                 XCTAssert(outputs[3000].diagnostics.timeFault && outputs[3500].diagnostics.timeFault)
                 // Recovery: ten seconds after the last fault the estimate is back within 2° of the
                 // undisturbed run (in 6D the heading after the hour-long gap is arbitrary: tilt only).

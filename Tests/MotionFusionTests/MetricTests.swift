@@ -27,7 +27,8 @@ final class MetricTests: XCTestCase {
     func testMovingMaskAndMissingTruth() {
         let truth: [Quaternion?] = [.identity, nil, .identity, .identity]
         let est: [Quaternion?] = [Quaternion(axis: .unitZ, angle: 0.1), .identity, .identity, nil]
-        let r = AttitudeErrorMetric.evaluate(estimates: est, truth: truth, moving: [true, true, false, true], mode: .nineD)!
+        let r = AttitudeErrorMetric.evaluate(
+            estimates: est, truth: truth, moving: [true, true, false, true], mode: .nineD)!
         XCTAssertEqual(r.samplesUsed, 1)
         XCTAssertEqual(r.totalRMSE, 0.1.degrees, accuracy: 1e-9)
         XCTAssertNil(AttitudeErrorMetric.evaluate(estimates: [nil], truth: [.identity], mode: .nineD))

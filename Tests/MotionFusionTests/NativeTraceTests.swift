@@ -18,13 +18,15 @@ final class NativeTraceTests: XCTestCase {
             XCTAssertEqual(e.kind, kind, "\(e)", file: file, line: lineNumber)
             XCTAssertEqual(e.location.line, line, "\(e)", file: file, line: lineNumber)
             XCTAssertEqual(e.location.column, column, "\(e)", file: file, line: lineNumber)
-            XCTAssert(e.message.contains(contains), "\(e.message) should mention \(contains)", file: file, line: lineNumber)
+            XCTAssert(
+                e.message.contains(contains), "\(e.message) should mention \(contains)", file: file, line: lineNumber)
             XCTAssert(e.description.hasPrefix(e.location.file), file: file, line: lineNumber)
         }
     }
 
     func testReadsBroadLayoutWithAnyColumnOrderAndCRLF() throws {
-        let text = "acc_z,t,acc_x,acc_y,gyr_x,gyr_y,gyr_z,moving\r\n9.8,0,0.1,0.2,1,2,3,0\r\n9.7,0.01,0.1,0.2,nan,nan,nan,1\r\n"
+        let text =
+            "acc_z,t,acc_x,acc_y,gyr_x,gyr_y,gyr_z,moving\r\n9.8,0,0.1,0.2,1,2,3,0\r\n9.7,0.01,0.1,0.2,nan,nan,nan,1\r\n"
         let trace = try read(text)
         XCTAssertEqual(trace.samples.count, 2)
         XCTAssertEqual(trace.samples[0].accelerometer, Vector3(0.1, 0.2, 9.8))

@@ -50,12 +50,14 @@ final class ReplayManagerTests: XCTestCase {
         let magnetic = m.updates(using: .magneticNorthZVertical)
         let trueNorth = m.updates(using: .trueNorthZVertical(declinationDegrees: 12))
         for k in stride(from: 0, to: magnetic.count, by: 97) {
-            assertAngleDegrees(trueNorth[k].attitude.headingDegrees(), magnetic[k].attitude.headingDegrees() + 12, tolerance: 1e-6)
+            assertAngleDegrees(
+                trueNorth[k].attitude.headingDegrees(), magnetic[k].attitude.headingDegrees() + 12, tolerance: 1e-6)
         }
         m.referenceAttitude = magnetic[0].attitude
         let relative = m.updates(using: .magneticNorthZVertical)
         assertSameRotation(relative[0].attitude, .identity, tolerance: 1e-12)
-        assertSameRotation(relative[500].attitude, magnetic[0].attitude.conjugate * magnetic[500].attitude, tolerance: 1e-12)
+        assertSameRotation(
+            relative[500].attitude, magnetic[0].attitude.conjugate * magnetic[500].attitude, tolerance: 1e-12)
         m.referenceAttitude = nil
         let arbitrary = m.updates(using: .arbitraryHeadingZVertical)
         XCTAssertTrue(arbitrary.allSatisfy { $0.diagnostics.magnetometerRejected })

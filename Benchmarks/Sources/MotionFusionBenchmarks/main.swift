@@ -75,7 +75,8 @@ func report(_ fields: [String: Any], _ text: String) {
 
 // MARK: Input trace
 
-let sharedDefault = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+let sharedDefault =
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     + "/shared/data/broad/21_undisturbed_fast_combined.csv"
 var path = tracePath ?? sharedDefault
@@ -103,41 +104,55 @@ for kind in FilterKind.allCases where want("filters") {
         }
         let ns = t / Double(n) * 1e9
         report(
-            ["benchmark": "filter", "filter": kind.rawValue, "mode": mode.rawValue, "samples": n, "ns_per_sample": ns,
-             "samples_per_s": Double(n) / t],
-            String(format: "filter %-14@ %@  %8.1f ns/sample  %6.2f M samples/s", kind.rawValue, mode.rawValue, ns, Double(n) / t / 1e6))
+            [
+                "benchmark": "filter", "filter": kind.rawValue, "mode": mode.rawValue, "samples": n,
+                "ns_per_sample": ns,
+                "samples_per_s": Double(n) / t,
+            ],
+            String(
+                format: "filter %-14@ %@  %8.1f ns/sample  %6.2f M samples/s", kind.rawValue, mode.rawValue, ns,
+                Double(n) / t / 1e6))
     }
 }
 
 // MARK: Parsing
 
 if want("parse") {
-let parseTime = time(repeats: repeats) {
-    let reader = try! NativeTraceReader(path: path)
-    var acc = 0.0
-    while let s = try! reader.next() { acc += s.t }
-    consume(acc)
-}
-report(
-    ["benchmark": "parse_native", "samples": n, "bytes": fileBytes, "mb_per_s": Double(fileBytes) / parseTime / 1e6,
-     "ns_per_sample": parseTime / Double(n) * 1e9],
-    String(format: "\nparse native CSV      %8.1f MB/s  (%.1f ms for %d bytes)", Double(fileBytes) / parseTime / 1e6, parseTime * 1e3, fileBytes))
+    let parseTime = time(repeats: repeats) {
+        let reader = try! NativeTraceReader(path: path)
+        var acc = 0.0
+        while let s = try! reader.next() { acc += s.t }
+        consume(acc)
+    }
+    report(
+        [
+            "benchmark": "parse_native", "samples": n, "bytes": fileBytes,
+            "mb_per_s": Double(fileBytes) / parseTime / 1e6,
+            "ns_per_sample": parseTime / Double(n) * 1e9,
+        ],
+        String(
+            format: "\nparse native CSV      %8.1f MB/s  (%.1f ms for %d bytes)", Double(fileBytes) / parseTime / 1e6,
+            parseTime * 1e3, fileBytes))
 }
 
 // MARK: End-to-end replay
 
 if want("replay") {
-let outPath = NSTemporaryDirectory() + "motionfusion-bench-out.csv"
-let replayTime = time(repeats: quick ? 3 : 7) {
-    let t = try! TraceFormat.load(path: path)
-    var w = try! EstimateWriter(path: outPath)
-    FilterKind.default.run(t.samples, mode: .nineD) { e in try! w.write(e, used: true) }
-    try! w.finish()
-}
-report(
-    ["benchmark": "replay_end_to_end", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": n,
-     "ms": replayTime * 1e3, "ns_per_sample": replayTime / Double(n) * 1e9],
-    String(format: "replay end to end     %8.1f ms  (parse, %@ 9D, write)", replayTime * 1e3, FilterKind.default.rawValue))
+    let outPath = NSTemporaryDirectory() + "motionfusion-bench-out.csv"
+    let replayTime = time(repeats: quick ? 3 : 7) {
+        let t = try! TraceFormat.load(path: path)
+        var w = try! EstimateWriter(path: outPath)
+        FilterKind.default.run(t.samples, mode: .nineD) { e in try! w.write(e, used: true) }
+        try! w.finish()
+    }
+    report(
+        [
+            "benchmark": "replay_end_to_end", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": n,
+            "ms": replayTime * 1e3, "ns_per_sample": replayTime / Double(n) * 1e9,
+        ],
+        String(
+            format: "replay end to end     %8.1f ms  (parse, %@ 9D, write)", replayTime * 1e3,
+            FilterKind.default.rawValue))
 }
 
 // MARK: Small-matrix crossover
@@ -165,9 +180,13 @@ for size in [2, 3, 4, 6, 8, 10, 12, 16, 24, 32] where want("crossover") {
         let blas = perCall(.blas, op)
         report(
             ["benchmark": "crossover", "op": op, "size": size, "hand_ns": hand, "blas_ns": blas],
-            String(format: "  %-8@ %3d×%-3d  hand %9.0f  blas %9.0f  %@", op, size, size, hand, blas, hand < blas ? "hand" : "blas"))
+            String(
+                format: "  %-8@ %3d×%-3d  hand %9.0f  blas %9.0f  %@", op, size, size, hand, blas,
+                hand < blas ? "hand" : "blas"))
     }
 }
 
-report(["benchmark": "process", "peak_rss_bytes": peakRSS()], String(format: "\npeak RSS %.1f MiB", Double(peakRSS()) / 1048576))
+report(
+    ["benchmark": "process", "peak_rss_bytes": peakRSS()],
+    String(format: "\npeak RSS %.1f MiB", Double(peakRSS()) / 1048576))
 if sink == 42 { print(sink) }

@@ -22,7 +22,9 @@ public struct AttitudeErrorMetric: Sendable {
         public var headingOffset: Double
 
         /// Creates a result.
-        public init(totalRMSE: Double, headingRMSE: Double, inclinationRMSE: Double, samplesUsed: Int, headingOffset: Double) {
+        public init(
+            totalRMSE: Double, headingRMSE: Double, inclinationRMSE: Double, samplesUsed: Int, headingOffset: Double
+        ) {
             self.totalRMSE = totalRMSE
             self.headingRMSE = headingRMSE
             self.inclinationRMSE = inclinationRMSE

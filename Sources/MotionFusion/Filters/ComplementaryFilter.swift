@@ -110,7 +110,9 @@ public struct ComplementaryFilter: AttitudeFilter {
                 fieldNorm = norm
                 fieldDip = dip
             }
-            if horizontal > 0 && abs(norm - fieldNorm) < p.fieldNormRejection * fieldNorm && abs(dip - fieldDip) < p.dipRejection {
+            if horizontal > 0 && abs(norm - fieldNorm) < p.fieldNormRejection * fieldNorm
+                && abs(dip - fieldDip) < p.dipRejection
+            {
                 // Heading error: azimuth of the field, which should point to +y (north).
                 let psi = Double.atan2(mE.x, mE.y)
                 correction.z += psi * min(1, dt / p.magnetometerTime)

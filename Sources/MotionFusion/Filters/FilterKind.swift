@@ -69,5 +69,3 @@ public enum FilterKind: String, CaseIterable, Sendable {
         }
     }
 }
-
-

@@ -129,7 +129,8 @@ public struct KalmanFilter: AttitudeFilter {
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         state = State(rest: RestDetector(parameters: parameters.rest))
-        state.accelerationLowPass.cutoff = parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
+        state.accelerationLowPass.cutoff =
+            parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
         state.fieldNorm = parameters.expectedFieldNorm
         state.fieldDip = parameters.expectedDip
     }
@@ -258,7 +259,8 @@ public struct KalmanFilter: AttitudeFilter {
         // Energy of the (filtered) linear acceleration: specific force minus gravity, earth frame.
         let linear = Vector3(fE.x, fE.y, fE.z - p.gravity)
         state.accelerationEnergy += (linear.squaredNorm - state.accelerationEnergy) * (dt / (p.accelerationWindow + dt))
-        let excess = max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
+        let excess =
+            max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
         let r = p.accelerometerNoise * p.accelerometerNoise / dt * (1 + excess)
         // Horizontal components: u ≈ (−δy, δx, 1).
         let nuX = u.y

@@ -34,7 +34,8 @@ enum EuRoCImporter {
         var warnings = [TraceWarning]()
         // Ground truth beside the IMU folder.
         let imuDir = (imuPath as NSString).deletingLastPathComponent
-        let gtPath = TraceFormat.join((imuDir as NSString).deletingLastPathComponent, "state_groundtruth_estimate0/data.csv")
+        let gtPath = TraceFormat.join(
+            (imuDir as NSString).deletingLastPathComponent, "state_groundtruth_estimate0/data.csv")
         if FileManager.default.fileExists(atPath: gtPath), let origin {
             let gt = try CSVTable(path: gtPath, integerColumns: ["#timestamp"])
             let gtc = try gt.column("'#timestamp'") { $0.lowercased().hasPrefix("#timestamp") }
@@ -42,7 +43,8 @@ enum EuRoCImporter {
             func gcol(_ name: String) throws -> Int { try gt.column("'\(name)'") { $0.hasPrefix(name) } }
             let (w, x, y, z) = try (gcol("q_RS_w"), gcol("q_RS_x"), gcol("q_RS_y"), gcol("q_RS_z"))
             let quats = (0..<gt.rowCount).map {
-                Quaternion(w: gt.columns[w][$0], x: gt.columns[x][$0], y: gt.columns[y][$0], z: gt.columns[z][$0]).normalized
+                Quaternion(w: gt.columns[w][$0], x: gt.columns[x][$0], y: gt.columns[y][$0], z: gt.columns[z][$0])
+                    .normalized
             }
             var j = 0
             for i in samples.indices {

@@ -16,7 +16,9 @@ enum SensorLoggerImporter {
             let ns = t.integerColumns[tc]!
             if origin == nil { origin = ns.first }
             let c = try ["x", "y", "z"].map { a in try t.column("'\(a)'") { $0 == a } }
-            return (try t.times(column: tc, scale: 1e-9, origin: origin), try t.vectors((c[0], c[1], c[2]), scale: 1), ns)
+            return (
+                try t.times(column: tc, scale: 1e-9, origin: origin), try t.vectors((c[0], c[1], c[2]), scale: 1), ns
+            )
         }
         var streams = [TimelineMerger.Stream]()
         var warnings = [TraceWarning]()
@@ -58,7 +60,8 @@ enum SensorLoggerImporter {
             streams.append(TimelineMerger.Stream(sensor: .magnetometer, times: m.times, values: m.values))
         }
         if streams.isEmpty {
-            throw TraceError(.missingColumn, here, "no Accelerometer.csv, Gyroscope.csv or Magnetometer.csv in the folder")
+            throw TraceError(
+                .missingColumn, here, "no Accelerometer.csv, Gyroscope.csv or Magnetometer.csv in the folder")
         }
         return Trace(samples: TimelineMerger().merge(streams), source: path, warnings: warnings)
     }

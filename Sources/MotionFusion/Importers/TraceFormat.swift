@@ -72,7 +72,8 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             )
         }
         guard let header = firstLine(path) else {
-            throw TraceError(.empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
+            throw TraceError(
+                .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
         }
         let lower = header.lowercased()
         if lower.hasPrefix("#timestamp") && lower.contains("w_rs_s_x") { return .euroc }
@@ -80,7 +81,8 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         if lower.hasPrefix("timestamp (us),gyroscope x") { return .ximu3 }
         if lower.hasPrefix("time,seconds_elapsed") { return .sensorLogger }
         if lower.hasPrefix("\"time (s)\"") { return .phyphox }
-        let cols = Set(lower.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")) })
+        let cols = Set(
+            lower.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")) })
         if cols.contains("t") || cols.contains("gyr_x") || cols.contains("acc_x") || cols.contains("mag_x") {
             return .native
         }

@@ -11,7 +11,8 @@ public enum EstimateReader {
         var out = [Quaternion?]()
         out.reserveCapacity(table.rowCount)
         for r in 0..<table.rowCount {
-            let q = Quaternion(w: table.columns[w][r], x: table.columns[x][r], y: table.columns[y][r], z: table.columns[z][r])
+            let q = Quaternion(
+                w: table.columns[w][r], x: table.columns[x][r], y: table.columns[y][r], z: table.columns[z][r])
             if q.isFinite && q.squaredNorm > 0 {
                 out.append(frame.attitudeToENU(q.normalized))
             } else if q.w.isNaN && q.x.isNaN && q.y.isNaN && q.z.isNaN {

@@ -124,7 +124,9 @@ public final class MotionReplayManager: @unchecked Sendable {
 
     /// The updates as an asynchronous stream (push delivery for Swift concurrency). The stream
     /// finishes at the end of the trace or when the consumer stops iterating.
-    public func deviceMotionUpdates(using frame: MotionReferenceFrame = .magneticNorthZVertical) -> AsyncStream<MotionEstimate> {
+    public func deviceMotionUpdates(using frame: MotionReferenceFrame = .magneticNorthZVertical) -> AsyncStream<
+        MotionEstimate
+    > {
         AsyncStream { continuation in
             let task = Task.detached { [self] in
                 self.startDeviceMotionUpdates(using: frame) { u in

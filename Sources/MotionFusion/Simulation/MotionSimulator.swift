@@ -73,7 +73,9 @@ public struct MotionSimulator: Sendable {
         case .fastRotation: return [(.rest, 0.1), (.fast, 0.8), (.rest, 0.1)]
         case .translation: return [(.rest, 0.1), (.translate, 0.8), (.rest, 0.1)]
         case .shaking:
-            return [(.rest, 0.2), (.shake, 0.1), (.rest, 0.2), (.shake, 0.1), (.rest, 0.2), (.shake, 0.1), (.rest, 0.1)]
+            return [
+                (.rest, 0.2), (.shake, 0.1), (.rest, 0.2), (.shake, 0.1), (.rest, 0.2), (.shake, 0.1), (.rest, 0.1),
+            ]
         case .magneticDisturbance: return [(.rest, 0.1), (.magnet, 0.8), (.rest, 0.1)]
         case .mixed:
             return [
@@ -127,7 +129,8 @@ public struct MotionSimulator: Sendable {
             let shake = activity(t, .shake)
             var a = Vector3.zero
             for k in 0..<3 {
-                a[k] = 4 * tr * (2 * .pi * 0.7 * t * (1 + 0.3 * Double(k)) + phase[k]).sin
+                a[k] =
+                    4 * tr * (2 * .pi * 0.7 * t * (1 + 0.3 * Double(k)) + phase[k]).sin
                     + 15 * shake * (2 * .pi * 8.0 * t + phase[k + 3]).sin
             }
             return a
@@ -215,7 +218,8 @@ public struct MotionSimulator: Sendable {
             lastT = t
             let omega = motion.omega(t)
             if e.gyroscopeBiasRandomWalk > 0 {
-                gyroBias += Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian())
+                gyroBias +=
+                    Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian())
                     * (e.gyroscopeBiasRandomWalk * dtNominal.squareRoot())
             }
             var gyro = gyroMatrix * omega + gyroBias

@@ -20,7 +20,8 @@ final class ByteLineReader {
         self.path = path
         var st = stat()
         if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            throw TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), "is a folder, expected a file")
+            throw TraceError(
+                .unreadable, SourceLocation(file: path, line: 0, column: 0), "is a folder, expected a file")
         }
         fd = open(path, O_RDONLY)
         guard fd >= 0 else {
@@ -83,7 +84,8 @@ final class ByteLineReader {
         let n = read(fd, buffer + end, capacity - end)
         if n < 0 {
             let reason = String(cString: strerror(errno))
-            throw TraceError(.unreadable, SourceLocation(file: path, line: lineNumber, column: 0), "read failed: \(reason)")
+            throw TraceError(
+                .unreadable, SourceLocation(file: path, line: lineNumber, column: 0), "read failed: \(reason)")
         }
         if n == 0 { eof = true }
         end += n

@@ -24,7 +24,9 @@ struct CSVTable {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), "cannot read: \(error.localizedDescription)")
+            throw TraceError(
+                .unreadable, SourceLocation(file: path, line: 0, column: 0),
+                "cannot read: \(error.localizedDescription)")
         }
         var header: [String] = []
         var columns: [[Double]] = []
@@ -34,7 +36,8 @@ struct CSVTable {
         var intIndices: [Int] = []
         try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count > 0 else {
-                throw TraceError(.empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
+                throw TraceError(
+                    .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
             }
             let n = raw.count
             var pos = 0
@@ -55,7 +58,9 @@ struct CSVTable {
                 var quoted = false
                 while i < contentEnd {
                     let c = base[i]
-                    if c == 0x22 { quoted.toggle() } else if c == 0x2C && !quoted {
+                    if c == 0x22 {
+                        quoted.toggle()
+                    } else if c == 0x2C && !quoted {
                         fields.append((start, i))
                         start = i + 1
                     }
@@ -84,7 +89,8 @@ struct CSVTable {
                     case .value(let v): columns[c].append(v)
                     case .empty: columns[c].append(.nan)
                     case .malformed(let off):
-                        let text = String(decoding: UnsafeBufferPointer(start: base + f.0, count: f.1 - f.0), as: UTF8.self)
+                        let text = String(
+                            decoding: UnsafeBufferPointer(start: base + f.0, count: f.1 - f.0), as: UTF8.self)
                         throw TraceError(
                             .malformedNumber, SourceLocation(file: path, line: line, column: f.0 - pos + off + 1),
                             "'\(text)' in column '\(header[c])' is not a number")
@@ -104,7 +110,8 @@ struct CSVTable {
             }
         }
         guard !header.isEmpty else {
-            throw TraceError(.empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
+            throw TraceError(
+                .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
         }
         guard !lineOfRow.isEmpty else {
             throw TraceError(.empty, SourceLocation(file: path, line: 2, column: 0), "no data rows after the header")
@@ -148,7 +155,8 @@ struct CSVTable {
                 let what = result[r] == result[r - 1] ? "duplicates" : "is earlier than"
                 throw TraceError(
                     .nonMonotonicTime, location(row: r, column: c),
-                    "timestamp \(columns[c][r]) \(what) the previous row's \(columns[c][r - 1]); timestamps must strictly increase")
+                    "timestamp \(columns[c][r]) \(what) the previous row's \(columns[c][r - 1]); timestamps must strictly increase"
+                )
             }
         }
         return result
@@ -170,7 +178,8 @@ struct CSVTable {
             for k in [c.0, c.1, c.2] where !columns[k][r].isFinite {
                 throw TraceError(
                     .nonFiniteValue, location(row: r, column: k),
-                    "value is \(columns[k][r]) in column '\(header[k])'; expected a finite number (all three axes nan marks a missing sample)")
+                    "value is \(columns[k][r]) in column '\(header[k])'; expected a finite number (all three axes nan marks a missing sample)"
+                )
             }
             result.append(Vector3(x, y, z) * scale)
         }

@@ -13,7 +13,8 @@ public struct Trace: Sendable {
     public var warnings: [TraceWarning]
 
     /// Creates a trace.
-    public init(samples: [SensorSample], format: String = "native", source: String = "", warnings: [TraceWarning] = []) {
+    public init(samples: [SensorSample], format: String = "native", source: String = "", warnings: [TraceWarning] = [])
+    {
         self.samples = samples
         self.format = format
         self.source = source

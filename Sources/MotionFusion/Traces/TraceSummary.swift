@@ -55,7 +55,8 @@ public struct TraceSummary: Sendable {
             }
             guard times.count >= 2 else {
                 if times.count == 1 {
-                    timing[sensor] = SensorTiming(count: 1, rateHz: 0, medianInterval: 0, intervalStdDev: 0, gaps: 0, longestInterval: 0)
+                    timing[sensor] = SensorTiming(
+                        count: 1, rateHz: 0, medianInterval: 0, intervalStdDev: 0, gaps: 0, longestInterval: 0)
                 }
                 continue
             }

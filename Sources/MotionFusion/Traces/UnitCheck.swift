@@ -13,7 +13,9 @@ public enum UnitCheck {
 
     /// Norm statistics of one sensor over the samples where the device is at rest (gyroscope below
     /// 0.05 rad/s) when a gyroscope exists, else over all samples.
-    public static func restNorms(_ trace: Trace) -> (accelerometer: Double?, gyroscope: Double?, magnetometer: Double?, restSamples: Int) {
+    public static func restNorms(_ trace: Trace) -> (
+        accelerometer: Double?, gyroscope: Double?, magnetometer: Double?, restSamples: Int
+    ) {
         var acc = [Double]()
         var gyr = [Double]()
         var mag = [Double]()
