@@ -64,6 +64,14 @@ public enum VectorAttitude {
         return EulerAngles(roll: roll, pitch: pitch, yaw: 0).quaternion
     }
 
+    /// The starting attitude of a filter: from accelerometer and magnetometer when both are usable,
+    /// else from the accelerometer alone (zero yaw), else `nil`.
+    public static func initial(accelerometer: Vector3?, magnetometer: Vector3?) -> Quaternion? {
+        guard let a = accelerometer else { return nil }
+        if let m = magnetometer, let q = compass(accelerometer: a, magnetometer: m) { return q }
+        return tilt(accelerometer: a)
+    }
+
     /// The full attitude from specific force (up) and magnetic field (north and down), ENU, or
     /// `nil` when the two are parallel or missing.
     public static func compass(accelerometer a: Vector3, magnetometer m: Vector3) -> Quaternion? {

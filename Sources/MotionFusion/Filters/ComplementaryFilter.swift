@@ -65,17 +65,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         let p = parameters
         let mag = p.mode == .nineD ? magnetometer : nil
         if !initialised {
-            guard let a = accelerometer else { return }
-            if let m = mag, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
-                attitude = q
-                let mE = q.rotate(m)
-                fieldNorm = m.norm
-                fieldDip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
-            } else if let q = VectorAttitude.tilt(accelerometer: a) {
-                attitude = q
-            } else {
-                return
-            }
+            guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
+            attitude = q
             initialised = true
             diagnostics.initialising = false
             return

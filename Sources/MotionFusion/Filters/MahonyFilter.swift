@@ -40,14 +40,8 @@ public struct MahonyFilter: AttitudeFilter {
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let mag = parameters.mode == .nineD ? magnetometer : nil
         if !initialised {
-            guard let a = accelerometer else { return }
-            if let m = mag, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
-                attitude = q
-            } else if let q = VectorAttitude.tilt(accelerometer: a) {
-                attitude = q
-            } else {
-                return
-            }
+            guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
+            attitude = q
             initialised = true
             diagnostics.initialising = false
             return
