@@ -16,8 +16,8 @@ public enum LinearAlgebraBackend: Sendable {
 public enum LinearAlgebra {
     /// Largest dimension for which ``LinearAlgebraBackend/automatic`` multiplies with the
     /// hand-written kernel. Measured by `Benchmarks/run.sh --only crossover` (see
-    /// `docs/Benchmarks.md`): the hand product wins up to 4×4, BLAS from 6×6.
-    public static let handMultiplyMaxDimension = 4
+    /// `docs/Benchmarks.md`): the hand product wins up to 3×3, BLAS from 4×4.
+    public static let handMultiplyMaxDimension = 3
     /// Largest dimension for which ``LinearAlgebraBackend/automatic`` factors (Cholesky) and solves
     /// with the hand-written kernel: it wins up to 12×12, LAPACK from 16×16.
     public static let handFactorMaxDimension = 12
