@@ -51,6 +51,11 @@ enum ReplayCommand {
         let path = try args.single("TRACE")
         let options = try parse(args)
         let outputPath = args.values["output"] ?? "-"
+        let inputs = try TraceInputs.expand(path, format: options.format)
+        if inputs.count > 1 || inputs[0] != path {
+            try runFolder(inputs, options: options, outputFolder: args.values["output"], output)
+            return
+        }
         let trace: Trace
         do {
             trace = try TraceFormat.load(path: path, format: options.format)
@@ -70,6 +75,36 @@ enum ReplayCommand {
                 output.err("\(path): no ground truth to score against\n")
             }
         }
+    }
+
+    /// Replays every trace of a folder in parallel into `outputFolder/<name>.csv`, then prints the
+    /// summary table (scores for traces with ground truth).
+    static func runFolder(_ inputs: [String], options: Options, outputFolder: String?, _ output: ConsoleOutput) throws {
+        guard let folder = outputFolder, folder != "-" else {
+            throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CommandLineError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
+        }
+        var scored = options
+        scored.score = true
+        let outcomes = FolderRunner.run(inputs, output) { input in
+            let trace: Trace
+            do {
+                trace = try TraceFormat.load(path: input, format: options.format)
+            } catch let e as TraceError {
+                throw CommandLineError.input(e.description)
+            }
+            let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+            let score = try replay(
+                trace, options: scored, outputPath: (folder as NSString).appendingPathComponent(name + ".csv"))
+            return (trace.samples.count, score)
+        }
+        output.out(FolderRunner.summary(outcomes))
+        let failed = outcomes.filter { $0.error != nil }.count
+        if failed > 0 { throw CommandLineError.input("\(failed) of \(inputs.count) traces failed") }
     }
 
     /// Runs the trace through the filter, writes the output, and scores it when the trace has truth.

@@ -103,6 +103,33 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [])
     }
 
+    func testReplayFolderContinuesPastABadFile() throws {
+        let dir = TestData.temporaryDirectory()
+        for seed in 1...3 {
+            let r = run([
+                "simulate", "--scenario", "slow-rotation", "--duration", "10", "--rate", "50", "--seed", "\(seed)",
+                "--output", dir + "/trace\(seed).csv",
+            ])
+            XCTAssertEqual(r.status, 0)
+        }
+        try "t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,x,9.8\n".write(
+            toFile: dir + "/broken.csv", atomically: true, encoding: .utf8)
+        let out = TestData.temporaryDirectory() + "/estimates"
+        let r = run(["replay", dir, "--output", out])
+        XCTAssertEqual(r.status, 1, "one trace failed")
+        XCTAssert(r.err.contains("broken.csv:3:8"), r.err)
+        for seed in 1...3 {
+            XCTAssert(r.out.contains("trace\(seed) "), r.out)
+            XCTAssert(FileManager.default.fileExists(atPath: out + "/trace\(seed).csv"))
+        }
+        XCTAssert(r.out.contains("mean"))
+        XCTAssert(r.out.contains("FAILED"))
+        // Evaluate matches the folders by name.
+        let e = run(["evaluate", out, "--truth", dir])
+        XCTAssert(e.out.contains("trace2") && e.out.contains("mean"), e.out + e.err)
+        XCTAssertEqual(run(["replay", dir]).status, 2, "a folder needs --output")
+    }
+
     func testInfoJSON() throws {
         let trace = simulated()
         let r = run(["info", trace, "--json"])
