@@ -44,6 +44,9 @@ public enum MotionFusionCLI {
                 name: "replay", summary: "Run a filter over a recorded trace and write the attitude per sample",
                 usage: ReplayCommand.usage, run: ReplayCommand.run),
             Subcommand(
+                name: "reconstruct", summary: "Best offline attitude of a whole recording (forward-backward smoother)",
+                usage: ReconstructCommand.usage, run: ReconstructCommand.run),
+            Subcommand(
                 name: "evaluate", summary: "Score estimates against ground truth with the BROAD metric",
                 usage: EvaluateCommand.usage, run: EvaluateCommand.run),
             Subcommand(

@@ -110,6 +110,23 @@ public struct Matrix3: Hashable, Sendable {
             b.r0 * a.r2.x + b.r1 * a.r2.y + b.r2 * a.r2.z)
     }
 
+    /// Determinant.
+    @inlinable
+    public var determinant: Double { r0.dot(r1.cross(r2)) }
+
+    /// The inverse by cofactors, or `nil` when the matrix is singular to working precision.
+    @inlinable
+    public var inverse: Matrix3? {
+        let c0 = r1.cross(r2)
+        let c1 = r2.cross(r0)
+        let c2 = r0.cross(r1)
+        let det = r0.dot(c0)
+        let scale = max(r0.norm * r1.norm * r2.norm, .leastNormalMagnitude)
+        guard det.isFinite, abs(det) > 1e-14 * scale else { return nil }
+        // The columns of the inverse are the cofactor rows divided by the determinant.
+        return Matrix3(c0, c1, c2).transposed * (1 / det)
+    }
+
     /// The same matrix as a dense ``Matrix``.
     public var dense: Matrix {
         Matrix([[r0.x, r0.y, r0.z], [r1.x, r1.y, r1.z], [r2.x, r2.y, r2.z]])

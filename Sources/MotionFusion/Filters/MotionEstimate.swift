@@ -17,6 +17,21 @@ public struct MotionEstimate: Sendable {
     /// Diagnostics of the update.
     public var diagnostics: FilterDiagnostics
 
+    /// Creates an estimate.
+    public init(
+        t: Double, attitude: Quaternion, gravity: Vector3, userAcceleration: Vector3, rotationRate: Vector3?,
+        gyroscopeBias: Vector3, magneticField: Vector3?, diagnostics: FilterDiagnostics
+    ) {
+        self.t = t
+        self.attitude = attitude
+        self.gravity = gravity
+        self.userAcceleration = userAcceleration
+        self.rotationRate = rotationRate
+        self.gyroscopeBias = gyroscopeBias
+        self.magneticField = magneticField
+        self.diagnostics = diagnostics
+    }
+
     /// Rotation matrix, earth (ENU) from sensor.
     public var rotationMatrix: RotationMatrix { RotationMatrix(attitude) }
     /// Roll, pitch and yaw of the ENU attitude.
