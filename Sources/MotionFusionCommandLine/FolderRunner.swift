@@ -53,6 +53,36 @@ enum FolderRunner {
         return outcomes.map { $0! }
     }
 
+    /// Processes every trace of `inputs` into `folder/<name>.csv` with `job`, prints the summary
+    /// table, and fails (after finishing the others) when any trace failed.
+    static func processFolder(
+        _ inputs: [String], format: TraceFormat?, outputFolder: String?, _ output: ConsoleOutput,
+        job: @escaping (Trace, String) throws -> AttitudeErrorMetric.Result?
+    ) throws {
+        guard let folder = outputFolder, folder != "-" else {
+            throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CommandLineError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
+        }
+        let outcomes = run(inputs, output) { input in
+            let trace: Trace
+            do {
+                trace = try TraceFormat.load(path: input, format: format)
+            } catch let e as TraceError {
+                throw CommandLineError.input(e.description)
+            }
+            let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+            let score = try job(trace, (folder as NSString).appendingPathComponent(name + ".csv"))
+            return (trace.samples.count, score)
+        }
+        output.out(summary(outcomes))
+        let failed = outcomes.filter { $0.error != nil }.count
+        if failed > 0 { throw CommandLineError.input("\(failed) of \(inputs.count) traces failed") }
+    }
+
     /// The summary table: one row per trace, then the mean over the scored ones.
     static func summary(_ outcomes: [Outcome]) -> String {
         let width = max(5, outcomes.map(\.name.count).max() ?? 0)

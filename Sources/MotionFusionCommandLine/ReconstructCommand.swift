@@ -15,20 +15,10 @@ enum ReconstructCommand {
         if !args.values.keys.contains("mode") { options.mode = .nineD }
         let inputs = try TraceInputs.expand(path, format: options.format)
         if inputs.count > 1 || inputs[0] != path {
-            guard let folder = args.values["output"], folder != "-" else {
-                throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
+            try FolderRunner.processFolder(inputs, format: options.format, outputFolder: args.values["output"], output)
+            {
+                try reconstruct($0, options: options, outputPath: $1)
             }
-            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            let outcomes = FolderRunner.run(inputs, output) { input in
-                let trace = try load(input, options.format)
-                let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-                let score = try reconstruct(
-                    trace, options: options, outputPath: (folder as NSString).appendingPathComponent(name + ".csv"))
-                return (trace.samples.count, score)
-            }
-            output.out(FolderRunner.summary(outcomes))
-            let failed = outcomes.filter { $0.error != nil }.count
-            if failed > 0 { throw CommandLineError.input("\(failed) of \(inputs.count) traces failed") }
             return
         }
         let trace = try load(path, options.format)

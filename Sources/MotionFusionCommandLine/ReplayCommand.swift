@@ -80,31 +80,11 @@ enum ReplayCommand {
     /// Replays every trace of a folder in parallel into `outputFolder/<name>.csv`, then prints the
     /// summary table (scores for traces with ground truth).
     static func runFolder(_ inputs: [String], options: Options, outputFolder: String?, _ output: ConsoleOutput) throws {
-        guard let folder = outputFolder, folder != "-" else {
-            throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw CommandLineError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
-        }
         var scored = options
         scored.score = true
-        let outcomes = FolderRunner.run(inputs, output) { input in
-            let trace: Trace
-            do {
-                trace = try TraceFormat.load(path: input, format: options.format)
-            } catch let e as TraceError {
-                throw CommandLineError.input(e.description)
-            }
-            let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-            let score = try replay(
-                trace, options: scored, outputPath: (folder as NSString).appendingPathComponent(name + ".csv"))
-            return (trace.samples.count, score)
+        try FolderRunner.processFolder(inputs, format: options.format, outputFolder: outputFolder, output) {
+            try replay($0, options: scored, outputPath: $1)
         }
-        output.out(FolderRunner.summary(outcomes))
-        let failed = outcomes.filter { $0.error != nil }.count
-        if failed > 0 { throw CommandLineError.input("\(failed) of \(inputs.count) traces failed") }
     }
 
     /// Runs the trace through the filter, writes the output, and scores it when the trace has truth.
