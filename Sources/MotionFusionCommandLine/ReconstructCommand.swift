@@ -21,9 +21,32 @@ enum ReconstructCommand {
             }
             return
         }
-        let trace = try load(path, options.format)
-        for w in trace.warnings { output.err("\(w)\n") }
-        let score = try reconstruct(trace, options: options, outputPath: args.values["output"] ?? "-")
+        let reportPath = args.values["report"]
+        let score: AttitudeErrorMetric.Result?
+        let format = try options.format ?? (try? TraceFormat.detect(path: path)) ?? .native
+        if format == .native {
+            // Stream: constant memory whatever the trace length.
+            let reader: NativeTraceReader
+            do {
+                reader = try NativeTraceReader(path: path)
+            } catch let e as TraceError {
+                throw CommandLineError.input(e.description)
+            }
+            do {
+                score = try reconstruct(
+                    next: { try reader.next() }, title: path, options: options,
+                    outputPath: args.values["output"] ?? "-",
+                    reportPath: reportPath)
+            } catch let e as TraceError {
+                throw CommandLineError.input(e.description)
+            }
+            for w in reader.warnings { output.err("\(w)\n") }
+        } else {
+            let trace = try load(path, format)
+            for w in trace.warnings { output.err("\(w)\n") }
+            score = try reconstruct(
+                trace, options: options, outputPath: args.values["output"] ?? "-", reportPath: reportPath)
+        }
         if options.score || args.flags.contains("score") {
             if let s = score {
                 output.err(
@@ -35,6 +58,7 @@ enum ReconstructCommand {
                 output.err("\(path): no ground truth to score against\n")
             }
         }
+        if let reportPath { output.err("report written to \(reportPath)\n") }
     }
 
     static func load(_ path: String, _ format: TraceFormat?) throws -> Trace {
@@ -45,34 +69,67 @@ enum ReconstructCommand {
         }
     }
 
-    /// Reconstructs, writes the estimate file, and scores against ground truth when present.
-    static func reconstruct(_ trace: Trace, options: ReplayCommand.Options, outputPath: String) throws
-        -> AttitudeErrorMetric.Result?
+    /// Reconstructs an in-memory trace (see the streaming variant).
+    static func reconstruct(
+        _ trace: Trace, options: ReplayCommand.Options, outputPath: String, reportPath: String? = nil
+    )
+        throws -> AttitudeErrorMetric.Result?
     {
+        var i = 0
+        return try reconstruct(
+            next: {
+                guard i < trace.samples.count else { return nil }
+                i += 1
+                return trace.samples[i - 1]
+            }, title: trace.source, options: options, outputPath: outputPath, reportPath: reportPath)
+    }
+
+    /// Reconstructs the samples `next` yields, writes the estimate file (and the HTML report), and
+    /// scores against ground truth when present. Memory is bounded by the smoother's window.
+    static func reconstruct(
+        next: () throws -> SensorSample?, title: String, options: ReplayCommand.Options, outputPath: String,
+        reportPath: String?
+    ) throws -> AttitudeErrorMetric.Result? {
         var p = AttitudeSmoother.Parameters()
         p.mode = options.mode
-        let smoothed = AttitudeSmoother(parameters: p).reconstruct(trace)
         var writer = try EstimateWriter(path: outputPath, options: options.writer)
+        var metric = AttitudeErrorMetric.Accumulator(mode: options.mode)
+        var sawTruth = false
+        var report = reportPath.map { _ in
+            HTMLReport(title: "MotionFusion reconstruction: \((title as NSString).lastPathComponent)")
+        }
         do {
-            for (k, s) in smoothed.enumerated() {
+            try AttitudeSmoother(parameters: p).reconstruct(next: next) { s in
                 var d = s.diagnostics
                 d.attitudeUncertainty = s.attitudeUncertainty
                 d.headingUncertainty = s.headingUncertainty
                 let g = s.attitude.inverseRotate(Vector3(0, 0, -9.81))
                 let e = MotionEstimate(
-                    t: s.t, attitude: s.attitude, gravity: g,
-                    userAcceleration: (trace.samples[k].accelerometer ?? .zero) + g,
-                    rotationRate: trace.samples[k].gyroscope.map { $0 - s.gyroscopeBias },
-                    gyroscopeBias: s.gyroscopeBias,
-                    magneticField: trace.samples[k].magnetometer, diagnostics: d)
+                    t: s.t, attitude: s.attitude, gravity: g, userAcceleration: (s.input.accelerometer ?? .zero) + g,
+                    rotationRate: s.input.gyroscope.map { $0 - s.gyroscopeBias }, gyroscopeBias: s.gyroscopeBias,
+                    magneticField: s.input.magnetometer, diagnostics: d)
                 try writer.write(e, used: !d.initialising)
+                if s.input.truth != nil { sawTruth = true }
+                metric.add(estimate: s.attitude, truth: s.input.truth, moving: s.input.moving)
+                report?.add(s)
             }
             try writer.finish()
         } catch {
             writer.abandon()
+            if let e = error as? TraceError { throw e }
             throw CommandLineError.input("\(error)")
         }
-        guard trace.hasGroundTruth else { return nil }
-        return AttitudeErrorMetric.evaluate(estimates: smoothed.map(\.attitude), trace: trace, mode: options.mode)
+        let score = sawTruth ? metric.result : nil
+        if let reportPath, let report {
+            let html = report.html(
+                metrics: score, mode: options.mode,
+                notes: ["Offline reconstruction (forward–backward smoother) with default parameters."])
+            do {
+                try AtomicFile.write(Data(html.utf8), to: reportPath)
+            } catch {
+                throw CommandLineError.input("\(reportPath): cannot write report: \(error.localizedDescription)")
+            }
+        }
+        return score
     }
 }

@@ -53,3 +53,44 @@ final class SmootherTests: XCTestCase {
         }
     }
 }
+
+final class SmootherWindowTests: XCTestCase {
+    /// Windowed processing (bounded memory) gives the same attitudes as one window, to within a
+    /// small tolerance where the backward pass restarts.
+    func testWindowsAgreeWithOneWindow() {
+        let trace = FilterTests.simulated(.mixed, duration: 120)
+        var one = AttitudeSmoother.Parameters()
+        one.windowLength = 1_000_000
+        var windowed = one
+        windowed.windowLength = 2_000
+        windowed.margin = 20
+        let a = AttitudeSmoother(parameters: one).reconstruct(trace)
+        let b = AttitudeSmoother(parameters: windowed).reconstruct(trace)
+        XCTAssertEqual(a.count, b.count)
+        XCTAssertEqual(b.map(\.t), trace.samples.map(\.t), "every sample, in order")
+        let worst = zip(a, b).map { $0.attitude.angle(to: $1.attitude).degrees }.max()!
+        XCTAssertLessThan(worst, 0.5)
+    }
+
+    /// The HTML report is self-contained and shows every required part.
+    func testReportContents() {
+        let trace = FilterTests.simulated(.mixed, duration: 60)
+        var report = HTMLReport(title: "test <trace>")
+        report.pointBudget = 500
+        let smoothed = AttitudeSmoother().reconstruct(trace)
+        for s in smoothed { report.add(s) }
+        let metrics = AttitudeErrorMetric.evaluate(estimates: smoothed.map(\.attitude), trace: trace, mode: .nineD)
+        let html = report.html(metrics: metrics, mode: .nineD)
+        XCTAssertEqual(report.samples, trace.samples.count)
+        for part in [
+            "roll (°)", "pitch (°)", "yaw (°)", "heading", "total attitude error", "one-sigma uncertainty",
+            "bias estimate", "magnetometer rejected", "accelerometer rejected", "ground truth", "total</td>",
+            "test &lt;trace&gt;",
+        ] {
+            XCTAssert(html.contains(part), part)
+        }
+        XCTAssertFalse(html.contains("<script"), "readable without JavaScript")
+        XCTAssertFalse(html.contains("http://") && html.contains("src=\"http"), "no network resources")
+        XCTAssertGreaterThanOrEqual(html.components(separatedBy: "<svg").count - 1, 7)
+    }
+}

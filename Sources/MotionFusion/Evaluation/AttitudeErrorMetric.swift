@@ -39,26 +39,47 @@ public struct AttitudeErrorMetric: Sendable {
         estimates: [Quaternion?], truth: [Quaternion?], moving: [Bool]? = nil, mode: FusionMode
     ) -> Result? {
         precondition(estimates.count == truth.count, "one estimate per truth sample")
-        var used = [Int]()
-        used.reserveCapacity(estimates.count)
+        var acc = Accumulator(mode: mode)
         for i in estimates.indices {
-            if let m = moving, !m[i] { continue }
-            guard let e = estimates[i], let t = truth[i], e.isFinite, t.isFinite, e.squaredNorm > 0 else { continue }
-            _ = e
-            _ = t
-            used.append(i)
+            acc.add(estimate: estimates[i], truth: truth[i], moving: moving.map { $0[i] })
         }
-        guard !used.isEmpty else { return nil }
-        func error(_ i: Int, _ offset: Quaternion) -> Quaternion {
-            (offset * estimates[i]!.normalized * truth[i]!.normalized.conjugate).normalized
+        return acc.result
+    }
+
+    /// Collects scored samples one at a time (constant memory per scored sample: one error
+    /// quaternion), for traces too long to hold in memory.
+    public struct Accumulator: Sendable {
+        var errors: [Quaternion] = []
+        /// Sensors of the estimate: decides the 6D heading alignment.
+        public var mode: FusionMode
+
+        /// Creates an empty accumulator.
+        public init(mode: FusionMode) { self.mode = mode }
+
+        /// Adds one sample; skipped unless moving (when known) with finite estimate and truth.
+        public mutating func add(estimate: Quaternion?, truth: Quaternion?, moving: Bool?) {
+            if moving == false { return }
+            guard let e = estimate, let t = truth, e.isFinite, t.isFinite, e.squaredNorm > 0, t.squaredNorm > 0 else {
+                return
+            }
+            errors.append((e.normalized * t.normalized.conjugate).normalized)
         }
+
+        /// The scores so far, or nil when nothing was scored.
+        public var result: Result? {
+            AttitudeErrorMetric.score(errors, mode: mode)
+        }
+    }
+
+    /// Scores earth-frame error quaternions `q_est ⊗ q_truth*`.
+    static func score(_ errors: [Quaternion], mode: FusionMode) -> Result? {
+        guard !errors.isEmpty else { return nil }
         var offset = Quaternion.identity
         var offsetAngle = 0.0
         if mode == .sixD {
             var s = 0.0
             var c = 0.0
-            for i in used {
-                let e = error(i, .identity)
+            for e in errors {
                 let h = 2 * Double.atan2(e.z, e.w)
                 s += h.sin
                 c += h.cos
@@ -69,8 +90,8 @@ public struct AttitudeErrorMetric: Sendable {
         var total = 0.0
         var heading = 0.0
         var inclination = 0.0
-        for i in used {
-            let e = error(i, offset)
+        for raw in errors {
+            let e = mode == .sixD ? (offset * raw).normalized : raw
             let t = 2 * abs(e.w).acosClamped
             let h = e.w == 0 ? Double.pi : 2 * Double.atan2(abs(e.z), abs(e.w))
             let inc = 2 * (e.w * e.w + e.z * e.z).squareRoot().acosClamped
@@ -78,10 +99,10 @@ public struct AttitudeErrorMetric: Sendable {
             heading += h * h
             inclination += inc * inc
         }
-        let n = Double(used.count)
+        let n = Double(errors.count)
         return Result(
             totalRMSE: (total / n).squareRoot().degrees, headingRMSE: (heading / n).squareRoot().degrees,
-            inclinationRMSE: (inclination / n).squareRoot().degrees, samplesUsed: used.count,
+            inclinationRMSE: (inclination / n).squareRoot().degrees, samplesUsed: errors.count,
             headingOffset: offsetAngle.degrees)
     }
 

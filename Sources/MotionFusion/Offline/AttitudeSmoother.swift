@@ -25,6 +25,12 @@ public struct AttitudeSmoother: Sendable {
         public var magnetometerDelay: Double? = nil
         /// As ``gyroscopeDelay``, for the accelerometer, s. Default 0.
         public var accelerometerDelay = 0.0
+        /// Samples reconstructed per window. Long traces are processed window by window so memory
+        /// stays bounded (about 1 kB per sample of window plus margin). Default 200 000.
+        public var windowLength = 200_000
+        /// How far past a window's end (s) the backward pass starts, so it has converged by the
+        /// time it reaches the window. Default 60.
+        public var margin = 60.0
         /// Default parameters.
         public init() {}
     }
@@ -43,6 +49,8 @@ public struct AttitudeSmoother: Sendable {
         public var headingUncertainty: Double
         /// The forward filter's diagnostics at this sample (rejections, rest).
         public var diagnostics: FilterDiagnostics
+        /// The input sample as read (before delay compensation).
+        public var input: SensorSample
     }
 
     /// Tuning in use.
@@ -51,23 +59,38 @@ public struct AttitudeSmoother: Sendable {
     /// Creates a smoother.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
+    /// One pass of the filter over a run of samples: attitude, covariance, bias and diagnostics
+    /// after each sample, and the runner after the last.
     public struct Pass {
-        public var attitude: [Quaternion]
-        public var covariance: [Matrix3]
-        public var bias: [Vector3]
-        public var diagnostics: [FilterDiagnostics]
-        public var final: KalmanFilter
+        /// Attitude after each sample.
+        public var attitude: [Quaternion] = []
+        /// Attitude error covariance (earth frame) after each sample.
+        public var covariance: [Matrix3] = []
+        /// Gyroscope bias estimate after each sample.
+        public var bias: [Vector3] = []
+        /// Diagnostics after each sample.
+        public var diagnostics: [FilterDiagnostics] = []
+        /// The runner after the last sample.
+        public var final: FilterRunner<KalmanFilter>
+        /// The runner after sample `snapshotIndex − 1`, when requested.
+        public var snapshot: FilterRunner<KalmanFilter>?
     }
 
-    /// Runs the filter over the samples in order, recording attitude, covariance and bias.
-    public func pass(_ samples: [SensorSample], start: KalmanFilter) -> Pass {
-        var runner = FilterRunner(start)
-        var out = Pass(attitude: [], covariance: [], bias: [], diagnostics: [], final: start)
+    /// Runs `runner` over the samples in order, recording attitude, covariance and bias, and keeps
+    /// a copy of the runner as it stands before sample `snapshotIndex`.
+    public func pass(
+        _ samples: ArraySlice<SensorSample>, runner start: FilterRunner<KalmanFilter>, snapshotIndex: Int? = nil
+    )
+        -> Pass
+    {
+        var runner = start
+        var out = Pass(final: start)
         out.attitude.reserveCapacity(samples.count)
         out.covariance.reserveCapacity(samples.count)
         out.bias.reserveCapacity(samples.count)
         out.diagnostics.reserveCapacity(samples.count)
-        for s in samples {
+        for (i, s) in samples.enumerated() {
+            if i == snapshotIndex { out.snapshot = runner }
             let e = runner.update(s)
             out.attitude.append(e.attitude)
             let f = runner.filter.state
@@ -75,18 +98,19 @@ public struct AttitudeSmoother: Sendable {
             out.bias.append(e.gyroscopeBias)
             out.diagnostics.append(e.diagnostics)
         }
-        out.final = runner.filter
+        if snapshotIndex == samples.count { out.snapshot = runner }
+        out.final = runner
         return out
     }
 
     /// The samples in reverse time order as a forward filter sees them: time negated, and each
     /// sample carrying the negated gyroscope of the sample after it (the rate over the interval
     /// it now integrates backwards).
-    public static func reversed(_ samples: [SensorSample]) -> [SensorSample] {
+    public static func reversed(_ samples: ArraySlice<SensorSample>) -> [SensorSample] {
         var out = [SensorSample]()
         out.reserveCapacity(samples.count)
         var lastGyro: Vector3?
-        for k in stride(from: samples.count - 1, through: 0, by: -1) {
+        for k in stride(from: samples.endIndex - 1, through: samples.startIndex, by: -1) {
             var s = samples[k]
             let own = s.gyroscope
             s.gyroscope = lastGyro.map { -$0 }
@@ -97,11 +121,6 @@ public struct AttitudeSmoother: Sendable {
             out.append(s)
         }
         return out
-    }
-
-    /// Reconstructs the attitude of every sample of `trace`.
-    public func reconstruct(_ trace: Trace) -> [Sample] {
-        reconstruct(trace.samples)
     }
 
     /// The samples with each sensor's value taken `delay` seconds later (linear interpolation
@@ -138,52 +157,93 @@ public struct AttitudeSmoother: Sendable {
         return out
     }
 
-    /// Reconstructs the attitude of every sample.
-    public func reconstruct(_ input: [SensorSample]) -> [Sample] {
-        guard !input.isEmpty else { return [] }
-        var magnetometerDelay = parameters.magnetometerDelay ?? 0
-        if parameters.magnetometerDelay == nil && parameters.mode == .nineD {
-            // Relative to the gyroscope; the gyroscope's own delay is added on top.
-            magnetometerDelay =
-                (SensorDelayEstimator.estimate(input, sensor: .magnetometer) ?? 0) + parameters.gyroscopeDelay
-        }
-        let samples = Self.compensatingDelays(
-            input, gyroscope: parameters.gyroscopeDelay, accelerometer: parameters.accelerometerDelay,
-            magnetometer: magnetometerDelay)
+    /// Reconstructs the attitude of every sample of `trace`.
+    public func reconstruct(_ trace: Trace) -> [Sample] {
+        reconstruct(trace.samples)
+    }
+
+    /// Reconstructs the attitude of every sample, exactly as the streaming call would.
+    public func reconstruct(_ samples: [SensorSample]) -> [Sample] {
+        var out = [Sample]()
+        out.reserveCapacity(samples.count)
+        var i = 0
+        reconstruct(next: {
+            guard i < samples.count else { return nil }
+            i += 1
+            return samples[i - 1]
+        }) { out.append($0) }
+        return out
+    }
+
+    /// Streaming reconstruction: pulls samples from `next` until it returns nil and hands each
+    /// reconstructed sample to `body`, in order. Memory is bounded by the window and margin, not
+    /// by the trace length.
+    public func reconstruct(next: () throws -> SensorSample?, _ body: (Sample) throws -> Void) rethrows {
         var p = parameters.filter
         p.mode = parameters.mode
-        let forward = pass(samples, start: KalmanFilter(parameters: p))
-        // The backward filter starts where the forward one ended; its gyroscope is negated, so is the bias.
-        var startBackward = forward.final
-        startBackward.state.bias = -startBackward.state.bias
-        startBackward.state.pqb = startBackward.state.pqb * -1
-        startBackward.state.rest.reset()
-        let backward = pass(Self.reversed(samples), start: startBackward)
-        let n = samples.count
-        var out = [Sample]()
-        out.reserveCapacity(n)
-        for k in 0..<n {
-            let j = n - 1 - k
-            let qf = forward.attitude[k]
-            let qb = backward.attitude[j]
-            let pf = forward.covariance[k]
-            let pb = backward.covariance[j]
-            var q = qf
-            var pSmooth = pf
-            if let inv = (pf + pb).inverse {
-                var gain = pf * inv
-                // In 6D the heading is unobservable and the two passes drift differently: fuse tilt only.
-                if parameters.mode == .sixD { gain.r2 = .zero }
-                let delta = (qb * qf.conjugate).rotationVector
-                q = (Quaternion(rotationVector: gain * delta) * qf).normalized
-                pSmooth = (pf - gain * pf).symmetrized
+        var forwardStart = FilterRunner(KalmanFilter(parameters: p))
+        var buffer = [SensorSample]()
+        var exhausted = false
+        var magnetometerDelay = parameters.magnetometerDelay
+        let window = max(1, parameters.windowLength)
+        while true {
+            // Fill the window plus the margin.
+            while !exhausted {
+                if buffer.count >= window, let first = buffer.last, buffer.count > window,
+                    first.t - buffer[window - 1].t >= parameters.margin
+                {
+                    break
+                }
+                if let s = try next() { buffer.append(s) } else { exhausted = true }
             }
-            out.append(
-                Sample(
-                    t: samples[k].t, attitude: q.canonical, gyroscopeBias: forward.bias[k],
-                    attitudeUncertainty: max(0, pSmooth.trace).squareRoot(),
-                    headingUncertainty: max(0, pSmooth.r2.z).squareRoot(), diagnostics: forward.diagnostics[k]))
+            if buffer.isEmpty { return }
+            if magnetometerDelay == nil {
+                magnetometerDelay =
+                    parameters.mode == .nineD
+                    ? (SensorDelayEstimator.estimate(buffer, sensor: .magnetometer) ?? 0) + parameters.gyroscopeDelay
+                    : 0
+            }
+            let samples = Self.compensatingDelays(
+                buffer, gyroscope: parameters.gyroscopeDelay, accelerometer: parameters.accelerometerDelay,
+                magnetometer: magnetometerDelay ?? 0)
+            let emit = exhausted ? samples.count : min(window, samples.count)
+            let forward = pass(samples[...], runner: forwardStart, snapshotIndex: emit)
+            // The backward filter starts where the forward one ended; its gyroscope is negated, so is the bias.
+            var startBackward = forward.final.filter
+            startBackward.state.bias = -startBackward.state.bias
+            startBackward.state.pqb = startBackward.state.pqb * -1
+            startBackward.state.rest.reset()
+            let backward = pass(Self.reversed(samples[...])[...], runner: FilterRunner(startBackward))
+            let n = samples.count
+            for k in 0..<emit {
+                try body(fuse(buffer[k], forward, k, backward, n - 1 - k))
+            }
+            if exhausted && emit == samples.count { return }
+            forwardStart = forward.snapshot ?? forward.final
+            buffer.removeFirst(emit)
         }
-        return out
+    }
+
+    /// Fuses the forward estimate `k` and the backward estimate `j` by their covariances.
+    func fuse(_ input: SensorSample, _ forward: Pass, _ k: Int, _ backward: Pass, _ j: Int) -> Sample {
+        let qf = forward.attitude[k]
+        let qb = backward.attitude[j]
+        let pf = forward.covariance[k]
+        let pb = backward.covariance[j]
+        var q = qf
+        var pSmooth = pf
+        if let inv = (pf + pb).inverse {
+            var gain = pf * inv
+            // In 6D the heading is unobservable and the two passes drift differently: fuse tilt only.
+            if parameters.mode == .sixD { gain.r2 = .zero }
+            let delta = (qb * qf.conjugate).rotationVector
+            q = (Quaternion(rotationVector: gain * delta) * qf).normalized
+            pSmooth = (pf - gain * pf).symmetrized
+        }
+        return Sample(
+            t: input.t, attitude: q.canonical, gyroscopeBias: forward.bias[k],
+            attitudeUncertainty: max(0, pSmooth.trace).squareRoot(),
+            headingUncertainty: max(0, pSmooth.r2.z).squareRoot(),
+            diagnostics: forward.diagnostics[k], input: input)
     }
 }
