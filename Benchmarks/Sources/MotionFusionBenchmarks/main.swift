@@ -15,12 +15,15 @@ var quick = false
 var json = false
 var tracePath: String?
 var only: Set<String> = []
+var scaleSamples: Int?
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
     case "--only":
         if !args.isEmpty { only.insert(args.removeFirst()) }
+    case "--reconstruct-scale":
+        if !args.isEmpty { scaleSamples = Int(args.removeFirst()) }
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
@@ -93,6 +96,36 @@ let n = trace.samples.count
 let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
 if !json { print("MotionFusion benchmarks: \(path) (\(n) samples, \(fileBytes) bytes)\(quick ? ", quick" : "")\n") }
 let repeats = quick ? 5 : 15
+
+// MARK: Reconstruct scaling (run in its own process so peak memory is its own)
+
+if let total = scaleSamples {
+    // Cycle the input trace, shifting time, to make a trace of `total` samples on the fly.
+    let base = trace.samples
+    let period = base.last!.t - base.first!.t + (base[1].t - base[0].t)
+    var i = 0
+    var count = 0
+    var acc = 0.0
+    let t0 = now()
+    AttitudeSmoother().reconstruct(next: {
+        guard i < total else { return nil }
+        var s = base[i % base.count]
+        s.t += Double(i / base.count) * period
+        i += 1
+        return s
+    }) { s in
+        count += 1
+        acc += s.attitude.w
+    }
+    let seconds = now() - t0
+    consume(acc)
+    report(
+        ["benchmark": "reconstruct", "mode": "9d", "samples": count, "ns_per_sample": seconds / Double(count) * 1e9,
+         "seconds": seconds, "peak_rss_bytes": peakRSS()],
+        String(format: "reconstruct %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB", count, seconds,
+               seconds / Double(count) * 1e9, Double(peakRSS()) / 1048576))
+    exit(0)
+}
 
 // MARK: Filters
 
