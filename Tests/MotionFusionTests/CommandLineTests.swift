@@ -130,6 +130,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run(["replay", dir]).status, 2, "a folder needs --output")
     }
 
+    func testReconstructWritesEveryRowAndAReport() throws {
+        let trace = simulated(duration: 30)
+        let dir = TestData.temporaryDirectory()
+        let r = run(["reconstruct", trace, "--output", dir + "/est.csv", "--report", dir + "/report.html", "--score"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("reconstruct 9d: total"), r.err)
+        let lines = try String(contentsOfFile: dir + "/est.csv", encoding: .utf8).split(separator: "\n")
+        XCTAssert(lines[0].hasPrefix("t,qw,qx,qy,qz,roll,pitch,yaw,heading,"))
+        XCTAssert(lines[0].contains("sigma_attitude_deg"))
+        XCTAssertEqual(lines.count - 1, try Trace.readNative(path: trace).samples.count)
+        let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
+        XCTAssert(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg"))
+        // Offline is at least as accurate as online on this trace.
+        let online = run(["replay", trace, "--output", "/dev/null", "--score"])
+        func total(_ text: String) -> Double {
+            let part = text.components(separatedBy: "total ")[1]
+            return Double(part.prefix { $0 != "°" })!
+        }
+        XCTAssertLessThanOrEqual(total(r.err), total(online.err))
+    }
+
     func testInfoJSON() throws {
         let trace = simulated()
         let r = run(["info", trace, "--json"])
