@@ -50,6 +50,10 @@ public enum MotionFusionCLI {
                 name: "evaluate", summary: "Score estimates against ground truth with the BROAD metric",
                 usage: EvaluateCommand.usage, run: EvaluateCommand.run),
             Subcommand(
+                name: "declination",
+                summary: "Declination, inclination and field strength from the World Magnetic Model",
+                usage: DeclinationCommand.usage, run: DeclinationCommand.run),
+            Subcommand(
                 name: "conventions", summary: "Print the frame, axis, unit and angle conventions",
                 usage: "motionfusion conventions", run: ConventionsCommand.run),
         ]

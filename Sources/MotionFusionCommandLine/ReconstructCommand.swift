@@ -4,7 +4,7 @@ import MotionFusion
 /// `motionfusion reconstruct TRACE [--mode 6d|9d] [--output FILE|-] [--report FILE.html] [--score]`.
 enum ReconstructCommand {
     static let usage =
-        "motionfusion reconstruct TRACE [--mode 6d|9d] [--frame enu|ned|nwu] [--declination DEG] [--format NAME] [--output FILE|-] [--report FILE.html] [--score]"
+        "motionfusion reconstruct TRACE [--mode 6d|9d] [--frame enu|ned|nwu] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--format NAME] [--output FILE|-] [--report FILE.html] [--score]"
 
     static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
         let args = try ParsedArguments(
@@ -92,6 +92,10 @@ enum ReconstructCommand {
     ) throws -> AttitudeErrorMetric.Result? {
         var p = AttitudeSmoother.Parameters()
         p.mode = options.mode
+        if let f = options.expectedField {
+            p.filter.expectedFieldNorm = f.strength
+            p.filter.expectedDip = f.dip
+        }
         var writer = try EstimateWriter(path: outputPath, options: options.writer)
         var metric = AttitudeErrorMetric.Accumulator(mode: options.mode)
         var sawTruth = false

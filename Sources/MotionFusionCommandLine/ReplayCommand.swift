@@ -5,7 +5,7 @@ import MotionFusion
 /// [--declination DEG] [--output FILE|-] [--score]`.
 enum ReplayCommand {
     static let usage =
-        "motionfusion replay TRACE [--filter ekf|complementary|mahony|madgwick|ecompass|tilt] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ] [--declination DEG] [--format NAME] [--output FILE|-] [--score]"
+        "motionfusion replay TRACE [--filter ekf|complementary|mahony|madgwick|ecompass|tilt] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--format NAME] [--output FILE|-] [--score]"
 
     struct Options {
         var filter = FilterKind.default
@@ -14,6 +14,8 @@ enum ReplayCommand {
         var rate: Double?
         var score = false
         var format: TraceFormat?
+        /// The field expected where the trace was recorded (World Magnetic Model, from --lat/--lon).
+        var expectedField: ExpectedField?
     }
 
     static func parse(_ args: ParsedArguments) throws -> Options {
@@ -40,13 +42,20 @@ enum ReplayCommand {
             o.rate = r
         }
         o.score = args.flags.contains("score")
+        if let location = try LocationOptions.parse(args) {
+            let r = location.evaluate()
+            if o.writer.declinationDegrees == nil { o.writer.declinationDegrees = r.field.declination }
+            o.expectedField = ExpectedField(r.field)
+        }
         o.format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(TraceFormat.init(rawValue:))
         return o
     }
 
     static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
         let args = try ParsedArguments(
-            arguments, valueOptions: ["filter", "mode", "frame", "rate", "output", "declination", "format"],
+            arguments,
+            valueOptions: Set(["filter", "mode", "frame", "rate", "output", "declination", "format"]).union(
+                LocationOptions.names),
             flagOptions: ["score"])
         let path = try args.single("TRACE")
         let options = try parse(args)
@@ -98,7 +107,7 @@ enum ReplayCommand {
                 let resampled = Resampler(rate: rate).resample(trace, filter: options.filter, mode: options.mode)
                 for e in resampled { try writer.write(e, used: true) }
             } else {
-                try options.filter.run(trace.samples, mode: options.mode) { e in
+                try options.filter.run(trace.samples, mode: options.mode, expectedField: options.expectedField) { e in
                     let used =
                         !(e.diagnostics.accelerometerRejected && e.diagnostics.magnetometerRejected
                         && e.rotationRate == nil)

@@ -1,3 +1,23 @@
+/// The Earth's field a magnetometer should see where the recording was made, e.g. from the
+/// World Magnetic Model: used as the reference for magnetic disturbance detection.
+public struct ExpectedField: Sendable, Equatable {
+    /// Field strength, µT.
+    public var strength: Double
+    /// Dip (inclination), radians, positive downward.
+    public var dip: Double
+
+    /// Creates an expected field.
+    public init(strength: Double, dip: Double) {
+        self.strength = strength
+        self.dip = dip
+    }
+
+    /// The expected field of a World Magnetic Model evaluation.
+    public init(_ field: WorldMagneticModel.Field) {
+        self.init(strength: field.totalIntensity / 1000, dip: field.inclination.radians)
+    }
+}
+
 /// The estimators by name, for command lines and batch runs. Running through this type keeps every
 /// per-sample call statically dispatched: each case runs its own specialised loop.
 public enum FilterKind: String, CaseIterable, Sendable {
@@ -20,12 +40,16 @@ public enum FilterKind: String, CaseIterable, Sendable {
     /// Runs the filter in `mode` over `samples` and calls `body` with each estimate.
     public func run(
         _ samples: [SensorSample], mode: FusionMode, runner: FilterRunnerSettings = .init(),
-        _ body: (MotionEstimate) throws -> Void
+        expectedField: ExpectedField? = nil, _ body: (MotionEstimate) throws -> Void
     ) rethrows {
         switch self {
         case .ekf:
             var p = KalmanFilter.Parameters()
             p.mode = mode
+            if let f = expectedField {
+                p.expectedFieldNorm = f.strength
+                p.expectedDip = f.dip
+            }
             var r = FilterRunner(KalmanFilter(parameters: p), settings: runner)
             try r.run(samples, body)
         case .complementary:

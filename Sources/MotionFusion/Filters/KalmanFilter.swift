@@ -176,10 +176,13 @@ public struct KalmanFilter: AttitudeFilter {
         if let m = magnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
             state.attitude = q
             let mE = q.rotate(m)
-            if !state.fieldNorm.isFinite { state.fieldNorm = m.norm }
-            if !state.fieldDip.isFinite {
-                state.fieldDip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+            let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+            // An expected field (World Magnetic Model) that the sensor does not see at the start,
+            // indoors, uncalibrated or in arbitrary units, gives way to the measured one.
+            if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
+                state.fieldNorm = m.norm
             }
+            if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
             headingVariance = 10.0.radians * 10.0.radians
         } else if let q = VectorAttitude.tilt(accelerometer: a) {
             // Keep the heading of the current attitude (it is arbitrary at first in 6D).
