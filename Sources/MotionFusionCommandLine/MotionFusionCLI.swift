@@ -54,6 +54,13 @@ public enum MotionFusionCLI {
                 summary: "Declination, inclination and field strength from the World Magnetic Model",
                 usage: DeclinationCommand.usage, run: DeclinationCommand.run),
             Subcommand(
+                name: "calibrate",
+                summary: "Fit magnetometer hard/soft iron, gyroscope bias and accelerometer scale/bias",
+                usage: CalibrateCommand.usage, run: CalibrateCommand.run),
+            Subcommand(
+                name: "events", summary: "Device-orientation changes and shakes, timestamped",
+                usage: EventsCommand.usage, run: EventsCommand.run),
+            Subcommand(
                 name: "conventions", summary: "Print the frame, axis, unit and angle conventions",
                 usage: "motionfusion conventions", run: ConventionsCommand.run),
         ]

@@ -4,7 +4,7 @@ import MotionFusion
 /// `motionfusion reconstruct TRACE [--mode 6d|9d] [--output FILE|-] [--report FILE.html] [--score]`.
 enum ReconstructCommand {
     static let usage =
-        "motionfusion reconstruct TRACE [--mode 6d|9d] [--frame enu|ned|nwu] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--format NAME] [--output FILE|-] [--report FILE.html] [--score]"
+        "motionfusion reconstruct TRACE [--mode 6d|9d] [--frame enu|ned|nwu] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--calibration CAL.json] [--format NAME] [--output FILE|-] [--report FILE.html] [--score]"
 
     static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
         let args = try ParsedArguments(
@@ -33,8 +33,9 @@ enum ReconstructCommand {
                 throw CommandLineError.input(e.description)
             }
             do {
+                let calibration = options.calibration
                 score = try reconstruct(
-                    next: { try reader.next() }, title: path, options: options,
+                    next: { try reader.next().map { calibration?.apply($0) ?? $0 } }, title: path, options: options,
                     outputPath: args.values["output"] ?? "-",
                     reportPath: reportPath)
             } catch let e as TraceError {
@@ -42,8 +43,9 @@ enum ReconstructCommand {
             }
             for w in reader.warnings { output.err("\(w)\n") }
         } else {
-            let trace = try load(path, format)
+            var trace = try load(path, format)
             for w in trace.warnings { output.err("\(w)\n") }
+            if let c = options.calibration { trace = c.apply(trace) }
             score = try reconstruct(
                 trace, options: options, outputPath: args.values["output"] ?? "-", reportPath: reportPath)
         }

@@ -5,7 +5,7 @@ import MotionFusion
 /// [--declination DEG] [--output FILE|-] [--score]`.
 enum ReplayCommand {
     static let usage =
-        "motionfusion replay TRACE [--filter ekf|complementary|mahony|madgwick|ecompass|tilt] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--format NAME] [--output FILE|-] [--score]"
+        "motionfusion replay TRACE [--filter ekf|complementary|mahony|madgwick|ecompass|tilt] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--calibration CAL.json] [--format NAME] [--output FILE|-] [--score]"
 
     struct Options {
         var filter = FilterKind.default
@@ -16,6 +16,8 @@ enum ReplayCommand {
         var format: TraceFormat?
         /// The field expected where the trace was recorded (World Magnetic Model, from --lat/--lon).
         var expectedField: ExpectedField?
+        /// Sensor calibration applied before filtering (--calibration FILE).
+        var calibration: SensorCalibration?
     }
 
     static func parse(_ args: ParsedArguments) throws -> Options {
@@ -42,6 +44,13 @@ enum ReplayCommand {
             o.rate = r
         }
         o.score = args.flags.contains("score")
+        if let path = args.values["calibration"] {
+            do {
+                o.calibration = try SensorCalibration(contentsOf: path)
+            } catch {
+                throw CommandLineError.input("\(error)")
+            }
+        }
         if let location = try LocationOptions.parse(args) {
             let r = location.evaluate()
             if o.writer.declinationDegrees == nil { o.writer.declinationDegrees = r.field.declination }
@@ -54,8 +63,9 @@ enum ReplayCommand {
     static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
         let args = try ParsedArguments(
             arguments,
-            valueOptions: Set(["filter", "mode", "frame", "rate", "output", "declination", "format"]).union(
-                LocationOptions.names),
+            valueOptions: Set(["filter", "mode", "frame", "rate", "output", "declination", "format", "calibration"])
+                .union(
+                    LocationOptions.names),
             flagOptions: ["score"])
         let path = try args.single("TRACE")
         let options = try parse(args)
@@ -97,7 +107,8 @@ enum ReplayCommand {
     }
 
     /// Runs the trace through the filter, writes the output, and scores it when the trace has truth.
-    static func replay(_ trace: Trace, options: Options, outputPath: String) throws -> AttitudeErrorMetric.Result? {
+    static func replay(_ input: Trace, options: Options, outputPath: String) throws -> AttitudeErrorMetric.Result? {
+        let trace = options.calibration.map { $0.apply(input) } ?? input
         var writer = try EstimateWriter(path: outputPath, options: options.writer)
         var estimates = [Quaternion?]()
         let wantScore = options.score && trace.hasGroundTruth

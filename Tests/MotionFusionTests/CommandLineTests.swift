@@ -19,11 +19,12 @@ final class CommandLineTests: XCTestCase {
         return Run(status: status, out: out, err: err)
     }
 
-    func simulated(duration: Double = 10) -> String {
+    func simulated(duration: Double = 10, errors: String = "consumer") -> String {
         let path = TestData.temporaryDirectory() + "/sim.csv"
         let r = run([
-            "simulate", "--scenario", "mixed", "--duration", "\(duration)", "--rate", "100", "--seed", "3", "--output",
-            path,
+            "simulate", "--scenario", "mixed", "--duration", "\(duration)", "--rate", "100", "--seed", "3", "--errors",
+            errors,
+            "--output", path,
         ])
         XCTAssertEqual(r.status, 0, r.err)
         return path
@@ -131,7 +132,7 @@ final class CommandLineTests: XCTestCase {
     }
 
     func testReconstructWritesEveryRowAndAReport() throws {
-        let trace = simulated(duration: 30)
+        let trace = simulated(duration: 30, errors: "calibrated")
         let dir = TestData.temporaryDirectory()
         let r = run(["reconstruct", trace, "--output", dir + "/est.csv", "--report", dir + "/report.html", "--score"])
         XCTAssertEqual(r.status, 0, r.err)
@@ -178,7 +179,7 @@ final class CommandLineTests: XCTestCase {
 final class BundledDataTests: XCTestCase {
     func testQuickStartTraceReplays() throws {
         for (name, bound9, bound6) in [
-            ("sim_mixed_100hz.csv", 2.0, 1.6), ("sim_magnetic_disturbance_50hz.csv", 2.2, 2.3),
+            ("sim_mixed_100hz.csv", 1.5, 1.3), ("sim_magnetic_disturbance_50hz.csv", 3.5, 2.0),
             ("sim_translation_ideal_100hz.csv", 0.8, 0.9),
         ] {
             let trace = try Trace.readNative(path: TestData.projectData + "/" + name)

@@ -20,6 +20,10 @@ public struct MotionSimulator: Sendable {
         case magneticDisturbance = "magnetic-disturbance"
         /// Rest, slow and fast rotation, translation, shaking and a magnetic disturbance in turn.
         case mixed
+        /// Static poses in the six device orientations (face up, portrait, face down, portrait
+        /// upside down, landscape right and left; each axis up and down) joined by 90° turns, then
+        /// a tumble through all orientations and two shakes: for calibration and orientation events.
+        case orientations
     }
 
     /// Simulation settings.
@@ -62,8 +66,52 @@ public struct MotionSimulator: Sendable {
     }
 
     /// Segment of the motion script: a kind and its length in seconds.
-    enum Segment {
+    enum Segment: Equatable {
         case rest, slow, fast, translate, shake, magnet
+        /// A smooth turn by `angle` radians about body axis `axis` (0, 1, 2).
+        case turn(axis: Int, angle: Double)
+    }
+
+    /// Static poses and turns of the ``Scenario/orientations`` script, in seconds of a 60 s run,
+    /// with the orientation held after each segment.
+    static let orientationScript: [(Segment, Double, String)] = [
+        (.rest, 5, "face_up"), (.turn(axis: 0, angle: .pi / 2), 1.5, "portrait"), (.rest, 5, "portrait"),
+        (.turn(axis: 0, angle: .pi / 2), 1.5, "face_down"), (.rest, 5, "face_down"),
+        (.turn(axis: 0, angle: .pi / 2), 1.5, "portrait_upside_down"), (.rest, 5, "portrait_upside_down"),
+        (.turn(axis: 0, angle: .pi / 2), 1.5, "face_up"), (.rest, 5, "face_up"),
+        (.turn(axis: 1, angle: .pi / 2), 1.5, "landscape_right"), (.rest, 5, "landscape_right"),
+        (.turn(axis: 1, angle: -.pi), 1.5, "landscape_left"), (.rest, 5, "landscape_left"),
+        (.turn(axis: 1, angle: .pi / 2), 1.5, "face_up"), (.rest, 5, "face_up"), (.slow, 10, "tumble"),
+        (.rest, 2, "unknown"), (.shake, 2, "shake"), (.rest, 2, "unknown"), (.shake, 2, "shake"), (.rest, 2, "unknown"),
+    ]
+
+    /// Length of the ``Scenario/orientations`` script at its natural pace, s; a run of another
+    /// duration stretches it proportionally.
+    public static let orientationScriptDuration = orientationScript.map(\.1).reduce(0, +)
+
+    /// The expected orientation events of an ``Scenario/orientations`` run of `duration` seconds:
+    /// for each turn, its time window and the orientation it ends in.
+    public static func orientationTurns(duration: Double) -> [(start: Double, end: Double, orientation: String)] {
+        let scale = duration / orientationScriptDuration
+        var t = 0.0
+        var out = [(Double, Double, String)]()
+        for (segment, length, label) in orientationScript {
+            if case .turn = segment { out.append((t * scale, (t + length) * scale, label)) }
+            t += length
+        }
+        return out
+    }
+
+    /// The shake windows of an ``Scenario/orientations`` run of `duration` seconds.
+    public static func orientationShakes(duration: Double) -> [(start: Double, end: Double)] {
+        let scale = duration / orientationScriptDuration
+        var t = 0.0
+        var out = [(Double, Double)]()
+        for (segment, length, _) in orientationScript {
+            if segment == .shake { out.append((t * scale, (t + length) * scale)) }
+            t += length
+        }
+        return out
     }
 
     func script() -> [(Segment, Double)] {
@@ -77,6 +125,8 @@ public struct MotionSimulator: Sendable {
                 (.rest, 0.2), (.shake, 0.1), (.rest, 0.2), (.shake, 0.1), (.rest, 0.2), (.shake, 0.1), (.rest, 0.1),
             ]
         case .magneticDisturbance: return [(.rest, 0.1), (.magnet, 0.8), (.rest, 0.1)]
+        case .orientations:
+            return Self.orientationScript.map { ($0.0, $0.1 / Self.orientationScriptDuration) }
         case .mixed:
             return [
                 (.rest, 0.08), (.slow, 0.17), (.rest, 0.05), (.fast, 0.15), (.rest, 0.05), (.translate, 0.15),
@@ -102,6 +152,17 @@ public struct MotionSimulator: Sendable {
         var phase: [Double] = []
         var magnetDirection = Vector3.unitX
 
+        /// Angular rate of the scripted turns, body frame, rad/s.
+        func turnRate(_ t: Double) -> Vector3 {
+            var w = Vector3.zero
+            for (kind, a, b) in segments {
+                guard case .turn(let axis, let angle) = kind, t > a, t < b else { continue }
+                let u = (t - a) / (b - a)
+                w[axis] += angle * (1 - (2 * .pi * u).cos) / (b - a)
+            }
+            return w
+        }
+
         func activity(_ t: Double, _ kind: Segment) -> Double {
             var e = 0.0
             for (k, a, b) in segments where k == kind { e += MotionSimulator.envelope(t, a, b, ramp: 1.0) }
@@ -120,7 +181,7 @@ public struct MotionSimulator: Sendable {
                 let sh = (2 * .pi * 8 * t + phase[k]).sin
                 w[k] = 0.8 * slow * s + 5 * fast * f + 0.8 * shake * sh
             }
-            return w
+            return w + turnRate(t)
         }
 
         /// True linear acceleration in the earth frame (ENU), m/s².
@@ -156,12 +217,26 @@ public struct MotionSimulator: Sendable {
         return m
     }
 
-    /// Runs the simulation and returns the trace (with `truth` and `moving` on every sample).
-    public func run() -> Trace {
-        let s = settings
-        let e = s.errors
-        var rng = SplitMix(seed: s.seed)
-        let motion = makeMotion(&rng)
+    /// The fixed sensor errors of a run, drawn from the seed (the same values ``run()`` applies).
+    public struct DrawnErrors: Sendable {
+        /// Initial gyroscope bias, rad/s (it then walks).
+        public var gyroscopeBias: Vector3
+        /// Accelerometer bias, m/s².
+        public var accelerometerBias: Vector3
+        /// Gyroscope scale and misalignment: measured = M · true + bias.
+        public var gyroscopeMatrix: RotationMatrix
+        /// Accelerometer scale and misalignment.
+        public var accelerometerMatrix: RotationMatrix
+        /// Hard-iron offset, µT: raw = softIron · true + hardIron.
+        public var hardIron: Vector3
+        /// Soft-iron distortion (symmetric), raw = softIron · true + hardIron.
+        public var softIron: RotationMatrix
+    }
+
+    /// Draws the fixed sensor errors of this seed.
+    public func drawErrors() -> DrawnErrors {
+        let e = settings.errors
+        var rng = SplitMix(seed: settings.seed &+ 0x5EED_0F_E770_2)
         func symmetric(_ a: Double) -> Double { a * (2 * rng.uniform() - 1) }
         func randomVector(_ a: Double) -> Vector3 { Vector3(symmetric(a), symmetric(a), symmetric(a)) }
         func imperfection(_ scale: Double, _ mis: Double) -> RotationMatrix {
@@ -170,12 +245,35 @@ public struct MotionSimulator: Sendable {
                 row1: Vector3(symmetric(mis), 1 + symmetric(scale), symmetric(mis)),
                 row2: Vector3(symmetric(mis), symmetric(mis), 1 + symmetric(scale)))
         }
-        var gyroBias = randomVector(e.gyroscopeBias)
+        let gyroBias = randomVector(e.gyroscopeBias)
         let accBias = randomVector(e.accelerometerBias)
         let gyroMatrix = imperfection(e.scaleError, e.misalignment)
         let accMatrix = imperfection(e.scaleError, e.misalignment)
         let hardIron = randomVector(e.hardIron)
-        let softIron = imperfection(e.softIron, e.softIron)
+        // Soft iron is symmetric: a stretch along three orthogonal axes.
+        let (a, b, c) = (symmetric(e.softIron), symmetric(e.softIron), symmetric(e.softIron))
+        let softIron = RotationMatrix(
+            row0: Vector3(1 + symmetric(e.softIron), a, b), row1: Vector3(a, 1 + symmetric(e.softIron), c),
+            row2: Vector3(b, c, 1 + symmetric(e.softIron)))
+        return DrawnErrors(
+            gyroscopeBias: gyroBias, accelerometerBias: accBias, gyroscopeMatrix: gyroMatrix,
+            accelerometerMatrix: accMatrix,
+            hardIron: hardIron, softIron: softIron)
+    }
+
+    /// Runs the simulation and returns the trace (with `truth` and `moving` on every sample).
+    public func run() -> Trace {
+        let s = settings
+        let e = s.errors
+        var rng = SplitMix(seed: s.seed)
+        let motion = makeMotion(&rng)
+        let drawn = drawErrors()
+        var gyroBias = drawn.gyroscopeBias
+        let accBias = drawn.accelerometerBias
+        let gyroMatrix = drawn.gyroscopeMatrix
+        let accMatrix = drawn.accelerometerMatrix
+        let hardIron = drawn.hardIron
+        let softIron = drawn.softIron
         let dtNominal = 1 / s.rate
         let count = Int((s.duration * s.rate).rounded()) + 1
         let gyroSigma = e.gyroscopeNoiseDensity * s.rate.squareRoot()
