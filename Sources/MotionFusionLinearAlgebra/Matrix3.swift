@@ -12,7 +12,7 @@ public struct Matrix3: Hashable, Sendable {
     public var r2: Vector3
 
     /// A matrix from its rows.
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ r0: Vector3, _ r1: Vector3, _ r2: Vector3) {
         self.r0 = r0
         self.r1 = r1
@@ -25,17 +25,17 @@ public struct Matrix3: Hashable, Sendable {
     public static let identity = Matrix3(.unitX, .unitY, .unitZ)
 
     /// `s · I`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func diagonal(_ s: Double) -> Matrix3 {
         Matrix3(Vector3(s, 0, 0), Vector3(0, s, 0), Vector3(0, 0, s))
     }
 
     /// The rotation matrix as a general matrix.
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ m: RotationMatrix) { self.init(m.row0, m.row1, m.row2) }
 
     /// Outer product `u vᵀ`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func outer(_ u: Vector3, _ v: Vector3) -> Matrix3 {
         Matrix3(v * u.x, v * u.y, v * u.z)
     }
@@ -60,25 +60,25 @@ public struct Matrix3: Hashable, Sendable {
     }
 
     /// The transpose.
-    @inlinable
+    @inlinable @inline(__always)
     public var transposed: Matrix3 {
         Matrix3(Vector3(r0.x, r1.x, r2.x), Vector3(r0.y, r1.y, r2.y), Vector3(r0.z, r1.z, r2.z))
     }
 
     /// The trace.
-    @inlinable
+    @inlinable @inline(__always)
     public var trace: Double { r0.x + r1.y + r2.z }
 
     /// The diagonal as a vector.
-    @inlinable
+    @inlinable @inline(__always)
     public var diagonalVector: Vector3 { Vector3(r0.x, r1.y, r2.z) }
 
     /// True when every element is finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var isFinite: Bool { r0.isFinite && r1.isFinite && r2.isFinite }
 
     /// `(A + Aᵀ) / 2`.
-    @inlinable
+    @inlinable @inline(__always)
     public var symmetrized: Matrix3 {
         let a = (r0.y + r1.x) / 2
         let b = (r0.z + r2.x) / 2
@@ -86,23 +86,23 @@ public struct Matrix3: Hashable, Sendable {
         return Matrix3(Vector3(r0.x, a, b), Vector3(a, r1.y, c), Vector3(b, c, r2.z))
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public static func + (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 + b.r0, a.r1 + b.r1, a.r2 + b.r2) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func - (a: Matrix3, b: Matrix3) -> Matrix3 { Matrix3(a.r0 - b.r0, a.r1 - b.r1, a.r2 - b.r2) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Matrix3, s: Double) -> Matrix3 { Matrix3(a.r0 * s, a.r1 * s, a.r2 * s) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func += (a: inout Matrix3, b: Matrix3) { a = a + b }
-    @inlinable
+    @inlinable @inline(__always)
     public static func -= (a: inout Matrix3, b: Matrix3) { a = a - b }
 
     /// Matrix–vector product.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Matrix3, v: Vector3) -> Vector3 { Vector3(a.r0.dot(v), a.r1.dot(v), a.r2.dot(v)) }
 
     /// Matrix product.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Matrix3, b: Matrix3) -> Matrix3 {
         Matrix3(
             b.r0 * a.r0.x + b.r1 * a.r0.y + b.r2 * a.r0.z,
@@ -111,11 +111,11 @@ public struct Matrix3: Hashable, Sendable {
     }
 
     /// Determinant.
-    @inlinable
+    @inlinable @inline(__always)
     public var determinant: Double { r0.dot(r1.cross(r2)) }
 
     /// The inverse by cofactors, or `nil` when the matrix is singular to working precision.
-    @inlinable
+    @inlinable @inline(__always)
     public var inverse: Matrix3? {
         let c0 = r1.cross(r2)
         let c1 = r2.cross(r0)

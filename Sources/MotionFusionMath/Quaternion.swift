@@ -15,7 +15,7 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     public var z: Double
 
     /// Creates a quaternion from its components, scalar first.
-    @inlinable
+    @inlinable @inline(__always)
     public init(w: Double, x: Double, y: Double, z: Double) {
         self.w = w
         self.x = x
@@ -24,7 +24,7 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Creates a quaternion from a scalar part and a vector part.
-    @inlinable
+    @inlinable @inline(__always)
     public init(scalar: Double, vector: Vector3) {
         self.init(w: scalar, x: vector.x, y: vector.y, z: vector.z)
     }
@@ -33,30 +33,30 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
 
     /// The vector part `(x, y, z)`.
-    @inlinable
+    @inlinable @inline(__always)
     public var vector: Vector3 { Vector3(x, y, z) }
 
     /// Components in storage order `[w, x, y, z]`.
     public var array: [Double] { [w, x, y, z] }
 
     /// Squared norm.
-    @inlinable
+    @inlinable @inline(__always)
     public var squaredNorm: Double { w * w + x * x + y * y + z * z }
 
     /// Norm.
-    @inlinable
+    @inlinable @inline(__always)
     public var norm: Double { squaredNorm.squareRoot() }
 
     /// True when all components are finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var isFinite: Bool { w.isFinite && x.isFinite && y.isFinite && z.isFinite }
 
     /// The conjugate `(w, -x, -y, -z)`: the inverse rotation of a unit quaternion.
-    @inlinable
+    @inlinable @inline(__always)
     public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
 
     /// The quaternion scaled to unit norm; the identity when the norm is zero or not finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var normalized: Quaternion {
         let n2 = squaredNorm
         guard n2 > 0, n2.isFinite else { return .identity }
@@ -65,11 +65,11 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The representative with a non-negative scalar part (`q` or `-q`).
-    @inlinable
+    @inlinable @inline(__always)
     public var canonical: Quaternion { w < 0 ? -self : self }
 
     /// Hamilton product `a ⊗ b`: rotate by `b` first, then by `a`.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Quaternion, b: Quaternion) -> Quaternion {
         Quaternion(
             w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
@@ -85,25 +85,25 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Component-wise sum.
-    @inlinable
+    @inlinable @inline(__always)
     public static func + (a: Quaternion, b: Quaternion) -> Quaternion {
         Quaternion(w: a.w + b.w, x: a.x + b.x, y: a.y + b.y, z: a.z + b.z)
     }
 
     /// Scaling by a scalar.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (q: Quaternion, s: Double) -> Quaternion {
         Quaternion(w: q.w * s, x: q.x * s, y: q.y * s, z: q.z * s)
     }
 
     /// Four-dimensional dot product.
-    @inlinable
+    @inlinable @inline(__always)
     public func dot(_ other: Quaternion) -> Double {
         w * other.w + x * other.x + y * other.y + z * other.z
     }
 
     /// Rotates a vector: `q ⊗ v ⊗ q*` (sensor to earth for an attitude). Assumes unit norm.
-    @inlinable
+    @inlinable @inline(__always)
     public func rotate(_ v: Vector3) -> Vector3 {
         // v + 2w (u × v) + 2 u × (u × v), with u the vector part.
         let u = Vector3(x, y, z)
@@ -112,7 +112,7 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Rotates a vector by the inverse: `q* ⊗ v ⊗ q` (earth to sensor for an attitude).
-    @inlinable
+    @inlinable @inline(__always)
     public func inverseRotate(_ v: Vector3) -> Vector3 {
         let u = Vector3(-x, -y, -z)
         let t = u.cross(v) * 2
@@ -120,7 +120,7 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The rotation by `angle` radians about a unit `axis` (right-hand rule).
-    @inlinable
+    @inlinable @inline(__always)
     public init(axis: Vector3, angle: Double) {
         let half = angle / 2
         let s = half.sin
@@ -128,7 +128,7 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Rotation angle in radians, in `[0, π]`.
-    @inlinable
+    @inlinable @inline(__always)
     public var angle: Double {
         let v = vector.norm
         return 2 * Double.atan2(v, abs(w))
@@ -136,13 +136,13 @@ public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
 
     /// The angle in radians, in `[0, π]`, of the rotation that takes `self` to `other`.
     /// Treats `q` and `-q` as equal.
-    @inlinable
+    @inlinable @inline(__always)
     public func angle(to other: Quaternion) -> Double {
         (conjugate * other).angle
     }
 
     /// True when `self` and `other` are the same rotation to within `tolerance` radians.
-    @inlinable
+    @inlinable @inline(__always)
     public func isSameRotation(as other: Quaternion, tolerance: Double) -> Bool {
         angle(to: other) <= tolerance
     }

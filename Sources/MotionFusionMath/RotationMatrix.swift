@@ -10,7 +10,7 @@ public struct RotationMatrix: Hashable, Sendable {
     public var row2: Vector3
 
     /// Creates a matrix from its rows.
-    @inlinable
+    @inlinable @inline(__always)
     public init(row0: Vector3, row1: Vector3, row2: Vector3) {
         self.row0 = row0
         self.row1 = row1
@@ -18,7 +18,7 @@ public struct RotationMatrix: Hashable, Sendable {
     }
 
     /// Creates a matrix from nine numbers in row-major order.
-    @inlinable
+    @inlinable @inline(__always)
     public init(rowMajor m: [Double]) {
         precondition(m.count == 9, "RotationMatrix needs 9 elements")
         self.init(
@@ -43,7 +43,7 @@ public struct RotationMatrix: Hashable, Sendable {
     public var rowMajor: [Double] { row0.array + row1.array + row2.array }
 
     /// The transpose, which is the inverse of a rotation.
-    @inlinable
+    @inlinable @inline(__always)
     public var transposed: RotationMatrix {
         RotationMatrix(
             row0: Vector3(row0.x, row1.x, row2.x), row1: Vector3(row0.y, row1.y, row2.y),
@@ -51,13 +51,13 @@ public struct RotationMatrix: Hashable, Sendable {
     }
 
     /// Matrix–vector product.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (m: RotationMatrix, v: Vector3) -> Vector3 {
         Vector3(m.row0.dot(v), m.row1.dot(v), m.row2.dot(v))
     }
 
     /// Matrix–matrix product.
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: RotationMatrix, b: RotationMatrix) -> RotationMatrix {
         let bt = b.transposed
         return RotationMatrix(
@@ -67,11 +67,11 @@ public struct RotationMatrix: Hashable, Sendable {
     }
 
     /// Determinant.
-    @inlinable
+    @inlinable @inline(__always)
     public var determinant: Double { row0.dot(row1.cross(row2)) }
 
     /// The rotation matrix of a unit quaternion.
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ q: Quaternion) {
         let (w, x, y, z) = (q.w, q.x, q.y, q.z)
         self.init(
@@ -84,7 +84,7 @@ public struct RotationMatrix: Hashable, Sendable {
 extension Quaternion {
     /// The unit quaternion of a rotation matrix (Shepperd's method: numerically stable for every
     /// rotation). The result has a non-negative scalar part.
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ m: RotationMatrix) {
         let (m00, m01, m02) = (m.row0.x, m.row0.y, m.row0.z)
         let (m10, m11, m12) = (m.row1.x, m.row1.y, m.row1.z)

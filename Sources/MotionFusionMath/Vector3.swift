@@ -11,7 +11,7 @@ public struct Vector3: Hashable, Sendable, CustomStringConvertible {
     public var z: Double
 
     /// Creates a vector from its three components.
-    @inlinable
+    @inlinable @inline(__always)
     public init(_ x: Double, _ y: Double, _ z: Double) {
         self.x = x
         self.y = y
@@ -19,7 +19,7 @@ public struct Vector3: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Creates a vector from labelled components.
-    @inlinable
+    @inlinable @inline(__always)
     public init(x: Double, y: Double, z: Double) {
         self.init(x, y, z)
     }
@@ -57,25 +57,25 @@ public struct Vector3: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Euclidean dot product.
-    @inlinable
+    @inlinable @inline(__always)
     public func dot(_ other: Vector3) -> Double { x * other.x + y * other.y + z * other.z }
 
     /// Right-handed cross product `self × other`.
-    @inlinable
+    @inlinable @inline(__always)
     public func cross(_ other: Vector3) -> Vector3 {
         Vector3(y * other.z - z * other.y, z * other.x - x * other.z, x * other.y - y * other.x)
     }
 
     /// Squared Euclidean norm.
-    @inlinable
+    @inlinable @inline(__always)
     public var squaredNorm: Double { x * x + y * y + z * z }
 
     /// Euclidean norm.
-    @inlinable
+    @inlinable @inline(__always)
     public var norm: Double { squaredNorm.squareRoot() }
 
     /// The vector scaled to unit length, or `nil` when its norm is zero or not finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var normalized: Vector3? {
         let n = norm
         guard n > 0, n.isFinite else { return nil }
@@ -83,7 +83,7 @@ public struct Vector3: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// True when all three components are finite.
-    @inlinable
+    @inlinable @inline(__always)
     public var isFinite: Bool { x.isFinite && y.isFinite && z.isFinite }
 
     /// The components as an array `[x, y, z]`.
@@ -91,22 +91,22 @@ public struct Vector3: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "(\(x), \(y), \(z))" }
 
-    @inlinable
+    @inlinable @inline(__always)
     public static func + (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x + b.x, a.y + b.y, a.z + b.z) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func - (a: Vector3, b: Vector3) -> Vector3 { Vector3(a.x - b.x, a.y - b.y, a.z - b.z) }
     @inlinable
     public static prefix func - (a: Vector3) -> Vector3 { Vector3(-a.x, -a.y, -a.z) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (a: Vector3, s: Double) -> Vector3 { Vector3(a.x * s, a.y * s, a.z * s) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func * (s: Double, a: Vector3) -> Vector3 { Vector3(a.x * s, a.y * s, a.z * s) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func / (a: Vector3, s: Double) -> Vector3 { Vector3(a.x / s, a.y / s, a.z / s) }
-    @inlinable
+    @inlinable @inline(__always)
     public static func += (a: inout Vector3, b: Vector3) { a = a + b }
-    @inlinable
+    @inlinable @inline(__always)
     public static func -= (a: inout Vector3, b: Vector3) { a = a - b }
-    @inlinable
+    @inlinable @inline(__always)
     public static func *= (a: inout Vector3, s: Double) { a = a * s }
 }

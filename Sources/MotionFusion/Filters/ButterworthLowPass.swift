@@ -16,7 +16,8 @@ public struct ButterworthLowPass: Sendable {
     public init(cutoff: Double) { self.cutoff = cutoff }
 
     mutating func coefficients(_ dt: Double) {
-        if dt == coefficientStep { return }
+        // Timestamps jitter by rounding; recompute only when the step really changes.
+        if abs(dt - coefficientStep) <= 1e-3 * coefficientStep { return }
         coefficientStep = dt
         // Keep the cutoff below Nyquist so the prewarp stays finite.
         let fc = min(cutoff, 0.45 / dt)

@@ -76,12 +76,42 @@ public enum FilterKind: String, CaseIterable, Sendable {
         }
     }
 
-    /// The attitudes only, one per sample.
-    public func attitudes(_ samples: [SensorSample], mode: FusionMode) -> [Quaternion] {
-        var out = [Quaternion]()
-        out.reserveCapacity(samples.count)
-        run(samples, mode: mode) { out.append($0.attitude) }
-        return out
+    /// The attitudes only, one per sample (the lean batch path: no device-motion values built).
+    public func attitudes(_ samples: [SensorSample], mode: FusionMode, expectedField: ExpectedField? = nil)
+        -> [Quaternion]
+    {
+        switch self {
+        case .ekf:
+            var p = KalmanFilter.Parameters()
+            p.mode = mode
+            if let f = expectedField {
+                p.expectedFieldNorm = f.strength
+                p.expectedDip = f.dip
+            }
+            var r = FilterRunner(KalmanFilter(parameters: p))
+            return r.attitudes(samples)
+        case .complementary:
+            var p = ComplementaryFilter.Parameters()
+            p.mode = mode
+            var r = FilterRunner(ComplementaryFilter(parameters: p))
+            return r.attitudes(samples)
+        case .mahony:
+            var p = MahonyFilter.Parameters()
+            p.mode = mode
+            var r = FilterRunner(MahonyFilter(parameters: p))
+            return r.attitudes(samples)
+        case .madgwick:
+            var p = MadgwickFilter.Parameters()
+            p.mode = mode
+            var r = FilterRunner(MadgwickFilter(parameters: p))
+            return r.attitudes(samples)
+        case .ecompass:
+            var r = FilterRunner(ECompass())
+            return r.attitudes(samples)
+        case .tilt:
+            var r = FilterRunner(AccelerometerTilt())
+            return r.attitudes(samples)
+        }
     }
 
     /// The modes the filter supports.

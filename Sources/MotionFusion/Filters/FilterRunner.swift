@@ -45,6 +45,16 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// Processes one sample and returns the estimate after it.
     @discardableResult
     public mutating func update(_ sample: SensorSample) -> MotionEstimate {
+        let (timeFault, mag) = step(sample)
+        var d = filter.diagnostics
+        d.timeFault = timeFault
+        return estimate(t: sample.t, magnetometer: mag, diagnostics: d)
+    }
+
+    /// Processes one sample without building the estimate (the lean path of the batch calls).
+    /// Returns whether the timestamp was faulty, and the finite magnetometer value.
+    @inline(__always)
+    public mutating func step(_ sample: SensorSample) -> (timeFault: Bool, magnetometer: Vector3?) {
         var gyro = Self.finite(sample.gyroscope)
         let acc = Self.finite(sample.accelerometer)
         let mag = Self.finite(sample.magnetometer)
@@ -71,9 +81,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         if gyro == nil { gyro = lastGyroscope } else { lastGyroscope = gyro }
         if let acc { lastAccelerometer = acc }
         filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
-        var d = filter.diagnostics
-        d.timeFault = timeFault
-        return estimate(t: sample.t, magnetometer: mag, diagnostics: d)
+        return (timeFault, mag)
     }
 
     func estimate(t: Double, magnetometer: Vector3?, diagnostics: FilterDiagnostics) -> MotionEstimate {
@@ -105,7 +113,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         var out = [Quaternion]()
         out.reserveCapacity(samples.count)
         for s in samples {
-            _ = update(s)
+            _ = step(s)
             out.append(filter.attitude)
         }
         return out

@@ -250,6 +250,24 @@ public struct KalmanFilter: AttitudeFilter {
         state.pbb -= Matrix3.outer(u2, u2) * inv
     }
 
+    /// Scalar update measuring one component of the attitude error (`h = e_axis`), exploiting the
+    /// unit measurement row: `P hᵀ` is a column of the covariance, no products needed.
+    @inline(__always)
+    mutating func attitudeUpdate(axis: Int, nu: Double, r: Double) {
+        let u1 = Vector3(state.pqq[0, axis], state.pqq[1, axis], state.pqq[2, axis])
+        let u2 = axis == 0 ? state.pqb.r0 : (axis == 1 ? state.pqb.r1 : state.pqb.r2)
+        let s = u1[axis] + r
+        guard s > 0, s.isFinite else { return }
+        let inv = 1 / s
+        let k = (nu - dTheta[axis]) * inv
+        dTheta += u1 * k
+        dBias += u2 * k
+        let a = u1 * inv
+        state.pqq -= Matrix3.outer(a, u1)
+        state.pqb -= Matrix3.outer(a, u2)
+        state.pbb -= Matrix3.outer(u2 * inv, u2)
+    }
+
     mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double) {
         let p = parameters
         let norm = a.norm
@@ -274,8 +292,8 @@ public struct KalmanFilter: AttitudeFilter {
             return
         }
         state.accelerometerRejectionTime = 0
-        scalarUpdate(hTheta: .unitX, hBias: .zero, nu: nuX, r: r)
-        scalarUpdate(hTheta: .unitY, hBias: .zero, nu: nuY, r: r)
+        attitudeUpdate(axis: 0, nu: nuX, r: r)
+        attitudeUpdate(axis: 1, nu: nuY, r: r)
         diagnostics.accelerometerRejected = false
     }
 
@@ -334,7 +352,7 @@ public struct KalmanFilter: AttitudeFilter {
         let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
         let dipExcess = (dip - state.fieldDip) / p.dipTolerance
         let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)
-        scalarUpdate(hTheta: .unitZ, hBias: .zero, nu: psi, r: r)
+        attitudeUpdate(axis: 2, nu: psi, r: r)
         diagnostics.magnetometerRejected = false
     }
 
