@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build -c release --product MotionFusionBenchmarks >&2
+export OPENBLAS_NUM_THREADS=1  # no idle OpenBLAS workers competing for the second core
 BIN=.build/release/MotionFusionBenchmarks
 "$BIN" "$@"
 # Offline reconstruction at growing lengths, each in its own process so its peak memory is its own.

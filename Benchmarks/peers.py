@@ -1,0 +1,136 @@
+"""Peer comparison for Benchmarks/peers.sh: MotionFusion vs vqf, imufusion (xio Fusion) and ahrs
+on one trace, same metric (BROAD), same machine, same run. Timings are medians of repeated runs."""
+import json, os, subprocess, sys, tempfile, time
+import numpy as np
+
+trace = sys.argv[1]
+d = np.genfromtxt(trace, delimiter=',', names=True)
+gyr = np.ascontiguousarray(np.stack([d['gyr_x'], d['gyr_y'], d['gyr_z']], 1))
+acc = np.ascontiguousarray(np.stack([d['acc_x'], d['acc_y'], d['acc_z']], 1))
+mag = np.ascontiguousarray(np.stack([d['mag_x'], d['mag_y'], d['mag_z']], 1))
+truth = np.stack([d['gt_qw'], d['gt_qx'], d['gt_qy'], d['gt_qz']], 1) if 'gt_qw' in d.dtype.names else None
+moving = (d['moving'] == 1) if 'moving' in d.dtype.names else np.ones(len(d), bool)
+t = d['t']
+ts = float(np.median(np.diff(t)))
+n = len(t)
+
+
+def qmul(a, b):
+    w1, x1, y1, z1 = a.T
+    w2, x2, y2, z2 = b.T
+    return np.stack([w1*w2-x1*x2-y1*y2-z1*z2, w1*x2+x1*w2+y1*z2-z1*y2, w1*y2-x1*z2+y1*w2+z1*x2, w1*z2+x1*y2-y1*x2+z1*w2], 1)
+
+
+def score(est, six=False):
+    """BROAD metric: total RMSE in degrees (6D: constant heading offset removed first)."""
+    if truth is None:
+        return float('nan')
+    valid = moving & ~np.isnan(truth).any(1) & ~np.isnan(est).any(1)
+    e = est / np.linalg.norm(est, axis=1)[:, None]
+    g = truth / np.linalg.norm(truth, axis=1)[:, None] * np.array([1, -1, -1, -1])
+    diff = qmul(e, g)
+    if six:
+        h = 2 * np.arctan2(diff[valid, 3], diff[valid, 0])
+        off = np.arctan2(np.sin(h).sum(), np.cos(h).sum())
+        r = np.zeros_like(e)
+        r[:, 0], r[:, 3] = np.cos(-off / 2), np.sin(-off / 2)
+        diff = qmul(qmul(r, e), g)
+    diff = diff[valid]
+    return float(np.degrees(np.sqrt(np.mean((2 * np.arccos(np.clip(np.abs(diff[:, 0]), 0, 1))) ** 2))))
+
+
+def timed(fn, repeats=5):
+    times, out = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return out, float(np.median(times))
+
+
+rows = []
+# MotionFusion: timing from the benchmark executable, accuracy from the CLI's estimates.
+bench = subprocess.run(['.build/release/MotionFusionBenchmarks', '--json', '--only', 'filters', trace],
+                       capture_output=True, text=True, check=True).stdout
+mf_ns = {(r['filter'], r['mode']): r['ns_per_sample'] for r in map(json.loads, bench.splitlines())
+         if r.get('benchmark') == 'filter'}
+with tempfile.TemporaryDirectory() as tmp:
+    for filt, label in [('ekf', 'MotionFusion EKF (default)'), ('complementary', 'MotionFusion complementary'),
+                        ('madgwick', 'MotionFusion Madgwick'), ('mahony', 'MotionFusion Mahony')]:
+        for mode in ['9d', '6d']:
+            out = os.path.join(tmp, 'e.csv')
+            subprocess.run(['../.build/release/motionfusion', 'replay', trace, '--filter', filt, '--mode', mode,
+                            '--output', out], check=True, capture_output=True)
+            e = np.genfromtxt(out, delimiter=',', names=True)
+            q = np.stack([e['qw'], e['qx'], e['qy'], e['qz']], 1)
+            rows.append((label, mode, score(q, mode == '6d'), mf_ns[(filt, mode)], 'Swift, whole trace'))
+
+import vqf
+for mode in ['9d', '6d']:
+    if mode == '9d':
+        out, sec = timed(lambda: vqf.VQF(ts).updateBatch(gyr, acc, mag)['quat9D'])
+    else:
+        out, sec = timed(lambda: vqf.VQF(ts).updateBatch(gyr, acc)['quat6D'])
+    rows.append(('vqf (VQF 2, batch)', mode, score(out, mode == '6d'), sec / n * 1e9, 'C++ loop, one Python call'))
+    if mode == '9d':
+        out, sec = timed(lambda: vqf.offlineVQF(gyr, acc, mag, ts)['quat9D'], repeats=3)
+    else:
+        out, sec = timed(lambda: vqf.offlineVQF(gyr, acc, None, ts)['quat6D'], repeats=3)
+    rows.append(('vqf offline', mode, score(out, mode == '6d'), sec / n * 1e9, 'C++, one Python call'))
+
+import imufusion
+for mode in ['9d', '6d']:
+    def run_fusion():
+        ahrs = imufusion.Ahrs()
+        ahrs.set_sample_period(ts) if hasattr(ahrs, 'set_sample_period') else None
+        settings = imufusion.AhrsSettings()  # defaults ("untuned"), ENU output like ours
+        settings.convention = imufusion.CONVENTION_ENU
+        settings.sample_rate = int(round(1 / ts))
+        ahrs.set_settings(settings)
+        q = np.empty((n, 4))
+        g = np.degrees(gyr)
+        a = acc / 9.80665
+        for i in range(n):
+            if mode == '9d':
+                ahrs.update(g[i], a[i], mag[i])
+            else:
+                ahrs.update_no_magnetometer(g[i], a[i])
+            q[i] = ahrs.get_quaternion()  # w, x, y, z
+        return q
+    out, sec = timed(run_fusion, repeats=3)
+    rows.append(('imufusion (xio Fusion)', mode, score(out, mode == '6d'), sec / n * 1e9,
+                 'C per sample, includes Python per-call overhead'))
+
+from ahrs.filters import EKF, Madgwick
+
+h = np.sqrt(0.5)
+FRAMES = {'ENU': np.array([1.0, 0, 0, 0]), 'NED': np.array([0, h, h, 0]), 'NWU': np.array([h, 0, 0, h])}
+
+
+def best_frame(q, six):
+    """ahrs documents its own reference frames; score the estimate read as ENU, NED and NWU (each
+    converted to ENU) and report the frame that fits, so the comparison is not lost to a convention."""
+    results = []
+    for name, r in FRAMES.items():
+        conv = qmul(np.tile(r, (len(q), 1)), q)
+        results.append((score(conv, six), name))
+    return min(results)
+for mode in ['9d', '6d']:
+    def run_ekf():
+        f = EKF(gyr=gyr, acc=acc, mag=mag if mode == '9d' else None, frequency=1 / ts, frame='ENU')
+        return f.Q
+    out, sec = timed(run_ekf, repeats=1)
+    err, frame = best_frame(out, mode == '6d')
+    rows.append(('ahrs EKF', mode, err, sec / n * 1e9, f'pure Python loop; output read as {frame}'))
+    def run_madgwick():
+        f = Madgwick(gyr=gyr, acc=acc, mag=mag if mode == '9d' else None, frequency=1 / ts)
+        return f.Q
+    out, sec = timed(run_madgwick, repeats=1)
+    err, frame = best_frame(out, mode == '6d')
+    rows.append(('ahrs Madgwick', mode, err, sec / n * 1e9, f'pure Python loop; output read as {frame}'))
+
+print(f'Peer comparison on {trace} ({n} samples, {1/ts:.1f} Hz); total RMSE, BROAD metric\n')
+print(f'{"estimator":32} {"mode":4} {"total °":>8} {"ns/sample":>10} {"× MF EKF time":>14}  notes')
+ref = {m: mf_ns[('ekf', m)] for m in ['9d', '6d']}
+for label, mode, err, ns, note in rows:
+    print(f'{label:32} {mode:4} {err:8.2f} {ns:10.1f} {ns / ref[mode]:14.2f}  {note}')

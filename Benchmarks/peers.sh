@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Side-by-side comparison with peer libraries on the same trace, in the same run:
+#   Benchmarks/peers.sh [TRACE]
+# Installs vqf, imufusion and ahrs from PyPI into Benchmarks/.venv (never used by the tests),
+# builds MotionFusion in release mode, and prints accuracy (BROAD metric) and throughput with ratios.
+set -euo pipefail
+cd "$(dirname "$0")"
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+    .venv/bin/pip install --quiet --upgrade pip
+    .venv/bin/pip install --quiet numpy vqf imufusion ahrs
+fi
+(cd .. && swift build -c release --product motionfusion >&2)
+swift build -c release --product MotionFusionBenchmarks >&2
+TRACE="${1:-../../shared/data/broad/21_undisturbed_fast_combined.csv}"
+exec env OPENBLAS_NUM_THREADS=1 .venv/bin/python peers.py "$TRACE"
