@@ -27,7 +27,7 @@ while !args.isEmpty {
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
-        print("usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|replay|crossover] [TRACE]")
+        print("usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|imports|replay|folder|crossover] [TRACE]")
         exit(0)
     default: tracePath = a
     }
@@ -168,6 +168,30 @@ if want("parse") {
             parseTime * 1e3, fileBytes))
 }
 
+// MARK: Importers
+
+let formatsFolder = (path as NSString).deletingLastPathComponent + "/../formats"
+if want("imports") && FileManager.default.fileExists(atPath: formatsFolder) {
+    if !json { print("\nimport speed (whole recording into memory, median)") }
+    for (format, rel) in [
+        ("euroc", "euroc/V1_02_medium"), ("xio-fusion", "xio-fusion/sensor_data.csv"), ("x-imu3", "x-imu3"),
+        ("phyphox", "phyphox"), ("sensor-logger", "sensor-logger"),
+    ] {
+        let p = formatsFolder + "/" + rel
+        guard FileManager.default.fileExists(atPath: p) else { continue }
+        var count = 0
+        let t = time(repeats: quick ? 3 : 7) {
+            let trace = try! TraceFormat.load(path: p)
+            count = trace.samples.count
+            consume(trace.samples.last?.t ?? 0)
+        }
+        report(
+            ["benchmark": "import", "format": format, "samples": count, "ns_per_sample": t / Double(max(1, count)) * 1e9,
+             "ms": t * 1e3],
+            String(format: "  %-14@ %8d samples  %7.1f ms  %6.0f ns/sample", format, count, t * 1e3, t / Double(max(1, count)) * 1e9))
+    }
+}
+
 // MARK: End-to-end replay
 
 if want("replay") {
@@ -186,6 +210,50 @@ if want("replay") {
         String(
             format: "replay end to end     %8.1f ms  (parse, %@ 9D, write)", replayTime * 1e3,
             FilterKind.default.rawValue))
+}
+
+// MARK: Folder throughput on all cores
+
+let broadFolder = (path as NSString).deletingLastPathComponent
+let folderFiles = ((try? FileManager.default.contentsOfDirectory(atPath: broadFolder)) ?? []).filter { $0.hasSuffix(".csv") }.sorted()
+if want("folder") && folderFiles.count > 1 {
+    let outDir = NSTemporaryDirectory() + "motionfusion-bench-folder"
+    try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+    func replayAll(parallel: Bool) -> (Double, Int) {
+        var counts = [Int](repeating: 0, count: folderFiles.count)
+        let t0 = now()
+        let work: (Int) -> Void = { i in
+            let trace = try! TraceFormat.load(path: broadFolder + "/" + folderFiles[i])
+            var w = try! EstimateWriter(path: outDir + "/" + folderFiles[i])
+            FilterKind.default.run(trace.samples, mode: .nineD) { e in try! w.write(e, used: true) }
+            try! w.finish()
+            counts[i] = trace.samples.count
+        }
+        if parallel {
+            counts.withUnsafeMutableBufferPointer { buf in
+                let base = buf.baseAddress!
+                DispatchQueue.concurrentPerform(iterations: folderFiles.count) { i in
+                    let trace = try! TraceFormat.load(path: broadFolder + "/" + folderFiles[i])
+                    var w = try! EstimateWriter(path: outDir + "/" + folderFiles[i])
+                    FilterKind.default.run(trace.samples, mode: .nineD) { e in try! w.write(e, used: true) }
+                    try! w.finish()
+                    base[i] = trace.samples.count
+                }
+            }
+        } else {
+            for i in folderFiles.indices { work(i) }
+        }
+        return (now() - t0, counts.reduce(0, +))
+    }
+    let (serial, total) = replayAll(parallel: false)
+    let (parallelTime, _) = replayAll(parallel: true)
+    report(
+        ["benchmark": "folder_replay", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": total, "files": folderFiles.count,
+         "serial_s": serial, "parallel_s": parallelTime, "cores": ProcessInfo.processInfo.activeProcessorCount,
+         "ns_per_sample": parallelTime / Double(total) * 1e9],
+        String(
+            format: "\nfolder replay (%d files, %d samples): %.2f s on one core, %.2f s on %d cores (%.1f M samples/s)",
+            folderFiles.count, total, serial, parallelTime, ProcessInfo.processInfo.activeProcessorCount, Double(total) / parallelTime / 1e6))
 }
 
 // MARK: Small-matrix crossover

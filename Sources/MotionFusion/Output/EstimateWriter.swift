@@ -64,8 +64,9 @@ public struct EstimateWriter {
         let qENU = options.declinationDegrees == nil ? e.attitude : (northRotation * e.attitude).normalized
         let q = options.frame.attitude(fromENU: qENU).canonical
         let euler = EulerAngles(q)
-        let magnetic = e.attitude.headingDegrees()
-        let heading = qENU.headingDegrees()
+        let magneticEuler = options.frame == .enu && options.declinationDegrees == nil ? euler : EulerAngles(e.attitude.canonical)
+        let magnetic = (-magneticEuler.yaw).degrees.wrappedTo360
+        let heading = options.declinationDegrees == nil ? magnetic : qENU.headingDegrees()
         buffer.append(e.t, decimals: 6)
         for v in [q.w, q.x, q.y, q.z] {
             buffer.append(byte: 0x2C)

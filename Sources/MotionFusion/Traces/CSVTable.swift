@@ -98,14 +98,36 @@ struct CSVTable {
                 }
                 for k in intIndices {
                     let f = fields[k]
-                    let text = String(decoding: UnsafeBufferPointer(start: base + f.0, count: f.1 - f.0), as: UTF8.self)
-                        .trimmingCharacters(in: .whitespaces)
-                    guard let v = Int64(text) else {
+                    // Exact 64-bit integer straight from the bytes (nanosecond timestamps exceed 2^53).
+                    var i = f.0
+                    var e = f.1
+                    while i < e && base[i] == 0x20 { i += 1 }
+                    while e > i && base[e - 1] == 0x20 { e -= 1 }
+                    var negative = false
+                    if i < e && (base[i] == 0x2D || base[i] == 0x2B) {
+                        negative = base[i] == 0x2D
+                        i += 1
+                    }
+                    var value: Int64 = 0
+                    var ok = i < e
+                    while ok && i < e {
+                        let d = base[i] &- 0x30
+                        let (m, o1) = value.multipliedReportingOverflow(by: 10)
+                        let (a, o2) = m.addingReportingOverflow(Int64(d))
+                        if d >= 10 || o1 || o2 {
+                            ok = false
+                        } else {
+                            value = a
+                        }
+                        i += 1
+                    }
+                    guard ok else {
+                        let text = String(decoding: UnsafeBufferPointer(start: base + f.0, count: f.1 - f.0), as: UTF8.self)
                         throw TraceError(
                             .malformedNumber, SourceLocation(file: path, line: line, column: f.0 - pos + 1),
                             "'\(text)' in column '\(header[k])' is not an integer timestamp")
                     }
-                    ints[k]!.append(v)
+                    ints[k]!.append(negative ? -value : value)
                 }
             }
         }

@@ -4,11 +4,35 @@ public enum UnitCheck {
     /// Standard gravity, m/s².
     public static let standardGravity = 9.80665
 
-    /// Median of a list (the list is copied and sorted).
+    /// Median (upper middle element) of a list by quickselect: linear time, one copy.
     static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
-        let s = values.sorted()
-        return s[s.count / 2]
+        var a = values
+        let k = a.count / 2
+        var lo = 0
+        var hi = a.count - 1
+        while lo < hi {
+            let pivot = a[(lo + hi) / 2]
+            var i = lo
+            var j = hi
+            while i <= j {
+                while a[i] < pivot { i += 1 }
+                while a[j] > pivot { j -= 1 }
+                if i <= j {
+                    a.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j {
+                hi = j
+            } else if k >= i {
+                lo = i
+            } else {
+                break
+            }
+        }
+        return a[k]
     }
 
     /// Norm statistics of one sensor over the samples where the device is at rest (gyroscope below
