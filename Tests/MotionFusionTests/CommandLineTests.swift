@@ -96,6 +96,41 @@ final class CommandLineTests: XCTestCase {
             run(["simulate", "--scenario", "mixed", "--duration", "-1", "--rate", "100", "--output", "x"]).status, 2)
     }
 
+    /// Every subcommand that reads a trace reports each class of bad input with file, line and
+    /// column and exits 1.
+    func testEveryCommandReportsBadInputWithLocation() {
+        let h = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        let cases: [(String, String, String)] = [
+            (h + "0,0,0,0,0,0,9.8\n0.01,0,0,0,0,zz,9.8\n", ":3:", "not a number"),
+            (h + "0,0,0,0,0,0,9.8\n0.01,0,0,0,0,9.8\n", ":3:", "fields"),
+            ("t,acc_x,acc_y\n0,0,0\n", ":1", "acc_z"),
+            ("", ":1", "empty"),
+            (h + "0,0,0,0,0,0,9.8\n0,0,0,0,0,0,9.8\n", ":3:1", "duplicates"),
+            (h + "1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n", ":3:1", "earlier"),
+            (h + "0,0,0,0,0,inf,9.8\n", ":2:", "inf"),
+            (h + "0,0,0,0,nan,0,9.8\n", ":2:", "nan"),
+        ]
+        for (text, location, message) in cases {
+            let path = TestData.writeTemporary(text)
+            let out = TestData.temporaryDirectory()
+            for args in [
+                ["info", path], ["replay", path, "--output", out + "/r.csv"],
+                ["reconstruct", path, "--output", out + "/c.csv"],
+                ["events", path], ["calibrate", path, "--output", out + "/cal.json"],
+            ] {
+                let r = run(args)
+                XCTAssertEqual(r.status, 1, "\(args[0]) on \(message): \(r.err)")
+                XCTAssert(r.err.contains(path + location), "\(args[0]) names the location \(location): \(r.err)")
+                XCTAssert(r.err.contains(message), "\(args[0]) says \(message): \(r.err)")
+            }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: out), [], "no output files")
+        }
+        let estimate = TestData.writeTemporary("t,qw,qx,qy,qz\n0,1,0,0,0\n0.01,1,x,0,0\n")
+        let e = run(["evaluate", estimate, "--truth", TestData.projectData + "/sim_mixed_100hz.csv"])
+        XCTAssertEqual(e.status, 1)
+        XCTAssert(e.err.contains(estimate + ":3:"), e.err)
+    }
+
     func testFailedReplayLeavesNoPartialOutput() {
         let bad = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,zz,9.8\n")
         let dir = TestData.temporaryDirectory()

@@ -15,6 +15,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var magnetometerTime = 6.0
         /// Integral bias time constant, s (0 disables). Default 40.
         public var biasTime = 40.0
+        /// Corrections implying a rate error above this (rad/s) do not feed the bias. Default 0.05.
+        public var maximumBiasCorrection = 0.05
         /// Largest accepted deviation of the low-passed specific force from 1 g, m/s². Default 1.5.
         public var accelerationRejection = 1.5
         /// Time constant of the earth-frame low-pass applied to the specific force before the tilt
@@ -120,8 +122,9 @@ public struct ComplementaryFilter: AttitudeFilter {
             accelerationLowPass.rotate(by: turn)
             if p.biasTime > 0 && dt > 0 && !restDetector.atRest {
                 // The sensor-frame rate that would have produced the correction is −bias error.
+                // Large corrections (after a fault or a disturbance) say nothing about the bias.
                 let rateError = attitude.inverseRotate(correction) * (1 / dt)
-                gyroscopeBias -= rateError * min(1, dt / p.biasTime)
+                if rateError.norm < p.maximumBiasCorrection { gyroscopeBias -= rateError * min(1, dt / p.biasTime) }
             }
         }
         if restDetector.atRest {

@@ -4,6 +4,9 @@ public struct FilterRunnerSettings: Sendable {
     public var maximumGap = 1.0
     /// Gravity magnitude used for `gravity` and `userAcceleration`, m/s². Default 9.81.
     public var gravityMagnitude = 9.81
+    /// Longest time a gyroscope value is held for samples without one (sensors at different
+    /// rates), s. Beyond it the filter propagates blind and widens its uncertainty. Default 0.1.
+    public var maximumGyroscopeHold = 0.1
     /// Default settings.
     public init() {}
 }
@@ -28,6 +31,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     public private(set) var lastTime = Double.nan
     /// Last finite gyroscope value, rad/s.
     public private(set) var lastGyroscope: Vector3?
+    /// Time of the last finite gyroscope value, s.
+    public private(set) var lastGyroscopeTime = -Double.infinity
     /// Last finite accelerometer value, m/s².
     public private(set) var lastAccelerometer: Vector3?
 
@@ -78,7 +83,15 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         } else {
             timeFault = true
         }
-        if gyro == nil { gyro = lastGyroscope } else { lastGyroscope = gyro }
+        if gyro == nil {
+            // Hold the last rate for a slower gyroscope, but not across a gyroscope outage.
+            if sample.t.isFinite && sample.t - lastGyroscopeTime <= settings.maximumGyroscopeHold {
+                gyro = lastGyroscope
+            }
+        } else {
+            lastGyroscope = gyro
+            if sample.t.isFinite { lastGyroscopeTime = sample.t }
+        }
         if let acc { lastAccelerometer = acc }
         filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
         return (timeFault, mag)

@@ -74,6 +74,13 @@ public struct KalmanFilter: AttitudeFilter {
         /// Expected field strength (µT) and dip (rad), e.g. from the World Magnetic Model; NaN to
         /// learn them from the first samples. Default NaN.
         public var expectedFieldNorm = Double.nan, expectedDip = Double.nan
+        /// Rate uncertainty assumed while no gyroscope value is available, rad/s: the attitude
+        /// variance grows by its square times the step, so the accelerometer and magnetometer take
+        /// over quickly. Default 2.
+        public var missingRateUncertainty = 2.0
+        /// Heading innovations (low-passed over 1 s) beyond this many standard deviations, for more
+        /// than a second, widen the heading variance: recovery from gyroscope faults. Default 4.
+        public var headingConsistencyGate = 8.0
         /// Bias pseudo-measurement noise density at rest, rad/s·√s. Default 0.002.
         public var restBiasNoise = 0.002
         /// Gravity, m/s². Default 9.81.
@@ -106,6 +113,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var accelerationLowPass = ButterworthLowPass(cutoff: 1)
         /// Low-passed squared linear acceleration in the earth frame, m²/s⁴.
         public var accelerationEnergy = 0.0
+        /// Low-passed heading innovation (rad) and how long it has been inconsistent (s).
+        public var headingInnovation = 0.0, headingInconsistentTime = 0.0
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
         /// Whether the attitude has been initialised.
@@ -154,7 +163,15 @@ public struct KalmanFilter: AttitudeFilter {
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         diagnostics.atRest = state.rest.atRest
-        if let g = gyroscope, dt > 0 { propagate(g, dt) }
+        if let g = gyroscope, dt > 0 {
+            propagate(g, dt)
+        } else if gyroscope == nil, dt > 0 {
+            // Blind step: the attitude is unknown to within the assumed rate times the time.
+            let grow = p.missingRateUncertainty * p.missingRateUncertainty * dt
+            state.pqq.r0.x += grow
+            state.pqq.r1.y += grow
+            state.pqq.r2.z = min(4, state.pqq.r2.z + grow)
+        }
         if let g = gyroscope { lastRate = (g - state.bias).norm }
         let step = max(dt, 1e-4)
         dTheta = .zero
@@ -287,9 +304,16 @@ public struct KalmanFilter: AttitudeFilter {
         let nuX = u.y
         let nuY = -u.x
         let d2 = nuX * nuX / (state.pqq.r0.x + r) + nuY * nuY / (state.pqq.r1.y + r)
-        if d2 > p.accelerometerGate * p.accelerometerGate && state.accelerometerRejectionTime < 2.0 {
-            state.accelerometerRejectionTime += dt
-            return
+        if d2 > p.accelerometerGate * p.accelerometerGate {
+            if state.accelerometerRejectionTime < 2.0 {
+                state.accelerometerRejectionTime += dt
+                return
+            }
+            // Inconsistent for 2 s: not a passing acceleration but a wrong tilt (after a gyroscope
+            // fault). Widen the tilt variance to the innovation and let the accelerometer correct it.
+            let widen = nuX * nuX + nuY * nuY
+            state.pqq.r0.x += widen
+            state.pqq.r1.y += widen
         }
         state.accelerometerRejectionTime = 0
         attitudeUpdate(axis: 0, nu: nuX, r: r)
@@ -349,6 +373,19 @@ public struct KalmanFilter: AttitudeFilter {
         if accept { state.rejectionTime = 0 }
         guard accept else { return }
         let psi = Double.atan2(mE.x, mE.y)
+        // Heading consistency: a low-passed innovation far outside its uncertainty for over a
+        // second means the heading itself is wrong (gyroscope fault), not the field.
+        state.headingInnovation += (psi - state.headingInnovation) * (dt / (1 + dt))
+        let sigma = (state.pqq.r2.z + p.magnetometerNoise * p.magnetometerNoise).squareRoot()
+        if abs(state.headingInnovation) > p.headingConsistencyGate * sigma {
+            state.headingInconsistentTime += dt
+            if state.headingInconsistentTime > 1 {
+                state.pqq.r2.z += state.headingInnovation * state.headingInnovation
+                state.headingInconsistentTime = 0
+            }
+        } else {
+            state.headingInconsistentTime = 0
+        }
         let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
         let dipExcess = (dip - state.fieldDip) / p.dipTolerance
         let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)

@@ -55,6 +55,7 @@ public struct EstimateWriter {
             }
             temporaryPath = tmp
             finalPath = path
+            PendingOutputs.register(tmp)
         }
         buffer.append(Self.header(options).joined(separator: ",") + "\n")
     }
@@ -64,7 +65,8 @@ public struct EstimateWriter {
         let qENU = options.declinationDegrees == nil ? e.attitude : (northRotation * e.attitude).normalized
         let q = options.frame.attitude(fromENU: qENU).canonical
         let euler = EulerAngles(q)
-        let magneticEuler = options.frame == .enu && options.declinationDegrees == nil ? euler : EulerAngles(e.attitude.canonical)
+        let magneticEuler =
+            options.frame == .enu && options.declinationDegrees == nil ? euler : EulerAngles(e.attitude.canonical)
         let magnetic = (-magneticEuler.yaw).degrees.wrappedTo360
         let heading = options.declinationDegrees == nil ? magnetic : qENU.headingDegrees()
         buffer.append(e.t, decimals: 6)
@@ -101,6 +103,7 @@ public struct EstimateWriter {
         try buffer.flush(to: fd)
         if let tmp = temporaryPath, let path = finalPath {
             close(fd)
+            defer { PendingOutputs.unregister(tmp) }
             guard rename(tmp, path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(tmp)
@@ -114,6 +117,53 @@ public struct EstimateWriter {
         if let tmp = temporaryPath {
             close(fd)
             unlink(tmp)
+            PendingOutputs.unregister(tmp)
+        }
+    }
+}
+
+/// Temporary output files still being written, so an interrupt (SIGINT, SIGTERM) can remove them
+/// and never leave a half-written file behind. The paths live in fixed C storage that the signal
+/// handler reads without allocating.
+public enum PendingOutputs {
+    static let capacity = 64
+    static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+        p.initialize(repeating: nil, count: capacity)
+        return p
+    }()
+    static let lock = NSLock()
+
+    static func register(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        for i in 0..<capacity where slots[i] == nil {
+            slots[i] = strdup(path)
+            return
+        }
+    }
+
+    static func unregister(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        for i in 0..<capacity {
+            if let p = slots[i], String(cString: p) == path {
+                slots[i] = nil
+                free(p)
+            }
+        }
+    }
+
+    /// Installs SIGINT and SIGTERM handlers that unlink pending outputs and exit with 128 + signal.
+    public static func installSignalHandlers() {
+        _ = slots
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig) { received in
+                for i in 0..<PendingOutputs.capacity {
+                    if let p = PendingOutputs.slots[i] { unlink(p) }
+                }
+                _exit(128 + received)
+            }
         }
     }
 }

@@ -122,7 +122,8 @@ struct CSVTable {
                         i += 1
                     }
                     guard ok else {
-                        let text = String(decoding: UnsafeBufferPointer(start: base + f.0, count: f.1 - f.0), as: UTF8.self)
+                        let text = String(
+                            decoding: UnsafeBufferPointer(start: base + f.0, count: f.1 - f.0), as: UTF8.self)
                         throw TraceError(
                             .malformedNumber, SourceLocation(file: path, line: line, column: f.0 - pos + 1),
                             "'\(text)' in column '\(header[k])' is not an integer timestamp")

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (one per trace reader and importer) and runs them.
+#   Fuzz/run.sh [RUNS_PER_TARGET] [TARGET...]
+# Seed corpora come from data/ and small hand-made files; findings land in Fuzz/findings/.
+set -euo pipefail
+cd "$(dirname "$0")"
+RUNS="${1:-1000000}"
+shift || true
+TARGETS="${*:-Native EuRoC XioFusion XIMU3 Phyphox SensorLogger Estimate Calibration}"
+for t in $TARGETS; do
+    swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library --product "Fuzz$t" >&2
+done
+mkdir -p corpus findings
+for t in $TARGETS; do
+    mkdir -p "corpus/$t"
+    # Seeds: the head of a bundled trace and of the README examples of each format.
+    case "$t" in
+        Native) head -50 ../data/sim_mixed_100hz.csv > "corpus/$t/seed.csv" ;;
+        Estimate) printf 't,qw,qx,qy,qz\n0,1,0,0,0\n0.01,0.7071,0,0,0.7071\n' > "corpus/$t/seed.csv" ;;
+        Calibration) printf '{"magnetometer":{"hard_iron":[1,2,3],"soft_iron":[[1,0,0],[0,1,0],[0,0,1]]},"gyroscope":{"bias":[0,0,0]}}' > "corpus/$t/seed.json" ;;
+        XioFusion) printf 'Time (s),Gyroscope X (deg/s),Gyroscope Y (deg/s),Gyroscope Z (deg/s),Accelerometer X (g),Accelerometer Y (g),Accelerometer Z (g),Magnetometer X (uT),Magnetometer Y (uT),Magnetometer Z (uT)\n0,0.1,0.2,0.3,0,0,1,20,0,-40\n0.01,0.1,0.2,0.3,0,0,1,20,0,-40\n' > "corpus/$t/seed.csv" ;;
+        EuRoC) printf '#timestamp [ns],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1],a_RS_S_x [m s^-2],a_RS_S_y [m s^-2],a_RS_S_z [m s^-2]\n1403715523912143104,0,0,0,9.8,0,0\n1403715523917143040,0,0,0,9.8,0,0\n' > "corpus/$t/seed.csv" ;;
+        XIMU3) printf 'Timestamp (us),Gyroscope X (deg/s),Gyroscope Y (deg/s),Gyroscope Z (deg/s),Accelerometer X (g),Accelerometer Y (g),Accelerometer Z (g)\n100,0,0,0,0,0,1\n200,0,0,0,0,0,1\n\xffTimestamp (us),X (a.u.),Y (a.u.),Z (a.u.)\n150,0.1,0.2,-1\n' > "corpus/$t/seed.csv" ;;
+        Phyphox) printf '"Time (s)","X (m/s^2)","Y (m/s^2)","Z (m/s^2)"\n0,0,0,9.8\n0.01,0,0,9.8\n\xff"Time (s)","X (rad/s)","Y (rad/s)","Z (rad/s)"\n0.005,0,0,0\n' > "corpus/$t/seed.csv" ;;
+        SensorLogger) printf 'time,seconds_elapsed,z,y,x\n1663562598302710300,0.0017,0.02,-0.01,-0.02\n\xfftime,seconds_elapsed,z,y,x\n1663562598302710300,0.0017,-0.6,9.7,0.5\n' > "corpus/$t/seed.csv" ;;
+    esac
+    echo "== Fuzz$t: $RUNS runs" >&2
+    ".build/release/Fuzz$t" "corpus/$t" -runs="$RUNS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+        -artifact_prefix="findings/$t-" -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss_mb|ERROR|Done" >&2
+done

@@ -1,0 +1,216 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+/// Fault injection on every filter and on the smoother: for each fault, no crash, no NaN or
+/// infinity in any output, one output per input, and recovery to within 2° of the undisturbed
+/// estimate (tilt only in 6D, where heading after a re-initialisation is arbitrary) within the
+/// stated time after the fault ends.
+final class FaultInjectionTests: XCTestCase {
+    struct Fault {
+        var name: String
+        /// Applies the fault to samples (times in s); returns the time the fault ends.
+        var apply: (inout [SensorSample]) -> Double
+    }
+
+    static let start = 20.0
+
+    static func indices(_ s: [SensorSample], from a: Double, to b: Double) -> [Int] {
+        s.indices.filter { s[$0].t >= a && s[$0].t < b }
+    }
+
+    static var faults: [Fault] {
+        var list = [Fault]()
+        let sensors: [(String, WritableKeyPath<SensorSample, Vector3?>)] = [
+            ("gyroscope", \.gyroscope), ("accelerometer", \.accelerometer), ("magnetometer", \.magnetometer),
+        ]
+        for (name, key) in sensors {
+            for (label, value) in [
+                ("NaN", Vector3(.nan, 0, 0)), ("infinity", Vector3(0, .infinity, 0)), ("zero vector", Vector3.zero),
+            ] {
+                list.append(
+                    Fault(name: "\(label) burst in \(name)") { s in
+                        for k in indices(s, from: start, to: start + 1) { s[k][keyPath: key] = value }
+                        return start + 1
+                    })
+            }
+        }
+        list.append(
+            Fault(name: "gyroscope saturation at 0.3 rad/s for 3 s") { s in
+                for k in indices(s, from: start, to: start + 3) {
+                    if let g = s[k].gyroscope {
+                        s[k].gyroscope = Vector3(
+                            max(-0.3, min(0.3, g.x)), max(-0.3, min(0.3, g.y)), max(-0.3, min(0.3, g.z)))
+                    }
+                }
+                return start + 3
+            })
+        list.append(
+            Fault(name: "accelerometer clipping at 8 m/s² for 3 s") { s in
+                for k in indices(s, from: start, to: start + 3) {
+                    if let a = s[k].accelerometer {
+                        s[k].accelerometer = Vector3(max(-8, min(8, a.x)), max(-8, min(8, a.y)), max(-8, min(8, a.z)))
+                    }
+                }
+                return start + 3
+            })
+        for gap in [0.01, 1.0, 10.0] {
+            list.append(
+                Fault(name: "dropout of \(gap) s") { s in
+                    s.removeAll { $0.t > start && $0.t < start + gap + 0.005 }
+                    return start + gap
+                })
+        }
+        list.append(
+            Fault(name: "clock jumps back by 5 s") { s in
+                for k in indices(s, from: start, to: start + 0.02) { s[k].t -= 5 }
+                return start + 0.02
+            })
+        list.append(
+            Fault(name: "clock jumps forward by 2 hours") { s in
+                for k in s.indices where s[k].t >= start { s[k].t += 7200 }
+                return start
+            })
+        list.append(
+            Fault(name: "duplicate timestamps") { s in
+                for k in indices(s, from: start, to: start + 1) where k % 2 == 0 && k + 1 < s.count {
+                    s[k + 1].t = s[k].t
+                }
+                return start + 1
+            })
+        list.append(
+            Fault(name: "sample rate halves mid-trace") { s in
+                var keep = [SensorSample]()
+                for (k, x) in s.enumerated() where x.t < start || k % 2 == 0 { keep.append(x) }
+                s = keep
+                return start
+            })
+        list.append(
+            Fault(name: "magnetic disturbance step of 30 µT for 10 s") { s in
+                for k in indices(s, from: start, to: start + 10) {
+                    if let m = s[k].magnetometer, let q = s[k].truth {
+                        s[k].magnetometer = m + q.inverseRotate(Vector3(30, 0, 0))
+                    }
+                }
+                return start + 10
+            })
+        list.append(
+            Fault(name: "free fall for 0.5 s") { s in
+                for k in indices(s, from: start, to: start + 0.5) { s[k].accelerometer = Vector3(0.01, -0.02, 0.03) }
+                return start + 0.5
+            })
+        return list
+    }
+
+    /// Stated recovery times, s (docs/Reliability.md): the EKF widens its covariance when the
+    /// sensors disagree, the classic filters converge at their fixed gains.
+    static func recoveryTime(_ kind: FilterKind) -> Double {
+        switch kind {
+        case .ekf: return 30
+        case .complementary, .mahony, .madgwick: return 60
+        case .ecompass, .tilt: return 1
+        }
+    }
+
+    func clean() -> Trace {
+        FilterTests.simulated(.slowRotation, duration: 120, rate: 100)
+    }
+
+    /// The time-`t` attitude of a list of outputs (nearest sample).
+    func attitude(at t: Double, _ times: [Double], _ q: [Quaternion]) -> Quaternion {
+        let i = times.indices.min { abs(times[$0] - t) < abs(times[$1] - t) }!
+        return q[i]
+    }
+
+    func check(
+        _ name: String, mode: FusionMode, recovery: Double, end: Double, faulty: [SensorSample], clean: [SensorSample],
+        estimate: ([SensorSample]) -> [Quaternion], timeShift: Double = 0
+    ) {
+        let qf = estimate(faulty)
+        XCTAssertEqual(qf.count, faulty.count, "\(name): one output per input")
+        XCTAssert(qf.allSatisfy { $0.isFinite && abs($0.norm - 1) < 1e-9 }, "\(name): finite unit outputs")
+        let qc = estimate(clean)
+        let t = end + recovery
+        let a = attitude(at: t + timeShift, faulty.map(\.t), qf)
+        let b = attitude(at: t, clean.map(\.t), qc)
+        let error: Double
+        if mode == .nineD {
+            error = a.angle(to: b).degrees
+        } else {
+            error = a.inverseRotate(.unitZ).dot(b.inverseRotate(.unitZ)).acosClamped.degrees
+        }
+        XCTAssertLessThan(error, 2, "\(name): \(error)° from the undisturbed estimate \(recovery) s after the fault")
+    }
+
+    func testEveryFilterSurvivesEveryFault() {
+        let trace = clean()
+        for fault in Self.faults {
+            var faulty = trace.samples
+            let end = fault.apply(&faulty)
+            let shift = fault.name.contains("2 hours") ? 7200.0 : 0
+            for kind in FilterKind.allCases {
+                for mode in kind.modes {
+                    check(
+                        "\(kind.rawValue) \(mode.rawValue), \(fault.name)", mode: mode,
+                        recovery: Self.recoveryTime(kind), end: end, faulty: faulty,
+                        clean: trace.samples, estimate: { kind.attitudes($0, mode: mode) }, timeShift: shift)
+                }
+            }
+        }
+    }
+
+    func testSmootherSurvivesEveryFault() {
+        let trace = clean()
+        for fault in Self.faults {
+            var faulty = trace.samples
+            let end = fault.apply(&faulty)
+            let shift = fault.name.contains("2 hours") ? 7200.0 : 0
+            for mode in [FusionMode.nineD, .sixD] {
+                var p = AttitudeSmoother.Parameters()
+                p.mode = mode
+                check(
+                    "smoother \(mode.rawValue), \(fault.name)", mode: mode, recovery: 30, end: end,
+                    faulty: faulty,
+                    clean: trace.samples, estimate: { AttitudeSmoother(parameters: p).reconstruct($0).map(\.attitude) },
+                    timeShift: shift)
+            }
+        }
+    }
+}
+
+/// The command-line contract under interruption: an interrupted run leaves no half-written file.
+final class InterruptTests: XCTestCase {
+    func testInterruptLeavesNoPartialOutput() throws {
+        let candidates = ["/.build/release/motionfusion", "/.build/debug/motionfusion"].map {
+            TestData.packageRoot + $0
+        }
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("skipped: the motionfusion executable is not built")
+        }
+        let dir = TestData.temporaryDirectory()
+        var s = MotionSimulator.Settings()
+        s.duration = 300
+        s.rate = 400
+        try TraceWriter.write(MotionSimulator(settings: s).run(), to: dir + "/long.csv")
+        let out = dir + "/out.csv"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["reconstruct", dir + "/long.csv", "--output", out]
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(300_000)
+        process.interrupt()
+        process.waitUntilExit()
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
+        XCTAssertEqual(leftovers, [], "no temporary files left")
+        if process.terminationStatus == 0 {
+            // It finished first: then the file is complete.
+            let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count - 1
+            XCTAssertEqual(rows, 120_001)
+        } else {
+            XCTAssertEqual(process.terminationStatus, 130)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "no half-written output")
+        }
+    }
+}
