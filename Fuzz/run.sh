@@ -25,6 +25,6 @@ for t in $TARGETS; do
         SensorLogger) printf 'time,seconds_elapsed,z,y,x\n1663562598302710300,0.0017,0.02,-0.01,-0.02\n\xfftime,seconds_elapsed,z,y,x\n1663562598302710300,0.0017,-0.6,9.7,0.5\n' > "corpus/$t/seed.csv" ;;
     esac
     echo "== Fuzz$t: $RUNS runs" >&2
-    ".build/release/Fuzz$t" "corpus/$t" -runs="$RUNS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
+    ".build/release/Fuzz$t" "corpus/$t" -runs="$RUNS" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -max_total_time="${MAX_SECONDS:-0}" \
         -artifact_prefix="findings/$t-" -print_final_stats=1 2>&1 | grep -E "stat::number_of_executed_units|stat::peak_rss_mb|ERROR|Done" >&2
 done

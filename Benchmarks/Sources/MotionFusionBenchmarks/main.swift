@@ -16,6 +16,7 @@ var json = false
 var tracePath: String?
 var only: Set<String> = []
 var scaleSamples: Int?
+var longRunSamples: Int?
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -24,6 +25,8 @@ while !args.isEmpty {
         if !args.isEmpty { only.insert(args.removeFirst()) }
     case "--reconstruct-scale":
         if !args.isEmpty { scaleSamples = Int(args.removeFirst()) }
+    case "--long-run":
+        if !args.isEmpty { longRunSamples = Int(args.removeFirst()) }
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
@@ -124,6 +127,61 @@ if let total = scaleSamples {
          "seconds": seconds, "peak_rss_bytes": peakRSS()],
         String(format: "reconstruct %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB", count, seconds,
                seconds / Double(count) * 1e9, Double(peakRSS()) / 1048576))
+    exit(0)
+}
+
+// MARK: Long runs: every filter over N samples, quaternion norm and memory checked
+
+if let total = longRunSamples {
+    let base = trace.samples
+    let period = base.last!.t - base.first!.t + (base[1].t - base[0].t)
+    func worstNorm<F: AttitudeFilter>(_ filter: F) -> (Double, Int, Int, Double) {
+        var runner = FilterRunner(filter)
+        var worst = 0.0
+        var rssAtTenth = 0
+        let t0 = now()
+        for i in 0..<total {
+            var s = base[i % base.count]
+            s.t += Double(i / base.count) * period
+            _ = runner.step(s)
+            let q = runner.filter.attitude
+            let e = abs(q.squaredNorm.squareRoot() - 1)
+            if e > worst || !e.isFinite { worst = e.isFinite ? e : .infinity }
+            if i == total / 10 { rssAtTenth = peakRSS() }
+        }
+        return (worst, rssAtTenth, peakRSS(), now() - t0)
+    }
+    for kind in FilterKind.allCases {
+        for mode in kind.modes {
+            let r: (Double, Int, Int, Double)
+            switch kind {
+            case .ekf:
+                var p = KalmanFilter.Parameters()
+                p.mode = mode
+                r = worstNorm(KalmanFilter(parameters: p))
+            case .complementary:
+                var p = ComplementaryFilter.Parameters()
+                p.mode = mode
+                r = worstNorm(ComplementaryFilter(parameters: p))
+            case .mahony:
+                var p = MahonyFilter.Parameters()
+                p.mode = mode
+                r = worstNorm(MahonyFilter(parameters: p))
+            case .madgwick:
+                var p = MadgwickFilter.Parameters()
+                p.mode = mode
+                r = worstNorm(MadgwickFilter(parameters: p))
+            case .ecompass: r = worstNorm(ECompass())
+            case .tilt: r = worstNorm(AccelerometerTilt())
+            }
+            report(
+                ["benchmark": "long_run", "filter": kind.rawValue, "mode": mode.rawValue, "samples": total,
+                 "max_norm_error": r.0, "rss_at_10_percent_bytes": r.1, "peak_rss_bytes": r.2, "seconds": r.3,
+                 "ns_per_sample": r.3 / Double(total) * 1e9],
+                String(format: "long run %-14@ %@ %11d samples  max |‖q‖−1| %.1e  RSS %.1f → %.1f MiB  %.1f s",
+                       kind.rawValue, mode.rawValue, total, r.0, Double(r.1) / 1048576, Double(r.2) / 1048576, r.3))
+        }
+    }
     exit(0)
 }
 
