@@ -30,7 +30,9 @@ while !args.isEmpty {
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
-        print("usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|imports|replay|folder|crossover] [TRACE]")
+        print(
+            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|imports|replay|folder|crossover] [TRACE]"
+        )
         exit(0)
     default: tracePath = a
     }
@@ -123,10 +125,13 @@ if let total = scaleSamples {
     let seconds = now() - t0
     consume(acc)
     report(
-        ["benchmark": "reconstruct", "mode": "9d", "samples": count, "ns_per_sample": seconds / Double(count) * 1e9,
-         "seconds": seconds, "peak_rss_bytes": peakRSS()],
-        String(format: "reconstruct %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB", count, seconds,
-               seconds / Double(count) * 1e9, Double(peakRSS()) / 1048576))
+        [
+            "benchmark": "reconstruct", "mode": "9d", "samples": count, "ns_per_sample": seconds / Double(count) * 1e9,
+            "seconds": seconds, "peak_rss_bytes": peakRSS(),
+        ],
+        String(
+            format: "reconstruct %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB", count, seconds,
+            seconds / Double(count) * 1e9, Double(peakRSS()) / 1048576))
     exit(0)
 }
 
@@ -175,11 +180,14 @@ if let total = longRunSamples {
             case .tilt: r = worstNorm(AccelerometerTilt())
             }
             report(
-                ["benchmark": "long_run", "filter": kind.rawValue, "mode": mode.rawValue, "samples": total,
-                 "max_norm_error": r.0, "rss_at_10_percent_bytes": r.1, "peak_rss_bytes": r.2, "seconds": r.3,
-                 "ns_per_sample": r.3 / Double(total) * 1e9],
-                String(format: "long run %-14@ %@ %11d samples  max |‖q‖−1| %.1e  RSS %.1f → %.1f MiB  %.1f s",
-                       kind.rawValue, mode.rawValue, total, r.0, Double(r.1) / 1048576, Double(r.2) / 1048576, r.3))
+                [
+                    "benchmark": "long_run", "filter": kind.rawValue, "mode": mode.rawValue, "samples": total,
+                    "max_norm_error": r.0, "rss_at_10_percent_bytes": r.1, "peak_rss_bytes": r.2, "seconds": r.3,
+                    "ns_per_sample": r.3 / Double(total) * 1e9,
+                ],
+                String(
+                    format: "long run %-14@ %@ %11d samples  max |‖q‖−1| %.1e  RSS %.1f → %.1f MiB  %.1f s",
+                    kind.rawValue, mode.rawValue, total, r.0, Double(r.1) / 1048576, Double(r.2) / 1048576, r.3))
         }
     }
     exit(0)
@@ -244,9 +252,14 @@ if want("imports") && FileManager.default.fileExists(atPath: formatsFolder) {
             consume(trace.samples.last?.t ?? 0)
         }
         report(
-            ["benchmark": "import", "format": format, "samples": count, "ns_per_sample": t / Double(max(1, count)) * 1e9,
-             "ms": t * 1e3],
-            String(format: "  %-14@ %8d samples  %7.1f ms  %6.0f ns/sample", format, count, t * 1e3, t / Double(max(1, count)) * 1e9))
+            [
+                "benchmark": "import", "format": format, "samples": count,
+                "ns_per_sample": t / Double(max(1, count)) * 1e9,
+                "ms": t * 1e3,
+            ],
+            String(
+                format: "  %-14@ %8d samples  %7.1f ms  %6.0f ns/sample", format, count, t * 1e3,
+                t / Double(max(1, count)) * 1e9))
     }
 }
 
@@ -273,7 +286,9 @@ if want("replay") {
 // MARK: Folder throughput on all cores
 
 let broadFolder = (path as NSString).deletingLastPathComponent
-let folderFiles = ((try? FileManager.default.contentsOfDirectory(atPath: broadFolder)) ?? []).filter { $0.hasSuffix(".csv") }.sorted()
+let folderFiles = ((try? FileManager.default.contentsOfDirectory(atPath: broadFolder)) ?? []).filter {
+    $0.hasSuffix(".csv")
+}.sorted()
 if want("folder") && folderFiles.count > 1 {
     let outDir = NSTemporaryDirectory() + "motionfusion-bench-folder"
     try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -306,12 +321,16 @@ if want("folder") && folderFiles.count > 1 {
     let (serial, total) = replayAll(parallel: false)
     let (parallelTime, _) = replayAll(parallel: true)
     report(
-        ["benchmark": "folder_replay", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": total, "files": folderFiles.count,
-         "serial_s": serial, "parallel_s": parallelTime, "cores": ProcessInfo.processInfo.activeProcessorCount,
-         "ns_per_sample": parallelTime / Double(total) * 1e9],
+        [
+            "benchmark": "folder_replay", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": total,
+            "files": folderFiles.count,
+            "serial_s": serial, "parallel_s": parallelTime, "cores": ProcessInfo.processInfo.activeProcessorCount,
+            "ns_per_sample": parallelTime / Double(total) * 1e9,
+        ],
         String(
             format: "\nfolder replay (%d files, %d samples): %.2f s on one core, %.2f s on %d cores (%.1f M samples/s)",
-            folderFiles.count, total, serial, parallelTime, ProcessInfo.processInfo.activeProcessorCount, Double(total) / parallelTime / 1e6))
+            folderFiles.count, total, serial, parallelTime, ProcessInfo.processInfo.activeProcessorCount,
+            Double(total) / parallelTime / 1e6))
 }
 
 // MARK: Small-matrix crossover

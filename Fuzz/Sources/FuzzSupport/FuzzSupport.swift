@@ -64,7 +64,11 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
     case .ximu3:
         let p = parts(data, size, 2)
         let inertial = write(p[0], "Inertial.csv")
-        if p.count > 1 { _ = write(p[1], "Magnetometer.csv") } else { try? FileManager.default.removeItem(atPath: scratch + "/Magnetometer.csv") }
+        if p.count > 1 {
+            _ = write(p[1], "Magnetometer.csv")
+        } else {
+            try? FileManager.default.removeItem(atPath: scratch + "/Magnetometer.csv")
+        }
         trace = try? TraceFormat.load(path: inertial, format: .ximu3)
     case .phyphox, .sensorlogger:
         let names =
@@ -73,9 +77,14 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
             : ["Accelerometer.csv", "Gravity.csv", "Gyroscope.csv", "Magnetometer.csv"]
         let p = parts(data, size, names.count)
         for (i, name) in names.enumerated() {
-            if i < p.count { _ = write(p[i], name) } else { try? FileManager.default.removeItem(atPath: scratch + "/" + name) }
+            if i < p.count {
+                _ = write(p[i], name)
+            } else {
+                try? FileManager.default.removeItem(atPath: scratch + "/" + name)
+            }
         }
-        trace = try? TraceFormat.load(path: scratch + "/" + names[0], format: target == .phyphox ? .phyphox : .sensorLogger)
+        trace = try? TraceFormat.load(
+            path: scratch + "/" + names[0], format: target == .phyphox ? .phyphox : .sensorLogger)
     case .estimate:
         _ = try? EstimateReader.read(path: write(all, "estimate.csv"))
     case .calibration:
@@ -94,7 +103,8 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
 
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
 ) -> CInt
 
