@@ -214,3 +214,37 @@ final class InterruptTests: XCTestCase {
         }
     }
 }
+
+/// Regression tests for the fuzzing findings: rejected inputs must not leak memory.
+final class FuzzFindingTests: XCTestCase {
+    static func residentKilobytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") })
+        else { return 0 }
+        return Int(line.split(separator: " ").compactMap { Int($0) }.first ?? 0)
+    }
+
+    /// Found by fuzzing the phyphox importer: a file rejected while its bytes were being parsed
+    /// leaked the whole read buffer (out of memory after 4.6 million inputs). Also the native
+    /// reader (scratch buffers of a rejected header) and calibration files.
+    func testRejectedInputsDoNotLeak() throws {
+        let dir = TestData.temporaryDirectory()
+        // The fuzzer's input, reduced: a one-column header that names no time column.
+        let header = String(repeating: "\u{0}", count: 64) + "TimT" + String(repeating: "\u{0}", count: 64)
+        try (header + "\n1e19\n3e19").write(toFile: dir + "/Accelerometer.csv", atomically: true, encoding: .utf8)
+        try "t,foo\n0,1\n".write(toFile: dir + "/native.csv", atomically: true, encoding: .utf8)
+        try String(repeating: "x", count: 4000).write(toFile: dir + "/cal.json", atomically: true, encoding: .utf8)
+        func churn(_ n: Int) {
+            for _ in 0..<n {
+                XCTAssertThrowsError(try TraceFormat.load(path: dir + "/Accelerometer.csv", format: .phyphox))
+                XCTAssertThrowsError(try Trace.readNative(path: dir + "/native.csv"))
+                XCTAssertThrowsError(try SensorCalibration(contentsOf: dir + "/cal.json"))
+            }
+        }
+        churn(2_000)  // warm up allocator caches
+        let before = Self.residentKilobytes()
+        churn(20_000)
+        let grown = Self.residentKilobytes() - before
+        XCTAssertLessThan(grown, 16_000, "resident memory grew by \(grown) kB over 20 000 rejected inputs")
+    }
+}

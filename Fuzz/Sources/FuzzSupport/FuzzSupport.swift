@@ -58,7 +58,7 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
         if p.count > 1 {
             _ = write(p[1], "mav0/state_groundtruth_estimate0/data.csv")
         } else {
-            try? FileManager.default.removeItem(atPath: scratch + "/mav0/state_groundtruth_estimate0/data.csv")
+            unlink(scratch + "/mav0/state_groundtruth_estimate0/data.csv")
         }
         trace = try? TraceFormat.load(path: scratch + "/mav0/imu0/data.csv", format: .euroc)
     case .ximu3:
@@ -67,7 +67,7 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
         if p.count > 1 {
             _ = write(p[1], "Magnetometer.csv")
         } else {
-            try? FileManager.default.removeItem(atPath: scratch + "/Magnetometer.csv")
+            unlink(scratch + "/Magnetometer.csv")
         }
         trace = try? TraceFormat.load(path: inertial, format: .ximu3)
     case .phyphox, .sensorlogger:
@@ -80,7 +80,7 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
             if i < p.count {
                 _ = write(p[i], name)
             } else {
-                try? FileManager.default.removeItem(atPath: scratch + "/" + name)
+                unlink(scratch + "/" + name)
             }
         }
         trace = try? TraceFormat.load(

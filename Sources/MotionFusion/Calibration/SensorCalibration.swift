@@ -107,9 +107,9 @@ public struct SensorCalibration: Sendable, Equatable {
         self.init()
         let data: Data
         do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
+            data = Data(try CSVTable.readBytes(path))
         } catch {
-            throw FileError(description: "\(path): cannot read calibration: \(error.localizedDescription)")
+            throw FileError(description: "\(error)")
         }
         guard let top = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw FileError(description: "\(path): not a JSON object")

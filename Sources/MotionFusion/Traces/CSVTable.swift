@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 
 /// A whole CSV file parsed into numeric columns, for the importers' per-sensor files (small next to
 /// native traces). Errors carry file, line and column.
@@ -20,21 +21,16 @@ struct CSVTable {
     /// Reads `path`. `integerColumnNames` are also parsed exactly as 64-bit integers.
     init(path: String, integerColumns integerNames: Set<String> = []) throws {
         self.path = path
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw TraceError(
-                .unreadable, SourceLocation(file: path, line: 0, column: 0),
-                "cannot read: \(error.localizedDescription)")
-        }
+        // Read into a plain byte array: Foundation's Data leaked its buffer when an error was
+        // thrown out of `withUnsafeBytes` (found by fuzzing the phyphox importer).
+        let data = try Self.readBytes(path)
         var header: [String] = []
         var columns: [[Double]] = []
         var lineOfRow: [Int] = []
         var offsets: [[Int]] = []
         var ints: [Int: [Int64]] = [:]
         var intIndices: [Int] = []
-        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) throws in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self), raw.count > 0 else {
                 throw TraceError(
                     .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
@@ -144,6 +140,30 @@ struct CSVTable {
         self.lineOfRow = lineOfRow
         self.fieldOffsets = offsets
         self.integerColumns = ints
+    }
+
+    /// The whole file as bytes, or an `unreadable` error naming the file.
+    static func readBytes(_ path: String) throws -> [UInt8] {
+        let fail = { (reason: String) in
+            TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), "cannot read: \(reason)")
+        }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw fail("is a folder, expected a file") }
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw fail(String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
     }
 
     /// Index of the first header name satisfying `predicate`, or a missing-column error.

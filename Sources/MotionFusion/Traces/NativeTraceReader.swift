@@ -40,8 +40,10 @@ public final class NativeTraceReader {
     private let slotOfField: [Int]  // -1 = ignored column
     private let fieldStarts: [Int]
     // Fixed scratch storage, allocated once: no array bounds or uniqueness checks per field.
-    private let values = UnsafeMutablePointer<Double>.allocate(capacity: NativeTraceReader.slotCount)
-    private let fieldOffsets = UnsafeMutablePointer<Int>.allocate(capacity: NativeTraceReader.slotCount)
+    // Allocated at the end of `init`, after every check that can throw, so a rejected file leaks
+    // nothing (found by fuzzing).
+    private let values: UnsafeMutablePointer<Double>
+    private let fieldOffsets: UnsafeMutablePointer<Int>
     private let slots: UnsafeMutablePointer<Int>
     private let fieldCount: Int
     private var lastTime = -Double.infinity
@@ -89,10 +91,6 @@ public final class NativeTraceReader {
         slotOfField = slots
         fieldStarts = starts
         fieldCount = slots.count
-        self.slots = UnsafeMutablePointer<Int>.allocate(capacity: max(1, slots.count))
-        for (i, v) in slots.enumerated() { self.slots[i] = v }
-        values.initialize(repeating: .nan, count: Self.slotCount)
-        fieldOffsets.initialize(repeating: 0, count: Self.slotCount)
         func group(_ s: [Slot], _ label: String) throws -> Bool {
             let present = s.filter { seen[$0] != nil }
             if present.isEmpty { return false }
@@ -119,6 +117,12 @@ public final class NativeTraceReader {
                 .missingColumn, SourceLocation(file: path, line: 1, column: 0),
                 "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z")
         }
+        values = UnsafeMutablePointer<Double>.allocate(capacity: Self.slotCount)
+        values.initialize(repeating: .nan, count: Self.slotCount)
+        fieldOffsets = UnsafeMutablePointer<Int>.allocate(capacity: Self.slotCount)
+        fieldOffsets.initialize(repeating: 0, count: Self.slotCount)
+        self.slots = UnsafeMutablePointer<Int>.allocate(capacity: max(1, slotOfField.count))
+        for (i, v) in slotOfField.enumerated() { self.slots[i] = v }
         if !unknown.isEmpty {
             warn(
                 SourceLocation(file: path, line: 1, column: 0),
