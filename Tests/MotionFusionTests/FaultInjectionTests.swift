@@ -224,6 +224,20 @@ final class FuzzFindingTests: XCTestCase {
         return Int(line.split(separator: " ").compactMap { Int($0) }.first ?? 0)
     }
 
+    /// Found by fuzzing the native reader: the header's column offsets were computed by splitting
+    /// the header again for every column, so a header of n commas cost n² (a 1 MB header would
+    /// have hung the reader for hours). 100 000 columns must now be a matter of milliseconds;
+    /// the bound below is a hang check, not a speed measurement.
+    func testLongHeaderIsReadInLinearTime() throws {
+        let header = "t,acc_x,acc_y,acc_z," + Array(repeating: "x", count: 100_000).joined(separator: ",")
+        let row = "0,0,0,9.81," + Array(repeating: "1", count: 100_000).joined(separator: ",")
+        let path = TestData.writeTemporary(header + "\n" + row + "\n")
+        let start = Date()
+        let trace = try Trace.readNative(path: path)
+        XCTAssertEqual(trace.samples.count, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 20, "reading must not hang on a long header")
+    }
+
     /// Found by fuzzing the phyphox importer: a file rejected while its bytes were being parsed
     /// leaked the whole read buffer (out of memory after 4.6 million inputs). Also the native
     /// reader (scratch buffers of a rejected header) and calibration files.

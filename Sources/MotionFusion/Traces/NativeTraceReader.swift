@@ -63,9 +63,8 @@ public final class NativeTraceReader {
         }
         var text = header
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        let cols = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")).lowercased()
-        }
+        let rawColumns = text.split(separator: ",", omittingEmptySubsequences: false)
+        let cols = rawColumns.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")).lowercased() }
         columns = cols
         var slots = [Int]()
         var starts = [Int]()
@@ -74,7 +73,7 @@ public final class NativeTraceReader {
         var unknown = [String]()
         for (i, name) in cols.enumerated() {
             starts.append(offset)
-            offset += text.split(separator: ",", omittingEmptySubsequences: false)[i].utf8.count + 1
+            offset += rawColumns[i].utf8.count + 1  // split once: a long header must not cost n²
             if let slot = Self.names[name] {
                 if seen[slot] != nil {
                     throw TraceError(
