@@ -115,7 +115,7 @@ enum TraceInputs {
         for e in entries.sorted() {
             let p = (path as NSString).appendingPathComponent(e)
             var sub: ObjCBool = false
-            FileManager.default.fileExists(atPath: p, isDirectory: &sub)
+            _ = FileManager.default.fileExists(atPath: p, isDirectory: &sub)
             if sub.boolValue {
                 if (try? TraceFormat.detect(path: p)) != nil { result.append(p) }
             } else if e.lowercased().hasSuffix(".csv") {

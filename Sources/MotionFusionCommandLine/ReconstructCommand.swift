@@ -23,7 +23,7 @@ enum ReconstructCommand {
         }
         let reportPath = args.values["report"]
         let score: AttitudeErrorMetric.Result?
-        let format = try options.format ?? (try? TraceFormat.detect(path: path)) ?? .native
+        let format = options.format ?? (try? TraceFormat.detect(path: path)) ?? .native
         if format == .native {
             // Stream: constant memory whatever the trace length.
             let reader: NativeTraceReader

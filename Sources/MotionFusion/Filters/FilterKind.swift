@@ -34,6 +34,32 @@ public enum FilterKind: String, CaseIterable, Sendable {
     /// Accelerometer tilt only (roll and pitch).
     case tilt
 
+    /// The filters with default parameters in `mode`: built in one place for both batch paths.
+    static func kalman(_ mode: FusionMode, _ expectedField: ExpectedField?) -> KalmanFilter {
+        var p = KalmanFilter.Parameters()
+        p.mode = mode
+        if let f = expectedField {
+            p.expectedFieldNorm = f.strength
+            p.expectedDip = f.dip
+        }
+        return KalmanFilter(parameters: p)
+    }
+    static func complementary(_ mode: FusionMode) -> ComplementaryFilter {
+        var p = ComplementaryFilter.Parameters()
+        p.mode = mode
+        return ComplementaryFilter(parameters: p)
+    }
+    static func mahony(_ mode: FusionMode) -> MahonyFilter {
+        var p = MahonyFilter.Parameters()
+        p.mode = mode
+        return MahonyFilter(parameters: p)
+    }
+    static func madgwick(_ mode: FusionMode) -> MadgwickFilter {
+        var p = MadgwickFilter.Parameters()
+        p.mode = mode
+        return MadgwickFilter(parameters: p)
+    }
+
     /// The default filter for `replay`: the most accurate.
     public static let `default` = FilterKind.ekf
 
@@ -44,28 +70,16 @@ public enum FilterKind: String, CaseIterable, Sendable {
     ) rethrows {
         switch self {
         case .ekf:
-            var p = KalmanFilter.Parameters()
-            p.mode = mode
-            if let f = expectedField {
-                p.expectedFieldNorm = f.strength
-                p.expectedDip = f.dip
-            }
-            var r = FilterRunner(KalmanFilter(parameters: p), settings: runner)
+            var r = FilterRunner(Self.kalman(mode, expectedField), settings: runner)
             try r.run(samples, body)
         case .complementary:
-            var p = ComplementaryFilter.Parameters()
-            p.mode = mode
-            var r = FilterRunner(ComplementaryFilter(parameters: p), settings: runner)
+            var r = FilterRunner(Self.complementary(mode), settings: runner)
             try r.run(samples, body)
         case .mahony:
-            var p = MahonyFilter.Parameters()
-            p.mode = mode
-            var r = FilterRunner(MahonyFilter(parameters: p), settings: runner)
+            var r = FilterRunner(Self.mahony(mode), settings: runner)
             try r.run(samples, body)
         case .madgwick:
-            var p = MadgwickFilter.Parameters()
-            p.mode = mode
-            var r = FilterRunner(MadgwickFilter(parameters: p), settings: runner)
+            var r = FilterRunner(Self.madgwick(mode), settings: runner)
             try r.run(samples, body)
         case .ecompass:
             var r = FilterRunner(ECompass(), settings: runner)
@@ -82,28 +96,16 @@ public enum FilterKind: String, CaseIterable, Sendable {
     {
         switch self {
         case .ekf:
-            var p = KalmanFilter.Parameters()
-            p.mode = mode
-            if let f = expectedField {
-                p.expectedFieldNorm = f.strength
-                p.expectedDip = f.dip
-            }
-            var r = FilterRunner(KalmanFilter(parameters: p))
+            var r = FilterRunner(Self.kalman(mode, expectedField))
             return r.attitudes(samples)
         case .complementary:
-            var p = ComplementaryFilter.Parameters()
-            p.mode = mode
-            var r = FilterRunner(ComplementaryFilter(parameters: p))
+            var r = FilterRunner(Self.complementary(mode))
             return r.attitudes(samples)
         case .mahony:
-            var p = MahonyFilter.Parameters()
-            p.mode = mode
-            var r = FilterRunner(MahonyFilter(parameters: p))
+            var r = FilterRunner(Self.mahony(mode))
             return r.attitudes(samples)
         case .madgwick:
-            var p = MadgwickFilter.Parameters()
-            p.mode = mode
-            var r = FilterRunner(MadgwickFilter(parameters: p))
+            var r = FilterRunner(Self.madgwick(mode))
             return r.attitudes(samples)
         case .ecompass:
             var r = FilterRunner(ECompass())
