@@ -8,25 +8,32 @@ let package = Package(
         .executable(name: "motionfusion", targets: ["motionfusion"]),
     ],
     targets: [
-        // OpenBLAS (CBLAS) and LAPACKE from Debian's libopenblas-dev and liblapacke-dev.
-        // Only MotionFusionLinearAlgebra imports this module.
+        // Declarations of CBLAS and LAPACKE from Debian's libopenblas-dev and liblapacke-dev. Nothing
+        // is linked: MotionFusionLinearAlgebra loads the libraries on first use (see shim.h).
         .systemLibrary(
             name: "CLAPACK",
             path: "Sources/CLAPACK",
-            pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
         ),
-        // Math core: vectors, quaternions, rotation matrices, Euler angles, frames. No dependencies.
+        // Math core: vectors, quaternions, 3×3 matrices, Euler angles, frames. No dependencies.
         .target(name: "MotionFusionMath"),
-        // Dense linear algebra over CBLAS/LAPACKE with hand-written small-size kernels.
+        // Dense and banded linear algebra over LAPACKE with hand-written small-size kernels; the only
+        // module that imports CLAPACK.
         .target(
             name: "MotionFusionLinearAlgebra",
             dependencies: ["CLAPACK", "MotionFusionMath"]
         ),
-        // Traces, filters, replay, reconstruction. The module users import.
+        // The estimation core: traces and readers, filters, runs, replay, outputs, metric, events,
+        // World Magnetic Model, simulator. Needs no LAPACK.
+        .target(
+            name: "MotionFusionCore",
+            dependencies: ["MotionFusionMath"]
+        ),
+        // What stands on LAPACK (calibration fits, offline reconstruction), and the module users
+        // import: it re-exports the core, the math and the linear algebra.
         .target(
             name: "MotionFusion",
-            dependencies: ["MotionFusionMath", "MotionFusionLinearAlgebra"]
+            dependencies: ["MotionFusionCore", "MotionFusionLinearAlgebra"]
         ),
         // The command-line tool's logic, as a library so tests can run commands in process.
         .target(

@@ -1,5 +1,3 @@
+@_exported import MotionFusionCore
 @_exported import MotionFusionLinearAlgebra
 @_exported import MotionFusionMath
-
-/// The MotionFusion library version.
-public let motionFusionVersion = "0.1.0"

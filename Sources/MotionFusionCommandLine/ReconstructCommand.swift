@@ -93,7 +93,7 @@ enum ReconstructCommand {
         reportPath: String?
     ) throws -> AttitudeErrorMetric.Result? {
         var p = AttitudeSmoother.Parameters()
-        p.mode = options.mode
+        p.filter.mode = options.mode
         if let f = options.expectedField {
             p.filter.expectedFieldNorm = f.strength
             p.filter.expectedDip = f.dip
@@ -106,18 +106,11 @@ enum ReconstructCommand {
         }
         do {
             try AttitudeSmoother(parameters: p).reconstruct(next: next) { s in
-                var d = s.diagnostics
-                d.attitudeUncertainty = s.attitudeUncertainty
-                d.headingUncertainty = s.headingUncertainty
-                let g = s.attitude.inverseRotate(Vector3(0, 0, -9.81))
-                let e = MotionEstimate(
-                    t: s.t, attitude: s.attitude, gravity: g, userAcceleration: (s.input.accelerometer ?? .zero) + g,
-                    rotationRate: s.input.gyroscope.map { $0 - s.gyroscopeBias }, gyroscopeBias: s.gyroscopeBias,
-                    magneticField: s.input.magnetometer, diagnostics: d)
-                try writer.write(e, used: !d.initialising)
+                let e = s.estimate
+                try writer.write(e, used: !e.diagnostics.initialising)
                 if s.input.truth != nil { sawTruth = true }
                 metric.add(estimate: s.attitude, truth: s.input.truth, moving: s.input.moving)
-                report?.add(s)
+                report?.add(e, truth: s.input.truth)
             }
             try writer.finish()
         } catch {

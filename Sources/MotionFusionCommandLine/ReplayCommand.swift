@@ -108,30 +108,30 @@ enum ReplayCommand {
 
     /// Runs the trace through the filter, writes the output, and scores it when the trace has truth.
     static func replay(_ input: Trace, options: Options, outputPath: String) throws -> AttitudeErrorMetric.Result? {
-        let trace = options.calibration.map { $0.apply(input) } ?? input
+        var run = RunConfiguration(options.filter, mode: options.mode)
+        if let f = options.expectedField { run.filter.setExpectedField(f) }
+        run.calibration = options.calibration
+        run.outputRate = options.rate
         var writer = try EstimateWriter(path: outputPath, options: options.writer)
-        var estimates = [Quaternion?]()
-        let wantScore = options.score && trace.hasGroundTruth
-        if wantScore { estimates.reserveCapacity(trace.samples.count) }
+        var metric = AttitudeErrorMetric.Accumulator(mode: options.mode)
+        var sawTruth = false
+        var i = 0
         do {
-            if let rate = options.rate {
-                let resampled = Resampler(rate: rate).resample(trace, filter: options.filter, mode: options.mode)
-                for e in resampled { try writer.write(e, used: true) }
-            } else {
-                try options.filter.run(trace.samples, mode: options.mode, expectedField: options.expectedField) { e in
-                    let used =
-                        !(e.diagnostics.accelerometerRejected && e.diagnostics.magnetometerRejected
-                        && e.rotationRate == nil)
-                    try writer.write(e, used: used && !e.diagnostics.initialising)
-                    if wantScore { estimates.append(e.attitude) }
-                }
+            try run.run(next: {
+                guard i < input.samples.count else { return nil }
+                i += 1
+                return input.samples[i - 1]
+            }) { e, s in
+                try writer.write(e, used: e.used)
+                if s.truth != nil { sawTruth = true }
+                metric.add(estimate: e.attitude, truth: s.truth, moving: s.moving)
             }
             try writer.finish()
         } catch {
             writer.abandon()
             throw CommandLineError.input("\(error)")
         }
-        guard wantScore, options.rate == nil else { return nil }
-        return AttitudeErrorMetric.evaluate(estimates: estimates, trace: trace, mode: options.mode)
+        guard options.score, sawTruth else { return nil }
+        return metric.result
     }
 }

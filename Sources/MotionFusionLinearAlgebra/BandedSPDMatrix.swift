@@ -1,8 +1,8 @@
 import CLAPACK
 
-/// A symmetric positive definite band matrix in LAPACK's lower band storage, for the banded normal
-/// equations of the offline smoother. Solved with LAPACK `dpbtrf`/`dpbtrs` (banded Cholesky), whose
-/// cost is O(n · bandwidth²).
+/// A symmetric positive definite band matrix in LAPACK's lower band storage, for banded normal
+/// equations. Factored with LAPACK `dpbtrf` (banded Cholesky) and solved with `dpbtrs`, at a cost of
+/// O(n · bandwidth²).
 public struct BandedSPDMatrix: Sendable {
     /// Order of the matrix.
     public let order: Int
@@ -64,21 +64,11 @@ public struct BandedSPDMatrix: Sendable {
         return m
     }
 
-    /// Solves `self · x = b` in place of a copy (LAPACK `dpbsv`). `b` is `order × k`.
+    /// Solves `self · x = b` (`b` is `order × k`) by factoring a copy.
     public func solve(_ b: Matrix) throws -> Matrix {
-        precondition(b.rows == order, "right-hand side needs one row per unknown")
-        guard band.allSatisfy(\.isFinite), b.storage.allSatisfy(\.isFinite) else {
-            throw LinearAlgebraError.nonFinite(routine: "dpbsv")
-        }
-        var ab = band
-        var x = b
-        if order == 0 { return x }
-        LinearAlgebra.ensureConfigured()
-        let info = LAPACKE_dpbsv(
-            LAPACK_COL_MAJOR, Int8(UInt8(ascii: "L")), Int32(order), Int32(bandwidth), Int32(b.columns),
-            &ab, Int32(bandwidth + 1), &x.storage, Int32(order))
-        try LinearAlgebra.check(info, routine: "dpbsv", positiveMeans: { .notPositiveDefinite(order: Int($0)) })
-        return x
+        var factored = self
+        try factored.factor()
+        return try factored.solveFactored(b)
     }
 
     /// Solves for a single right-hand side vector.
@@ -90,8 +80,7 @@ public struct BandedSPDMatrix: Sendable {
     public mutating func factor() throws {
         guard band.allSatisfy(\.isFinite) else { throw LinearAlgebraError.nonFinite(routine: "dpbtrf") }
         if order == 0 { return }
-        LinearAlgebra.ensureConfigured()
-        let info = LAPACKE_dpbtrf(
+        let info = try LAPACKLibrary.get().dpbtrf(
             LAPACK_COL_MAJOR, Int8(UInt8(ascii: "L")), Int32(order), Int32(bandwidth), &band,
             Int32(bandwidth + 1))
         try LinearAlgebra.check(info, routine: "dpbtrf", positiveMeans: { .notPositiveDefinite(order: Int($0)) })
@@ -100,9 +89,10 @@ public struct BandedSPDMatrix: Sendable {
     /// Solves with a matrix already factored by ``factor()`` (LAPACK `dpbtrs`).
     public func solveFactored(_ b: Matrix) throws -> Matrix {
         precondition(b.rows == order, "right-hand side needs one row per unknown")
+        guard b.storage.allSatisfy(\.isFinite) else { throw LinearAlgebraError.nonFinite(routine: "dpbtrs") }
         var x = b
         if order == 0 { return x }
-        let info = LAPACKE_dpbtrs(
+        let info = try LAPACKLibrary.get().dpbtrs(
             LAPACK_COL_MAJOR, Int8(UInt8(ascii: "L")), Int32(order), Int32(bandwidth), Int32(b.columns),
             band, Int32(bandwidth + 1), &x.storage, Int32(order))
         try LinearAlgebra.check(info, routine: "dpbtrs", positiveMeans: { .singular(routine: "dpbtrs", info: Int($0)) })

@@ -56,6 +56,11 @@ public struct Matrix: Hashable, Sendable, CustomStringConvertible {
         set { storage[r + c * rows] = newValue }
     }
 
+    /// A 3×3 matrix as a dense matrix.
+    public init(_ m: Matrix3) {
+        self.init([m.row0.array, m.row1.array, m.row2.array])
+    }
+
     /// True for a square matrix.
     public var isSquare: Bool { rows == columns }
 
@@ -97,11 +102,6 @@ public struct Matrix: Hashable, Sendable, CustomStringConvertible {
         return c
     }
 
-    /// Matrix product (dispatches to BLAS or a hand-written kernel by size).
-    public static func * (a: Matrix, b: Matrix) -> Matrix {
-        LinearAlgebra.multiply(a, b)
-    }
-
     public var description: String {
         (0..<rows).map { r in (0..<columns).map { c in "\(self[r, c])" }.joined(separator: " ") }
             .joined(separator: "\n")
@@ -120,6 +120,8 @@ public enum LinearAlgebraError: Error, Equatable, CustomStringConvertible {
     case illegalArgument(routine: String, argument: Int)
     /// The input contains NaN or infinity.
     case nonFinite(routine: String)
+    /// OpenBLAS or LAPACKE could not be loaded; the message says which package to install.
+    case unavailable(String)
 
     public var description: String {
         switch self {
@@ -133,6 +135,8 @@ public enum LinearAlgebraError: Error, Equatable, CustomStringConvertible {
             return "\(routine): illegal value in argument \(argument)"
         case .nonFinite(let routine):
             return "\(routine): input contains NaN or infinity"
+        case .unavailable(let message):
+            return message
         }
     }
 }

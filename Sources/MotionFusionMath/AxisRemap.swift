@@ -54,14 +54,14 @@ public struct AxisRemap: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The signed permutation matrix `M` with `body = M · raw`.
-    public var matrix: RotationMatrix {
+    public var matrix: Matrix3 {
         func row(_ idx: Int, _ s: Double) -> Vector3 {
             var v = Vector3.zero
             v[idx] = s
             return v
         }
-        return RotationMatrix(
-            row0: row(source.0, sign.0), row1: row(source.1, sign.1), row2: row(source.2, sign.2))
+        return Matrix3(
+            row(source.0, sign.0), row(source.1, sign.1), row(source.2, sign.2))
     }
 
     /// The rotation `body_from_raw` as a quaternion, so that `q_earth_from_raw =

@@ -4,7 +4,7 @@
 /// sensor frame maps into the earth frame as `v_earth = q ⊗ v_sensor ⊗ q*`
 /// (see `docs/Conventions.md`). `q` and `-q` are the same rotation.
 @frozen
-public struct Quaternion: Hashable, Sendable, CustomStringConvertible {
+public struct Quaternion: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Scalar part.
     public var w: Double
     /// First vector component.

@@ -2,7 +2,7 @@
 ///
 /// Plain stored properties keep the type trivially copyable and the arithmetic allocation-free.
 @frozen
-public struct Vector3: Hashable, Sendable, CustomStringConvertible {
+public struct Vector3: Hashable, Sendable, Codable, CustomStringConvertible {
     /// First component.
     public var x: Double
     /// Second component.

@@ -27,7 +27,7 @@ final class ConventionTests: XCTestCase {
         let q = Quaternion(axis: .unitZ, angle: .pi / 2)
         assertClose(q.rotate(.unitX), .unitY, tolerance: 1e-15)
         // Columns of the rotation matrix are the sensor axes in earth coordinates.
-        let m = RotationMatrix(q)
+        let m = Matrix3(q)
         assertClose(Vector3(m[0, 0], m[1, 0], m[2, 0]), .unitY, tolerance: 1e-15)
     }
 

@@ -10,7 +10,7 @@ final class RotationPropertyTests: XCTestCase {
         var rng = SeededRandom(seed: 1)
         for _ in 0..<count {
             let q = rng.rotation()
-            let m = RotationMatrix(q)
+            let m = Matrix3(q)
             XCTAssertEqual(m.determinant, 1, accuracy: 1e-12)
             let back = Quaternion(m)
             assertSameRotation(back, q, tolerance: 1e-12)
@@ -119,7 +119,7 @@ final class RotationPropertyTests: XCTestCase {
             let v = rng.unitVector()
             // (a ⊗ b) rotates by b first, then by a.
             assertClose((a * b).rotate(v), a.rotate(b.rotate(v)), tolerance: 1e-14)
-            assertClose((RotationMatrix(a) * RotationMatrix(b)) * v, (a * b).rotate(v), tolerance: 1e-14)
+            assertClose((Matrix3(a) * Matrix3(b)) * v, (a * b).rotate(v), tolerance: 1e-14)
         }
     }
 }

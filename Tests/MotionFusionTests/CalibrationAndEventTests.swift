@@ -30,7 +30,7 @@ final class CalibrationTests: XCTestCase {
             XCTAssertLessThan((cal.hardIron - truth.hardIron).norm, 0.01 * field, "seed \(seed)")
             // raw = S·true + h, so the calibration should be S⁻¹ up to the determinant-one scaling.
             let s = truth.softIron
-            let sInv = Matrix3(s).inverse!
+            let sInv = s.inverse!
             let scale = Foundation.cbrt(sInv.determinant)
             for r in 0..<3 {
                 for c in 0..<3 {

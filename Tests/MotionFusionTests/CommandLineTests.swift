@@ -71,7 +71,7 @@ final class CommandLineTests: XCTestCase {
         let total = json["total_rmse_deg"] as! Double
         let t = try Trace.readNative(path: trace)
         let direct = AttitudeErrorMetric.evaluate(
-            estimates: FilterKind.mahony.attitudes(t.samples, mode: .nineD), trace: t, mode: .nineD)!
+            estimates: RunConfiguration(FilterKind.mahony, mode: .nineD).attitudes(t.samples), trace: t, mode: .nineD)!
         XCTAssertEqual(total, direct.totalRMSE, accuracy: 1e-4, "written with 9 decimals")
         XCTAssertEqual(json["samples_used"] as? Int, direct.samplesUsed)
         for key in ["heading_rmse_deg", "inclination_rmse_deg"] { XCTAssertNotNil(json[key]) }
@@ -220,7 +220,7 @@ final class BundledDataTests: XCTestCase {
             let trace = try Trace.readNative(path: TestData.projectData + "/" + name)
             XCTAssertTrue(trace.hasGroundTruth)
             for (mode, bound) in [(FusionMode.nineD, bound9), (.sixD, bound6)] {
-                let q = FilterKind.default.attitudes(trace.samples, mode: mode)
+                let q = RunConfiguration(FilterKind.default, mode: mode).attitudes(trace.samples)
                 let r = AttitudeErrorMetric.evaluate(estimates: q, trace: trace, mode: mode)!
                 XCTAssertLessThan(r.totalRMSE, bound, "\(name) \(mode.rawValue)")
             }

@@ -154,7 +154,8 @@ final class FaultInjectionTests: XCTestCase {
                     check(
                         "\(kind.rawValue) \(mode.rawValue), \(fault.name)", mode: mode,
                         recovery: Self.recoveryTime(kind), end: end, faulty: faulty,
-                        clean: trace.samples, estimate: { kind.attitudes($0, mode: mode) }, timeShift: shift)
+                        clean: trace.samples, estimate: { RunConfiguration(kind, mode: mode).attitudes($0) },
+                        timeShift: shift)
                 }
             }
         }
@@ -168,7 +169,7 @@ final class FaultInjectionTests: XCTestCase {
             let shift = fault.name.contains("2 hours") ? 7200.0 : 0
             for mode in [FusionMode.nineD, .sixD] {
                 var p = AttitudeSmoother.Parameters()
-                p.mode = mode
+                p.filter.mode = mode
                 check(
                     "smoother \(mode.rawValue), \(fault.name)", mode: mode, recovery: 30, end: end,
                     faulty: faulty,

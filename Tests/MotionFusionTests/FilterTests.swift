@@ -19,7 +19,7 @@ final class FilterTests: XCTestCase {
     }
 
     func score(_ kind: FilterKind, _ trace: Trace, _ mode: FusionMode) -> AttitudeErrorMetric.Result {
-        let q = kind.attitudes(trace.samples, mode: mode)
+        let q = RunConfiguration(kind, mode: mode).attitudes(trace.samples)
         return AttitudeErrorMetric.evaluate(estimates: q, trace: trace, mode: mode)!
     }
 
@@ -35,11 +35,11 @@ final class FilterTests: XCTestCase {
                     magnetometer: truth.inverseRotate(field))
             }
             for kind in FilterKind.allCases where kind != .tilt {
-                let q = kind.attitudes(samples, mode: .nineD).last!
+                let q = RunConfiguration(kind, mode: .nineD).attitudes(samples).last!
                 assertSameRotation(q, truth, tolerance: 1e-6, "\(kind)")
             }
             // Tilt: roll and pitch exact, yaw zero.
-            let tilt = FilterKind.tilt.attitudes(samples, mode: .sixD).last!
+            let tilt = RunConfiguration(FilterKind.tilt, mode: .sixD).attitudes(samples).last!
             let e = EulerAngles(truth)
             let t = EulerAngles(tilt)
             if cos(e.pitch) > 0.1 {
@@ -103,32 +103,64 @@ final class FilterTests: XCTestCase {
         let trace = Self.simulated(.mixed, duration: 20, errors: SensorErrorModel())
         for kind in FilterKind.allCases {
             for mode in kind.modes {
-                let batch = kind.attitudes(trace.samples, mode: mode)
+                let batch = RunConfiguration(kind, mode: mode).attitudes(trace.samples)
                 var perSample = [Quaternion]()
-                kind.run(trace.samples, mode: mode) { perSample.append($0.attitude) }
+                RunConfiguration(kind, mode: mode).estimates(trace.samples).forEach { perSample.append($0.attitude) }
                 XCTAssertEqual(batch, perSample, "\(kind) \(mode)")
             }
         }
         var runner = FilterRunner(KalmanFilter())
         let manual = trace.samples.map { runner.update($0).attitude }
-        XCTAssertEqual(manual, FilterKind.ekf.attitudes(trace.samples, mode: .nineD))
+        XCTAssertEqual(manual, RunConfiguration(FilterKind.ekf, mode: .nineD).attitudes(trace.samples))
     }
 
-    /// State can be read, stored and restored: replay from the middle continues identically.
-    func testStateSnapshotAndRestore() {
+    /// Saving the state mid-run (through JSON, as a program would store it), restoring it into a
+    /// fresh filter and running on gives exactly the uninterrupted result, for every filter, and
+    /// the restored filter reports what the original does (not "initialising").
+    func testStateSaveAndRestoreContinuesExactly() throws {
         let trace = Self.simulated(.mixed, duration: 20)
-        var runner = FilterRunner(KalmanFilter())
-        for s in trace.samples.prefix(1000) { runner.update(s) }
-        let snapshot = runner
-        let a = trace.samples.dropFirst(1000).map { runner.update($0).attitude }
-        var restored = snapshot
-        let b = trace.samples.dropFirst(1000).map { restored.update($0).attitude }
-        XCTAssertEqual(a, b)
-        var fresh = KalmanFilter()
-        fresh.state = snapshot.filter.state
-        XCTAssertEqual(fresh.attitude, snapshot.filter.attitude)
-        runner.filter.reset()
-        XCTAssertEqual(runner.filter.attitude, .identity)
+        struct Check: FilterVisitor {
+            let samples: [SensorSample]
+            func visit<Filter: AttitudeFilter>(_ filter: Filter) throws -> (Bool, Bool, Bool) {
+                var original = filter
+                var restored: Filter?
+                var same = true
+                var last = samples[0].t
+                for (i, s) in samples.enumerated() {
+                    let dt = s.t - last
+                    last = s.t
+                    if i == samples.count / 2 {
+                        let saved = try original.savedState()
+                        var fresh = Filter(parameters: original.parameters)
+                        try fresh.restoreState(saved)
+                        restored = fresh
+                    }
+                    original.update(
+                        gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer, dt: dt)
+                    if var r = restored {
+                        r.update(
+                            gyroscope: s.gyroscope, accelerometer: s.accelerometer, magnetometer: s.magnetometer, dt: dt
+                        )
+                        restored = r
+                        same =
+                            same && r.attitude == original.attitude && r.gyroscopeBias == original.gyroscopeBias
+                            && r.diagnostics == original.diagnostics
+                    }
+                }
+                var reset = original
+                reset.reset()
+                return (same, restored?.diagnostics.initialising == false, reset.diagnostics.initialising)
+            }
+        }
+        for kind in FilterKind.allCases {
+            for mode in kind.modes {
+                let (same, restoredReady, resetInitialising) = try FilterSetup(kind, mode: mode).withFilter(
+                    Check(samples: trace.samples))
+                XCTAssertTrue(same, "\(kind) \(mode): restored run differs from the uninterrupted one")
+                XCTAssertTrue(restoredReady, "\(kind) \(mode): restored filter reports initialising")
+                XCTAssertTrue(resetInitialising, "\(kind) \(mode): reset filter should initialise again")
+            }
+        }
     }
 
     /// Device-motion outputs at rest: gravity points down, user acceleration vanishes, the
@@ -171,7 +203,7 @@ final class FilterTests: XCTestCase {
         for kind in FilterKind.allCases {
             for mode in kind.modes {
                 var outputs = [MotionEstimate]()
-                kind.run(faulty, mode: mode) { outputs.append($0) }
+                RunConfiguration(kind, mode: mode).estimates(faulty).forEach { outputs.append($0) }
                 XCTAssertEqual(outputs.count, faulty.count, "\(kind): one output per input")
                 XCTAssert(
                     outputs.allSatisfy { $0.attitude.isFinite && abs($0.attitude.norm - 1) < 1e-9 }, "\(kind) \(mode)")
@@ -180,7 +212,7 @@ final class FilterTests: XCTestCase {
                 // undisturbed run (in 6D the heading after the hour-long gap is arbitrary: tilt only).
                 if kind == .ekf || kind == .complementary {
                     var reference = [MotionEstimate]()
-                    kind.run(clean.samples, mode: mode) { reference.append($0) }
+                    RunConfiguration(kind, mode: mode).estimates(clean.samples).forEach { reference.append($0) }
                     let a = outputs[4600].attitude
                     let b = reference[4600].attitude
                     if mode == .nineD {

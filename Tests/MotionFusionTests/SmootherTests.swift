@@ -10,14 +10,17 @@ final class SmootherTests: XCTestCase {
             let trace = FilterTests.simulated(scenario, duration: 120)
             for mode in [FusionMode.nineD, .sixD] {
                 var p = AttitudeSmoother.Parameters()
-                p.mode = mode
+                p.filter.mode = mode
                 let smoothed = AttitudeSmoother(parameters: p).reconstruct(trace)
                 XCTAssertEqual(smoothed.count, trace.samples.count, "one output per input")
-                XCTAssert(smoothed.allSatisfy { $0.attitude.isFinite && $0.attitudeUncertainty.isFinite })
+                XCTAssert(
+                    smoothed.allSatisfy { $0.attitude.isFinite && $0.estimate.diagnostics.attitudeUncertainty.isFinite }
+                )
                 let offline = AttitudeErrorMetric.evaluate(
                     estimates: smoothed.map(\.attitude), trace: trace, mode: mode)!
                 let online = AttitudeErrorMetric.evaluate(
-                    estimates: FilterKind.default.attitudes(trace.samples, mode: mode), trace: trace, mode: mode)!
+                    estimates: RunConfiguration(FilterKind.default, mode: mode).attitudes(trace.samples), trace: trace,
+                    mode: mode)!
                 XCTAssertLessThan(offline.totalRMSE, online.totalRMSE, "\(scenario) \(mode.rawValue)")
             }
         }
@@ -41,7 +44,7 @@ final class SmootherTests: XCTestCase {
         let traces = try paths.map { try Trace.readNative(path: $0) }
         for (mode, bound) in [(FusionMode.nineD, 1.9), (.sixD, 2.0)] {
             var p = AttitudeSmoother.Parameters()
-            p.mode = mode
+            p.filter.mode = mode
             var totals = [Double](repeating: 0, count: traces.count)
             DispatchQueue.concurrentPerform(iterations: traces.count) { i in
                 let q = AttitudeSmoother(parameters: p).reconstruct(traces[i]).map(\.attitude)
@@ -79,7 +82,7 @@ final class SmootherWindowTests: XCTestCase {
         var report = HTMLReport(title: "test <trace>")
         report.pointBudget = 500
         let smoothed = AttitudeSmoother().reconstruct(trace)
-        for s in smoothed { report.add(s) }
+        for s in smoothed { report.add(s.estimate, truth: s.input.truth) }
         let metrics = AttitudeErrorMetric.evaluate(estimates: smoothed.map(\.attitude), trace: trace, mode: .nineD)
         let html = report.html(metrics: metrics, mode: .nineD)
         XCTAssertEqual(report.samples, trace.samples.count)

@@ -11,10 +11,9 @@
 public struct AttitudeSmoother: Sendable {
     /// Tuning.
     public struct Parameters: Sendable {
-        /// The filter run in both directions. Default ``KalmanFilter/Parameters`` defaults.
+        /// The filter run in both directions, with the fusion mode. Default ``KalmanFilter/Parameters``
+        /// defaults (9D).
         public var filter = KalmanFilter.Parameters()
-        /// Sensors fused. Default 9D.
-        public var mode = FusionMode.nineD
         /// How much later the gyroscope samples are stamped than the motion they measure, s
         /// (internal filter group delay). Offline, each sample takes the gyroscope value from this
         /// much later, interpolated linearly. Default 0.
@@ -37,20 +36,15 @@ public struct AttitudeSmoother: Sendable {
 
     /// One reconstructed sample.
     public struct Sample: Sendable {
-        /// Time, s.
-        public var t: Double
-        /// Attitude, earth (ENU) from sensor.
-        public var attitude: Quaternion
-        /// Gyroscope bias estimate, rad/s.
-        public var gyroscopeBias: Vector3
-        /// One-sigma attitude uncertainty (tilt and heading combined), rad.
-        public var attitudeUncertainty: Double
-        /// One-sigma heading uncertainty, rad.
-        public var headingUncertainty: Double
-        /// The forward filter's diagnostics at this sample (rejections, rest).
-        public var diagnostics: FilterDiagnostics
+        /// The estimate: the fused attitude, the forward filter's bias and diagnostics (rejections,
+        /// rest), and the smoothed one-sigma uncertainties.
+        public var estimate: MotionEstimate
         /// The input sample as read (before delay compensation).
         public var input: SensorSample
+        /// Time, s.
+        public var t: Double { estimate.t }
+        /// Attitude, earth (ENU) from sensor.
+        public var attitude: Quaternion { estimate.attitude }
     }
 
     /// Tuning in use.
@@ -179,9 +173,8 @@ public struct AttitudeSmoother: Sendable {
     /// reconstructed sample to `body`, in order. Memory is bounded by the window and margin, not
     /// by the trace length.
     public func reconstruct(next: () throws -> SensorSample?, _ body: (Sample) throws -> Void) rethrows {
-        var p = parameters.filter
-        p.mode = parameters.mode
-        var forwardStart = FilterRunner(KalmanFilter(parameters: p))
+        let mode = parameters.filter.mode
+        var forwardStart = FilterRunner(KalmanFilter(parameters: parameters.filter))
         var buffer = [SensorSample]()
         var exhausted = false
         var magnetometerDelay = parameters.magnetometerDelay
@@ -199,7 +192,7 @@ public struct AttitudeSmoother: Sendable {
             if buffer.isEmpty { return }
             if magnetometerDelay == nil {
                 magnetometerDelay =
-                    parameters.mode == .nineD
+                    mode == .nineD
                     ? (SensorDelayEstimator.estimate(buffer, sensor: .magnetometer) ?? 0) + parameters.gyroscopeDelay
                     : 0
             }
@@ -235,15 +228,17 @@ public struct AttitudeSmoother: Sendable {
         if let inv = (pf + pb).inverse {
             var gain = pf * inv
             // In 6D the heading is unobservable and the two passes drift differently: fuse tilt only.
-            if parameters.mode == .sixD { gain.r2 = .zero }
+            if parameters.filter.mode == .sixD { gain.row2 = .zero }
             let delta = (qb * qf.conjugate).rotationVector
             q = (Quaternion(rotationVector: gain * delta) * qf).normalized
             pSmooth = (pf - gain * pf).symmetrized
         }
-        return Sample(
-            t: input.t, attitude: q.canonical, gyroscopeBias: forward.bias[k],
-            attitudeUncertainty: max(0, pSmooth.trace).squareRoot(),
-            headingUncertainty: max(0, pSmooth.r2.z).squareRoot(),
-            diagnostics: forward.diagnostics[k], input: input)
+        var d = forward.diagnostics[k]
+        d.attitudeUncertainty = max(0, pSmooth.trace).squareRoot()
+        d.headingUncertainty = max(0, pSmooth.row2.z).squareRoot()
+        let e = MotionEstimate(
+            t: input.t, attitude: q.canonical, gyroscopeBias: forward.bias[k], diagnostics: d,
+            gyroscope: input.gyroscope, accelerometer: input.accelerometer, magnetometer: input.magnetometer)
+        return Sample(estimate: e, input: input)
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+
+/// A sensor calibration: what `motionfusion calibrate` writes and `--calibration FILE` applies.
+/// Any part may be absent.
+///
+/// JSON layout (units: µT, rad/s, m/s²):
+/// ```
+/// { "magnetometer": { "hard_iron": [x, y, z], "soft_iron": [[…], […], […]], "field_strength_ut": …,
+///                     "residual_ut": …, "coverage": …, "samples": … },
+///   "gyroscope": { "bias": [x, y, z], "rest_samples": … },
+///   "accelerometer": { "bias": [x, y, z], "scale": [x, y, z], "residual_m_s2": …, "poses": … } }
+/// ```
+/// Calibrated values are `soft_iron · (raw − hard_iron)`, `raw − bias`, and `scale ⊙ (raw − bias)`.
+public struct SensorCalibration: Sendable, Equatable {
+    /// Magnetometer hard and soft iron.
+    public var magnetometer: MagnetometerCalibration?
+    /// Gyroscope bias from rest periods, rad/s, and the number of rest samples it came from.
+    public var gyroscopeBias: Vector3?
+    /// Rest samples behind the gyroscope bias.
+    public var gyroscopeRestSamples = 0
+    /// Accelerometer six-position calibration.
+    public var accelerometer: AccelerometerSixPositionCalibration?
+    /// What could not be calibrated and why.
+    public var warnings: [String] = []
+
+    /// An empty calibration.
+    public init() {}
+
+    /// Applies the calibration to one sample.
+    public func apply(_ s: SensorSample) -> SensorSample {
+        var out = s
+        if let m = s.magnetometer, let cal = magnetometer { out.magnetometer = cal.apply(m) }
+        if let g = s.gyroscope, let b = gyroscopeBias { out.gyroscope = g - b }
+        if let a = s.accelerometer, let cal = accelerometer { out.accelerometer = cal.apply(a) }
+        return out
+    }
+
+    /// Applies the calibration to every sample of a trace.
+    public func apply(_ trace: Trace) -> Trace {
+        var t = trace
+        t.samples = trace.samples.map(apply)
+        return t
+    }
+
+    static func array(_ v: Vector3) -> [Double] { [v.x, v.y, v.z] }
+
+    /// The JSON text.
+    public var json: String {
+        var top = [String: Any]()
+        if let m = magnetometer {
+            top["magnetometer"] = [
+                "hard_iron": Self.array(m.hardIron),
+                "soft_iron": [Self.array(m.softIron.row0), Self.array(m.softIron.row1), Self.array(m.softIron.row2)],
+                "field_strength_ut": m.fieldStrength, "residual_ut": m.residual, "coverage": m.coverage,
+                "samples": m.samplesUsed,
+            ]
+        }
+        if let b = gyroscopeBias { top["gyroscope"] = ["bias": Self.array(b), "rest_samples": gyroscopeRestSamples] }
+        if let a = accelerometer {
+            top["accelerometer"] = [
+                "bias": Self.array(a.bias), "scale": Self.array(a.scale), "residual_m_s2": a.residual, "poses": a.poses,
+            ]
+        }
+        top["warnings"] = warnings
+        let data = try! JSONSerialization.data(withJSONObject: top, options: [.sortedKeys, .prettyPrinted])
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+
+    /// A malformed calibration file.
+    public struct FileError: Error, CustomStringConvertible {
+        /// What is wrong.
+        public var description: String
+    }
+
+    /// Reads a calibration JSON file. `soft_iron` may be three rows or nine numbers, row-major.
+    public init(contentsOf path: String) throws {
+        self.init()
+        let data: Data
+        do {
+            data = Data(try CSVTable.readBytes(path))
+        } catch {
+            throw FileError(description: "\(error)")
+        }
+        guard let top = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw FileError(description: "\(path): not a JSON object")
+        }
+        func vector(_ any: Any?, _ what: String) throws -> Vector3 {
+            guard let a = any as? [Any], a.count == 3, let x = a[0] as? Double, let y = a[1] as? Double,
+                let z = a[2] as? Double,
+                x.isFinite, y.isFinite, z.isFinite
+            else { throw FileError(description: "\(path): \(what) must be three finite numbers") }
+            return Vector3(x, y, z)
+        }
+        if let m = top["magnetometer"] as? [String: Any] {
+            let hard = try vector(m["hard_iron"], "magnetometer.hard_iron")
+            var rows = [Vector3]()
+            if let nested = m["soft_iron"] as? [[Any]], nested.count == 3 {
+                rows = try nested.map { try vector($0, "magnetometer.soft_iron row") }
+            } else if let flat = m["soft_iron"] as? [Any], flat.count == 9 {
+                rows = try (0..<3).map { try vector(Array(flat[(3 * $0)..<(3 * $0 + 3)]), "magnetometer.soft_iron") }
+            } else if m["soft_iron"] == nil {
+                rows = [.unitX, .unitY, .unitZ]
+            } else {
+                throw FileError(description: "\(path): magnetometer.soft_iron must be 3×3 (three rows or nine numbers)")
+            }
+            let soft = Matrix3(rows[0], rows[1], rows[2])
+            magnetometer = MagnetometerCalibration(
+                hardIron: hard, softIron: soft, fieldStrength: m["field_strength_ut"] as? Double ?? .nan,
+                residual: m["residual_ut"] as? Double ?? .nan, coverage: m["coverage"] as? Double ?? .nan,
+                samplesUsed: m["samples"] as? Int ?? 0, samplesOffered: m["samples"] as? Int ?? 0)
+        }
+        if let g = top["gyroscope"] as? [String: Any] {
+            gyroscopeBias = try vector(g["bias"], "gyroscope.bias")
+            gyroscopeRestSamples = g["rest_samples"] as? Int ?? 0
+        }
+        if let a = top["accelerometer"] as? [String: Any] {
+            accelerometer = AccelerometerSixPositionCalibration(
+                bias: try vector(a["bias"], "accelerometer.bias"), scale: try vector(a["scale"], "accelerometer.scale"),
+                residual: a["residual_m_s2"] as? Double ?? .nan, poses: a["poses"] as? Int ?? 0)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Which sensors a filter fuses.
+public enum FusionMode: String, CaseIterable, Sendable, Codable {
+    /// Gyroscope and accelerometer: roll and pitch are absolute, heading drifts freely.
+    case sixD = "6d"
+    /// Gyroscope, accelerometer and magnetometer: heading is referenced to magnetic north.
+    case nineD = "9d"
+}
+
+/// What a filter did with the sensors at its last update.
+public struct SensorUse: Equatable, Sendable, Codable {
+    /// The accelerometer was not used (missing, not finite, or judged disturbed).
+    public var accelerometerRejected = true
+    /// The magnetometer was not used (missing, not finite, disturbed, or 6D mode).
+    public var magnetometerRejected = true
+    /// The device is judged at rest.
+    public var atRest = false
+
+    /// Nothing used yet.
+    public init() {}
+}
+
+/// Why a filter did what it did at the last update.
+public struct FilterDiagnostics: Equatable, Sendable {
+    /// The accelerometer was not used (missing, not finite, or judged disturbed).
+    public var accelerometerRejected = true
+    /// The magnetometer was not used (missing, not finite, disturbed, or 6D mode).
+    public var magnetometerRejected = true
+    /// The device is judged at rest.
+    public var atRest = false
+    /// The filter has no attitude yet: before the first usable accelerometer sample, or after a gap.
+    public var initialising = true
+    /// The sample's timestamp could not be used (not increasing, or a gap); the gyroscope was not integrated.
+    public var timeFault = false
+    /// One standard deviation of the attitude error, radians (tilt and heading combined), when known.
+    public var attitudeUncertainty = Double.nan
+    /// One standard deviation of the heading error, radians, when known.
+    public var headingUncertainty = Double.nan
+
+    /// Creates diagnostics with default values.
+    public init() {}
+
+    /// Equal when every field is; unknown (NaN) uncertainties equal each other.
+    public static func == (a: FilterDiagnostics, b: FilterDiagnostics) -> Bool {
+        func same(_ x: Double, _ y: Double) -> Bool { x == y || (x.isNaN && y.isNaN) }
+        return a.accelerometerRejected == b.accelerometerRejected && a.magnetometerRejected == b.magnetometerRejected
+            && a.atRest == b.atRest && a.initialising == b.initialising && a.timeFault == b.timeFault
+            && same(a.attitudeUncertainty, b.attitudeUncertainty) && same(a.headingUncertainty, b.headingUncertainty)
+    }
+
+    /// Diagnostics from a filter's sensor use and whether it has an attitude.
+    public init(_ use: SensorUse, initialised: Bool) {
+        accelerometerRejected = use.accelerometerRejected
+        magnetometerRejected = use.magnetometerRejected
+        atRest = use.atRest
+        initialising = !initialised
+    }
+}
+
+/// Tuning of a filter: a value in SI units, independent of the sample rate, that can be stored and
+/// read back (JSON through `Codable`, or by name for bindings).
+public protocol FilterParameters: Codable, Sendable {
+    /// Default tuning.
+    init()
+    /// Sensors fused.
+    var mode: FusionMode { get set }
+}
+
+/// An attitude estimator: gyroscope, accelerometer and magnetometer in, attitude out.
+///
+/// Every estimator is a value type split three ways, as in VQF: `Parameters` (user tuning with
+/// documented defaults, SI units, independent of the sample rate), values derived from them, and a
+/// `State` holding everything that evolves. Assigning a saved `state` to a filter with the same
+/// parameters and running on gives exactly the uninterrupted result. Updates take each sample's own
+/// time step, so variable rates and gaps work. Any sensor may be `nil` (no new value). The attitude
+/// is earth (ENU) from sensor, see `docs/Conventions.md`.
+public protocol AttitudeFilter {
+    /// Tuning.
+    associatedtype Parameters: FilterParameters
+    /// Everything that evolves.
+    associatedtype State: Codable, Sendable
+
+    /// Creates the filter in its initial state.
+    init(parameters: Parameters)
+    /// Tuning in use.
+    var parameters: Parameters { get }
+    /// The evolving state; read it to save, assign it to restore.
+    var state: State { get set }
+    /// Current attitude, ENU from sensor.
+    var attitude: Quaternion { get }
+    /// Current gyroscope bias estimate, rad/s (zero for filters that do not estimate it).
+    var gyroscopeBias: Vector3 { get }
+    /// Diagnostics of the last update (derived from the state).
+    var diagnostics: FilterDiagnostics { get }
+    /// Processes one sample. `dt` (s) is the time since the previous sample and is finite and
+    /// non-negative (the ``FilterRunner`` guarantees this); inputs are finite when not `nil`.
+    mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double)
+    /// Forgets the attitude so the next sample re-initialises it from the accelerometer (and
+    /// magnetometer), keeping the gyroscope bias estimate.
+    mutating func reinitialise()
+}
+
+extension AttitudeFilter {
+    /// Sensors fused.
+    public var mode: FusionMode { parameters.mode }
+
+    /// Back to the initial state.
+    public mutating func reset() { state = Self(parameters: parameters).state }
+
+    /// The state as JSON, exact to the bit (numbers round-trip; NaN and infinities are written as
+    /// the strings "nan", "inf", "-inf"), for storing and restoring with ``restoreState(_:)``.
+    public func savedState() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(state)
+    }
+
+    /// Restores a state saved by ``savedState()``.
+    public mutating func restoreState(_ data: Data) throws {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        state = try decoder.decode(State.self, from: data)
+    }
+}
+
+/// Attitude from accelerometer and magnetometer directions, shared by the filters' initialisation.
+public enum VectorAttitude {
+    /// The attitude with zero yaw whose up axis matches the specific force (roll and pitch only).
+    public static func tilt(accelerometer a: Vector3) -> Quaternion? {
+        guard let up = a.normalized else { return nil }
+        // Rotation taking the sensor-frame up direction to earth +z by the shortest arc, then
+        // expressed with zero yaw (ZYX) so it does not depend on how the device is turned.
+        let roll = Double.atan2(up.y, up.z)
+        let pitch = Double.atan2(-up.x, (up.y * up.y + up.z * up.z).squareRoot())
+        return EulerAngles(roll: roll, pitch: pitch, yaw: 0).quaternion
+    }
+
+    /// The starting attitude of a filter: from accelerometer and magnetometer when both are usable,
+    /// else from the accelerometer alone (zero yaw), else `nil`.
+    public static func initial(accelerometer: Vector3?, magnetometer: Vector3?) -> Quaternion? {
+        guard let a = accelerometer else { return nil }
+        if let m = magnetometer, let q = compass(accelerometer: a, magnetometer: m) { return q }
+        return tilt(accelerometer: a)
+    }
+
+    /// The full attitude from specific force (up) and magnetic field (north and down), ENU, or
+    /// `nil` when the two are parallel or missing.
+    public static func compass(accelerometer a: Vector3, magnetometer m: Vector3) -> Quaternion? {
+        guard let up = a.normalized, let east = m.cross(up).normalized else { return nil }
+        let north = up.cross(east)
+        // Rows of earth-from-sensor are the earth axes in sensor coordinates.
+        return Quaternion(Matrix3(east, north, up))
+    }
+
+    /// `q` turned about the earth vertical so that the horizontal part of the magnetic field `m`
+    /// (sensor frame) points north; `nil` when the field is vertical. Tilt is unchanged.
+    public static func headingAligned(_ q: Quaternion, magnetometer m: Vector3) -> Quaternion? {
+        let mE = q.rotate(m)
+        guard (mE.x * mE.x + mE.y * mE.y) > 0, mE.isFinite else { return nil }
+        let psi = Double.atan2(mE.x, mE.y)
+        return (Quaternion(axis: .unitZ, angle: psi) * q).normalized
+    }
+}

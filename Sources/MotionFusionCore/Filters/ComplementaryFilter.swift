@@ -1,0 +1,155 @@
+/// A quaternion complementary filter with gyroscope-bias estimation.
+///
+/// The gyroscope is integrated; then the attitude is turned a fraction `dt/τ` of the way towards
+/// the accelerometer's up direction (an earth-frame tilt correction that never touches heading),
+/// and in 9D a fraction towards magnetic north about the vertical only (a heading correction that
+/// never touches tilt). The corrections also feed an integral bias estimate, and at rest the bias
+/// follows the low-passed gyroscope directly. Accelerometer samples far from 1 g and magnetometer
+/// samples far from the learnt field strength and dip are skipped.
+public struct ComplementaryFilter: AttitudeFilter {
+    /// Tuning; every time constant is in seconds and independent of the sample rate.
+    public struct Parameters: FilterParameters {
+        /// Tilt correction time constant, s. Default 2.
+        public var accelerometerTime = 2.0
+        /// Heading correction time constant, s. Default 6.
+        public var magnetometerTime = 6.0
+        /// Integral bias time constant, s (0 disables). Default 40.
+        public var biasTime = 40.0
+        /// Corrections implying a rate error above this (rad/s) do not feed the bias. Default 0.05.
+        public var maximumBiasCorrection = 0.05
+        /// Largest accepted deviation of the low-passed specific force from 1 g, m/s². Default 1.5.
+        public var accelerationRejection = 1.5
+        /// Time constant of the earth-frame low-pass applied to the specific force before the tilt
+        /// correction, s (0 disables). Default 1.
+        public var accelerationFilterTime = 1.0
+        /// Largest accepted relative deviation of |mag| from the learnt norm. Default 0.1.
+        public var fieldNormRejection = 0.1
+        /// Largest accepted deviation of the dip from the learnt dip, rad. Default 8°.
+        public var dipRejection = 8.0.radians
+        /// Time constant with which the learnt field strength and dip follow slow changes, s. Default 60.
+        public var fieldTrackingTime = 60.0
+        /// Time constant with which the bias follows the low-passed gyroscope at rest, s. Default 1.
+        public var restBiasTime = 1.0
+        /// 6D or 9D. Default 9D.
+        public var mode = FusionMode.nineD
+        /// Rest detection used for bias estimation.
+        public var rest = RestDetector.Parameters()
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// The evolving state.
+    public struct State: Sendable, Codable {
+        /// Attitude, ENU from sensor.
+        public var attitude = Quaternion.identity
+        /// Gyroscope bias estimate, rad/s.
+        public var bias = Vector3.zero
+        /// Learnt field strength (µT, or the file's units) and dip (rad), or NaN until learnt.
+        public var fieldNorm = Double.nan, fieldDip = Double.nan
+        /// Rest detector.
+        public var rest: RestDetector
+        /// Earth-frame low-pass of the specific force.
+        public var accelerationLowPass: ButterworthLowPass
+        /// Whether the attitude has been initialised.
+        public var initialised = false
+        /// What the last update did with the sensors.
+        public var use = SensorUse()
+    }
+
+    /// Tuning in use.
+    public let parameters: Parameters
+    /// The state.
+    public var state: State
+
+    /// Creates the filter.
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+        state = State(
+            rest: RestDetector(parameters: parameters.rest),
+            accelerationLowPass: ButterworthLowPass(
+                cutoff: 1 / (2 * .pi * max(parameters.accelerationFilterTime, 1e-3))))
+    }
+
+    /// Current attitude.
+    public var attitude: Quaternion { state.attitude }
+    /// Gyroscope bias estimate, rad/s.
+    public var gyroscopeBias: Vector3 { state.bias }
+    /// Diagnostics of the last update.
+    public var diagnostics: FilterDiagnostics { FilterDiagnostics(state.use, initialised: state.initialised) }
+
+    /// One step.
+    public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
+        let p = parameters
+        let mag = p.mode == .nineD ? magnetometer : nil
+        state.use = SensorUse()
+        if !state.initialised {
+            guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
+            state.attitude = q
+            state.initialised = true
+            return
+        }
+        state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
+        state.use.atRest = state.rest.atRest
+        if let g = gyroscope, dt > 0 {
+            state.attitude = state.attitude * Quaternion(rotationVector: (g - state.bias) * dt)
+        }
+        var correction = Vector3.zero
+        var filtered: Vector3?
+        if let a = accelerometer {
+            let fE = state.attitude.rotate(a)
+            filtered = p.accelerationFilterTime > 0 ? state.accelerationLowPass.update(fE, dt: dt) : fE
+        }
+        if let fE = filtered, abs(fE.norm - standardGravity) < p.accelerationRejection, let up = fE.normalized {
+            // Earth-frame rotation taking the measured up to +z: axis up × z, angle ≈ |up × z|.
+            let axis = Vector3(up.y, -up.x, 0)
+            let angle = Double.atan2(axis.norm, up.z)
+            let s = axis.norm > 1e-12 ? angle / axis.norm : 0
+            correction += axis * (s * min(1, dt / p.accelerometerTime))
+            state.use.accelerometerRejected = false
+        }
+        if let m = mag {
+            let mE = state.attitude.rotate(m)
+            let horizontal = (mE.x * mE.x + mE.y * mE.y).squareRoot()
+            let norm = m.norm
+            let dip = Double.atan2(-mE.z, horizontal)
+            if !state.fieldNorm.isFinite {
+                state.fieldNorm = norm
+                state.fieldDip = dip
+            }
+            if horizontal > 0 && abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
+                && abs(dip - state.fieldDip) < p.dipRejection
+            {
+                // Heading error: azimuth of the field, which should point to +y (north).
+                let psi = Double.atan2(mE.x, mE.y)
+                correction.z += psi * min(1, dt / p.magnetometerTime)
+                state.use.magnetometerRejected = false
+                // Track slow changes of the reference field.
+                let k = min(1, dt / p.fieldTrackingTime)
+                state.fieldNorm += (norm - state.fieldNorm) * k
+                state.fieldDip += (dip - state.fieldDip) * k
+            }
+        }
+        if correction.squaredNorm > 0 {
+            let turn = Quaternion(rotationVector: correction)
+            state.attitude = turn * state.attitude
+            state.accelerationLowPass.rotate(by: turn)
+            if p.biasTime > 0 && dt > 0 && !state.rest.atRest {
+                // The sensor-frame rate that would have produced the correction is −bias error.
+                // Large corrections (after a fault or a disturbance) say nothing about the bias.
+                let rateError = state.attitude.inverseRotate(correction) * (1 / dt)
+                if rateError.norm < p.maximumBiasCorrection { state.bias -= rateError * min(1, dt / p.biasTime) }
+            }
+        }
+        if state.rest.atRest {
+            state.bias += (state.rest.gyroscopeMean - state.bias) * min(1, dt / p.restBiasTime)
+        }
+        state.attitude = state.attitude.normalized
+    }
+
+    /// Re-initialise the attitude from the next accelerometer sample.
+    public mutating func reinitialise() {
+        state.initialised = false
+        state.rest.reset()
+        state.accelerationLowPass.reset()
+    }
+}

@@ -1,0 +1,123 @@
+/// Settings of a ``FilterRunner``.
+public struct FilterRunnerSettings: Sendable, Codable {
+    /// Longest step, s, that is integrated; a longer gap re-initialises. Default 1 s.
+    public var maximumGap = 1.0
+    /// Longest time a gyroscope value is held for samples without one (sensors at different
+    /// rates), s. Beyond it the filter propagates blind and widens its uncertainty. Default 0.1.
+    public var maximumGyroscopeHold = 0.1
+    /// Default settings.
+    public init() {}
+}
+
+/// Feeds timestamped samples to a filter the way a live device delivers them, and turns its state
+/// into ``MotionEstimate`` values.
+///
+/// It computes each step from the timestamps, holds the last gyroscope value when a sample lacks
+/// one, and protects the filter from bad input: non-finite vectors become "no value", a timestamp
+/// that does not increase integrates nothing, and a gap longer than ``Settings/maximumGap``
+/// re-initialises the attitude from the next accelerometer (and magnetometer) sample. Every input
+/// sample produces exactly one output.
+public struct FilterRunner<Filter: AttitudeFilter> {
+    /// Runner settings.
+    public typealias Settings = FilterRunnerSettings
+
+    /// The filter.
+    public var filter: Filter
+    /// Settings.
+    public var settings: Settings
+    /// Time of the last accepted sample, s.
+    public private(set) var lastTime = Double.nan
+    /// Last finite gyroscope value, rad/s.
+    public private(set) var lastGyroscope: Vector3?
+    /// Time of the last finite gyroscope value, s.
+    public private(set) var lastGyroscopeTime = -Double.infinity
+    /// Last finite accelerometer value, m/s².
+    public private(set) var lastAccelerometer: Vector3?
+
+    /// Creates a runner around a filter.
+    public init(_ filter: Filter, settings: Settings = Settings()) {
+        self.filter = filter
+        self.settings = settings
+    }
+
+    static func finite(_ v: Vector3?) -> Vector3? {
+        guard let v, v.isFinite else { return nil }
+        return v
+    }
+
+    /// Processes one sample and returns the estimate after it.
+    @discardableResult
+    public mutating func update(_ sample: SensorSample) -> MotionEstimate {
+        let (timeFault, mag) = step(sample)
+        var d = filter.diagnostics
+        d.timeFault = timeFault
+        return MotionEstimate(
+            t: sample.t, attitude: filter.attitude, gyroscopeBias: filter.gyroscopeBias, diagnostics: d,
+            gyroscope: lastGyroscope, accelerometer: lastAccelerometer, magnetometer: mag)
+    }
+
+    /// Processes one sample without building the estimate (the lean path of the batch calls).
+    /// Returns whether the timestamp was faulty, and the finite magnetometer value.
+    @inline(__always)
+    public mutating func step(_ sample: SensorSample) -> (timeFault: Bool, magnetometer: Vector3?) {
+        var gyro = Self.finite(sample.gyroscope)
+        let acc = Self.finite(sample.accelerometer)
+        let mag = Self.finite(sample.magnetometer)
+        var dt = 0.0
+        var timeFault = false
+        if sample.t.isFinite {
+            if lastTime.isFinite {
+                let step = sample.t - lastTime
+                if step > 0 && step <= settings.maximumGap {
+                    dt = step
+                } else if step > settings.maximumGap {
+                    timeFault = true
+                    filter.reinitialise()
+                } else {
+                    timeFault = true
+                }
+            }
+            if !lastTime.isFinite || sample.t > lastTime || sample.t < lastTime - settings.maximumGap {
+                lastTime = sample.t
+            }
+        } else {
+            timeFault = true
+        }
+        if gyro == nil {
+            // Hold the last rate for a slower gyroscope, but not across a gyroscope outage.
+            if sample.t.isFinite && sample.t - lastGyroscopeTime <= settings.maximumGyroscopeHold {
+                gyro = lastGyroscope
+            }
+        } else {
+            lastGyroscope = gyro
+            if sample.t.isFinite { lastGyroscopeTime = sample.t }
+        }
+        if let acc { lastAccelerometer = acc }
+        filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
+        return (timeFault, mag)
+    }
+
+    /// Runs every sample of a trace and calls `body` with each estimate (constant memory).
+    public mutating func run(_ samples: [SensorSample], _ body: (MotionEstimate) throws -> Void) rethrows {
+        for s in samples { try body(update(s)) }
+    }
+
+    /// Runs every sample of a trace and returns one estimate per sample, exactly as `update` would.
+    public mutating func process(_ samples: [SensorSample]) -> [MotionEstimate] {
+        var out = [MotionEstimate]()
+        out.reserveCapacity(samples.count)
+        for s in samples { out.append(update(s)) }
+        return out
+    }
+
+    /// Runs every sample and returns only the attitudes (the fastest batch call).
+    public mutating func attitudes(_ samples: [SensorSample]) -> [Quaternion] {
+        var out = [Quaternion]()
+        out.reserveCapacity(samples.count)
+        for s in samples {
+            _ = step(s)
+            out.append(filter.attitude)
+        }
+        return out
+    }
+}

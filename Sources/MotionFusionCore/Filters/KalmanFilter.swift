@@ -1,0 +1,457 @@
+/// Multiplicative (error-state) extended Kalman filter for attitude and gyroscope bias.
+///
+/// The nominal state is the attitude `q` (ENU from sensor) and the gyroscope bias `b`. The error
+/// state is `(δθ, δb)`, with the attitude error expressed in the earth frame,
+/// `q_true = exp(δθ) ⊗ q`: its z component is exactly the heading error and its x, y components the
+/// inclination error, so the accelerometer corrects only tilt and the magnetometer only heading.
+///
+/// - Propagation integrates `ω − b`. The attitude error grows with the gyroscope noise and with a
+///   rate-proportional term for scale-factor and misalignment errors; bias errors feed into it
+///   through `−R·dt`.
+/// - The accelerometer measures the up direction in the earth frame, `R·f/|f|`, whose horizontal
+///   components observe the tilt error. Its noise grows with the departure of `|f|` from 1 g, and an
+///   innovation gate rejects samples inconsistent with the covariance (acceleration disturbances).
+/// - The magnetometer measures the azimuth of the horizontal field, which observes the heading
+///   error. A sample whose field strength or dip departs from the learnt reference field is rejected
+///   (magnetic disturbance); a new field that stays steady for ``Parameters/newFieldTime`` while the
+///   device moves is adopted, and after ``Parameters/maximumRejectionTime`` the current field is.
+/// - At rest the low-passed gyroscope observes the bias directly.
+///
+/// All updates are sequential scalar updates on the 6×6 covariance, held as 3×3 blocks
+/// (``Matrix3``) so the per-sample path never allocates.
+public struct KalmanFilter: AttitudeFilter {
+    /// Tuning; every parameter is in SI units and independent of the sample rate.
+    public struct Parameters: FilterParameters {
+        /// Gyroscope white noise density (angle random walk), rad/s/√Hz. Default 0.002.
+        public var gyroscopeNoise = 0.002
+        /// Relative rate error (scale factor, misalignment), dimensionless; adds `(s·|ω|)²·1 s` to
+        /// the attitude error growth rate. Default 0.
+        public var rateScaleUncertainty = 0.0
+        /// Gyroscope bias random walk, rad/s/√s. Default 0.000003.
+        public var biasRandomWalk = 0.000003
+        /// Initial bias standard deviation, rad/s. Default 0.5 °/s.
+        public var initialBiasUncertainty = 0.5.radians
+        /// Initial tilt standard deviation per axis, rad. Default 3°.
+        public var initialTiltUncertainty = 3.0.radians
+        /// Initial heading standard deviation when the magnetometer sets it, rad. Default 10°.
+        public var initialHeadingUncertainty = 10.0.radians
+        /// Initial heading standard deviation when the accelerometer alone sets the attitude (6D, or
+        /// no magnetometer value yet), rad. Default 1.
+        public var unreferencedHeadingUncertainty = 1.0
+        /// Largest heading standard deviation, rad: the variance of an unobserved heading (6D, long
+        /// disturbances) is capped at its square, so it cannot grow without bound. Default 2.
+        public var maximumHeadingUncertainty = 2.0
+        /// Accelerometer direction noise density, rad·√s (with the gyroscope noise it sets the tilt
+        /// correction time constant at rest, about `accelerometerNoise / gyroscopeNoise`). Default 0.001.
+        public var accelerometerNoise = 0.001
+        /// Linear acceleration (m/s², RMS over ``accelerationWindow``) that doubles the
+        /// accelerometer noise variance: the filter trusts the accelerometer less while the device
+        /// translates or shakes. Default 1.
+        public var accelerationTolerance = 1.0
+        /// Time constant of the linear-acceleration energy estimate, s. Default 0.5.
+        public var accelerationWindow = 0.5
+        /// Time constant of the second-order low-pass applied to the specific force in the earth
+        /// frame before it corrects the tilt, s (cutoff 1/(2π·τ)). Linear accelerations average out
+        /// over it because velocity stays bounded. 0 disables. Default 2.
+        public var accelerationFilterTime = 2.0
+        /// Innovation gate for the accelerometer, in standard deviations (squared Mahalanobis
+        /// distance limit is its square). Default 4.
+        public var accelerometerGate = 4.0
+        /// Time the accelerometer may stay outside its gate before the tilt itself is judged wrong
+        /// (after a gyroscope fault) and its variance widened to the innovation, s. Default 2.
+        public var accelerometerRecoveryTime = 2.0
+        /// Magnetometer heading noise density, rad·√s. Default 0.03.
+        public var magnetometerNoise = 0.03
+        /// Relative departure of |m| from the reference field strength that doubles the heading
+        /// noise variance (soft down-weighting of suspect samples). Default 0.03.
+        public var fieldNormTolerance = 0.03
+        /// Departure of the dip from the reference dip that doubles the heading noise variance, rad.
+        /// Default 3°.
+        public var dipTolerance = 3.0.radians
+        /// Largest accepted relative departure of |m| from the reference field strength. Default 0.1.
+        public var fieldNormRejection = 0.1
+        /// Largest accepted departure of the dip from the reference dip, rad. Default 10°.
+        public var dipRejection = 10.0.radians
+        /// Time a new steady field must persist (while moving) before it is adopted, s. Default 20.
+        public var newFieldTime = 20.0
+        /// Longest magnetometer rejection before a field that has been steady for
+        /// ``shortNewFieldTime`` is adopted, s. Default 60.
+        public var maximumRejectionTime = 60.0
+        /// Steadiness required after ``maximumRejectionTime``, s. Default 5.
+        public var shortNewFieldTime = 5.0
+        /// Time the field must look undisturbed again before the magnetometer is used, s. Default 0.5.
+        public var minimumUndisturbedTime = 0.5
+        /// Time constant with which the reference field strength and dip follow slow changes of an
+        /// undisturbed field, s. Default 30.
+        public var fieldTrackingTime = 30.0
+        /// Time constant of the running estimate of a candidate new field, s. Default 1.
+        public var candidateFieldTime = 1.0
+        /// Smallest rotation rate (rad/s) during which a new field's steadiness counts; a field only
+        /// proves homogeneous when the device turns in it. Default 20 °/s.
+        public var newFieldMinimumRate = 20.0.radians
+        /// Expected field strength (µT) and dip (rad), e.g. from the World Magnetic Model; NaN to
+        /// learn them from the first samples. Default NaN.
+        public var expectedFieldNorm = Double.nan, expectedDip = Double.nan
+        /// Rate uncertainty assumed while no gyroscope value is available, rad/s: the attitude
+        /// variance grows by its square times the step, so the accelerometer and magnetometer take
+        /// over quickly. Default 2.
+        public var missingRateUncertainty = 2.0
+        /// Heading innovations, low-passed over ``headingConsistencyTime``, beyond this many standard
+        /// deviations for longer than that time widen the heading variance: recovery from gyroscope
+        /// faults. Default 8.
+        public var headingConsistencyGate = 8.0
+        /// Low-pass time constant of the heading innovation, and how long it must stay inconsistent,
+        /// s. Default 1.
+        public var headingConsistencyTime = 1.0
+        /// Bias pseudo-measurement noise density at rest, rad/s·√s. Default 0.002.
+        public var restBiasNoise = 0.002
+        /// Shortest time step the corrections assume, s: a sample with a repeated timestamp still
+        /// corrects, as if it came this long after the previous one. Default 0.1 ms.
+        public var minimumCorrectionStep = 1e-4
+        /// 6D or 9D. Default 9D.
+        public var mode = FusionMode.nineD
+        /// Rest detection.
+        public var rest = RestDetector.Parameters()
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// The evolving state; read, set and restore it freely.
+    public struct State: Sendable, Codable {
+        /// Attitude, ENU from sensor.
+        public var attitude = Quaternion.identity
+        /// Gyroscope bias, rad/s.
+        public var bias = Vector3.zero
+        /// Covariance blocks: attitude–attitude, attitude–bias, bias–bias.
+        public var pqq = Matrix3.zero, pqb = Matrix3.zero, pbb = Matrix3.zero
+        /// Reference field strength (µT) and dip (rad); NaN until known.
+        public var fieldNorm = Double.nan, fieldDip = Double.nan
+        /// Candidate new field strength and dip while the field is disturbed, and how long it held.
+        public var candidateNorm = Double.nan, candidateDip = Double.nan, candidateTime = 0.0
+        /// Time the magnetometer has been rejected, s.
+        public var rejectionTime = 0.0
+        /// Time the field has looked undisturbed, s.
+        public var undisturbedTime = 0.0
+        /// Earth-frame low-pass of the specific force.
+        public var accelerationLowPass = ButterworthLowPass(cutoff: 1)
+        /// Low-passed squared linear acceleration in the earth frame, m²/s⁴.
+        public var accelerationEnergy = 0.0
+        /// Low-passed heading innovation (rad) and how long it has been inconsistent (s).
+        public var headingInnovation = 0.0, headingInconsistentTime = 0.0
+        /// Time the accelerometer has been rejected by the gate, s.
+        public var accelerometerRejectionTime = 0.0
+        /// Whether the attitude has been initialised.
+        public var initialised = false
+        /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
+        public var lastRate = 0.0
+        /// What the last update did with the sensors.
+        public var use = SensorUse()
+        /// Rest detector state.
+        public var rest: RestDetector
+    }
+
+    /// Error-state estimate accumulated by the sequential scalar updates of one sample.
+    struct Correction {
+        var theta = Vector3.zero
+        var bias = Vector3.zero
+    }
+
+    /// Tuning in use.
+    public let parameters: Parameters
+    /// The state.
+    public var state: State
+    /// Heading variance limit, rad² (from ``Parameters/maximumHeadingUncertainty``).
+    let maximumHeadingVariance: Double
+
+    /// Creates the filter.
+    public init(parameters: Parameters = Parameters()) {
+        self.parameters = parameters
+        maximumHeadingVariance = parameters.maximumHeadingUncertainty * parameters.maximumHeadingUncertainty
+        state = State(rest: RestDetector(parameters: parameters.rest))
+        state.accelerationLowPass.cutoff =
+            parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
+        state.fieldNorm = parameters.expectedFieldNorm
+        state.fieldDip = parameters.expectedDip
+    }
+
+    /// Current attitude.
+    public var attitude: Quaternion { state.attitude }
+    /// Gyroscope bias estimate.
+    public var gyroscopeBias: Vector3 { state.bias }
+
+    /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
+    public var diagnostics: FilterDiagnostics {
+        var d = FilterDiagnostics(state.use, initialised: state.initialised)
+        if state.initialised {
+            d.attitudeUncertainty = max(0, state.pqq.trace).squareRoot()
+            d.headingUncertainty = max(0, state.pqq.row2.z).squareRoot()
+        }
+        return d
+    }
+
+    /// One step.
+    public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
+        let p = parameters
+        let mag = p.mode == .nineD ? magnetometer : nil
+        state.use = SensorUse()
+        if !state.initialised {
+            initialise(accelerometer: accelerometer, magnetometer: mag)
+            state.use.accelerometerRejected = !state.initialised
+            state.use.magnetometerRejected = mag == nil || !state.initialised
+            return
+        }
+        state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
+        state.use.atRest = state.rest.atRest
+        if let g = gyroscope, dt > 0 {
+            propagate(g, dt)
+        } else if gyroscope == nil, dt > 0 {
+            // Blind step: the attitude is unknown to within the assumed rate times the time.
+            let grow = p.missingRateUncertainty * p.missingRateUncertainty * dt
+            state.pqq.row0.x += grow
+            state.pqq.row1.y += grow
+            state.pqq.row2.z = min(maximumHeadingVariance, state.pqq.row2.z + grow)
+        }
+        if let g = gyroscope { state.lastRate = (g - state.bias).norm }
+        let step = max(dt, p.minimumCorrectionStep)
+        var correction = Correction()
+        if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
+        if let m = mag { correctHeading(m, step, &correction) }
+        if state.rest.atRest { correctBiasAtRest(step, &correction) }
+        inject(correction)
+    }
+
+    mutating func initialise(accelerometer: Vector3?, magnetometer: Vector3?) {
+        guard let a = accelerometer else { return }
+        let p = parameters
+        var headingVariance = p.unreferencedHeadingUncertainty * p.unreferencedHeadingUncertainty
+        if let m = magnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
+            state.attitude = q
+            let mE = q.rotate(m)
+            let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+            // An expected field (World Magnetic Model) that the sensor does not see at the start,
+            // indoors, uncalibrated or in arbitrary units, gives way to the measured one.
+            if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
+                state.fieldNorm = m.norm
+            }
+            if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
+            headingVariance = p.initialHeadingUncertainty * p.initialHeadingUncertainty
+        } else if let q = VectorAttitude.tilt(accelerometer: a) {
+            // Keep the heading of the current attitude (it is arbitrary at first in 6D).
+            let yaw = EulerAngles(state.attitude).yaw
+            var e = EulerAngles(q)
+            e.yaw = state.pqq.trace > 0 ? yaw : 0
+            state.attitude = e.quaternion
+        } else {
+            return
+        }
+        let tilt = p.initialTiltUncertainty * p.initialTiltUncertainty
+        state.pqq = Matrix3(Vector3(tilt, 0, 0), Vector3(0, tilt, 0), Vector3(0, 0, headingVariance))
+        state.pqb = .zero
+        if state.pbb.trace == 0 { state.pbb = Matrix3.diagonal(p.initialBiasUncertainty * p.initialBiasUncertainty) }
+        state.initialised = true
+        state.rejectionTime = 0
+        state.accelerometerRejectionTime = 0
+    }
+
+    mutating func propagate(_ g: Vector3, _ dt: Double) {
+        let p = parameters
+        let omega = g - state.bias
+        state.attitude = state.attitude * Quaternion(rotationVector: omega * dt)
+        // δθ' = δθ − R dt δb: G = −R dt.
+        let gm = Matrix3(state.attitude) * (-dt)
+        let gmT = gm.transposed
+        let rateTerm = p.rateScaleUncertainty * p.rateScaleUncertainty * omega.squaredNorm
+        let qTheta = (p.gyroscopeNoise * p.gyroscopeNoise + rateTerm) * dt
+        let gPbb = gm * state.pbb
+        let gPbq = gm * state.pqb.transposed
+        var pqq = state.pqq + gPbq + gPbq.transposed + gPbb * gmT
+        pqq.row0.x += qTheta
+        pqq.row1.y += qTheta
+        pqq.row2.z += qTheta
+        state.pqq = pqq.symmetrized
+        state.pqb = state.pqb + gPbb
+        let qb = p.biasRandomWalk * p.biasRandomWalk * dt
+        state.pbb.row0.x += qb
+        state.pbb.row1.y += qb
+        state.pbb.row2.z += qb
+        // Keep the unobserved heading variance bounded (6D, long disturbances).
+        if state.pqq.row2.z > maximumHeadingVariance {
+            let s = (maximumHeadingVariance / state.pqq.row2.z).squareRoot()
+            state.pqq.row2 = state.pqq.row2 * s
+            state.pqq.row0.z *= s
+            state.pqq.row1.z *= s
+            state.pqb.row2 = state.pqb.row2 * s
+        }
+    }
+
+    /// Sequential scalar update of the error state with measurement row `h = (hθ, hb)`, innovation
+    /// `nu` (before subtracting the accumulated estimate) and noise variance `r`.
+    mutating func scalarUpdate(hTheta: Vector3, hBias: Vector3, nu: Double, r: Double, _ c: inout Correction) {
+        let u1 = state.pqq * hTheta + state.pqb * hBias
+        let u2 = state.pqb.transposed * hTheta + state.pbb * hBias
+        let s = hTheta.dot(u1) + hBias.dot(u2) + r
+        guard s > 0, s.isFinite else { return }
+        let innovation = nu - hTheta.dot(c.theta) - hBias.dot(c.bias)
+        let inv = 1 / s
+        c.theta += u1 * (innovation * inv)
+        c.bias += u2 * (innovation * inv)
+        state.pqq -= Matrix3.outer(u1, u1) * inv
+        state.pqb -= Matrix3.outer(u1, u2) * inv
+        state.pbb -= Matrix3.outer(u2, u2) * inv
+    }
+
+    /// Scalar update measuring one component of the attitude error (`h = e_axis`), exploiting the
+    /// unit measurement row: `P hᵀ` is a column of the covariance, no products needed.
+    @inline(__always)
+    mutating func attitudeUpdate(axis: Int, nu: Double, r: Double, _ c: inout Correction) {
+        let u1 = Vector3(state.pqq[0, axis], state.pqq[1, axis], state.pqq[2, axis])
+        let u2 = axis == 0 ? state.pqb.row0 : (axis == 1 ? state.pqb.row1 : state.pqb.row2)
+        let s = u1[axis] + r
+        guard s > 0, s.isFinite else { return }
+        let inv = 1 / s
+        let k = (nu - c.theta[axis]) * inv
+        c.theta += u1 * k
+        c.bias += u2 * k
+        let a = u1 * inv
+        state.pqq -= Matrix3.outer(a, u1)
+        state.pqb -= Matrix3.outer(a, u2)
+        state.pbb -= Matrix3.outer(u2 * inv, u2)
+    }
+
+    mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double, _ c: inout Correction) {
+        let p = parameters
+        let norm = a.norm
+        guard norm > 0 else { return }
+        var fE = state.attitude.rotate(a)
+        if p.accelerationFilterTime > 0 { fE = state.accelerationLowPass.update(fE, dt: rawDt) }
+        let fNorm = fE.norm
+        guard fNorm > 0 else { return }
+        let u = fE * (1 / fNorm)
+        // Energy of the (filtered) linear acceleration: specific force minus gravity, earth frame.
+        let linear = Vector3(fE.x, fE.y, fE.z - standardGravity)
+        state.accelerationEnergy += (linear.squaredNorm - state.accelerationEnergy) * (dt / (p.accelerationWindow + dt))
+        let excess =
+            max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
+        let r = p.accelerometerNoise * p.accelerometerNoise / dt * (1 + excess)
+        // Horizontal components: u ≈ (−δy, δx, 1).
+        let nuX = u.y
+        let nuY = -u.x
+        let d2 = nuX * nuX / (state.pqq.row0.x + r) + nuY * nuY / (state.pqq.row1.y + r)
+        if d2 > p.accelerometerGate * p.accelerometerGate {
+            if state.accelerometerRejectionTime < p.accelerometerRecoveryTime {
+                state.accelerometerRejectionTime += dt
+                return
+            }
+            // Inconsistent for 2 s: not a passing acceleration but a wrong tilt (after a gyroscope
+            // fault). Widen the tilt variance to the innovation and let the accelerometer correct it.
+            let widen = nuX * nuX + nuY * nuY
+            state.pqq.row0.x += widen
+            state.pqq.row1.y += widen
+        }
+        state.accelerometerRejectionTime = 0
+        attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
+        attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
+        state.use.accelerometerRejected = false
+    }
+
+    mutating func correctHeading(_ m: Vector3, _ dt: Double, _ c: inout Correction) {
+        let p = parameters
+        let mE = state.attitude.rotate(m)
+        let horizontal = (mE.x * mE.x + mE.y * mE.y).squareRoot()
+        let norm = m.norm
+        guard horizontal > 0, norm > 0 else { return }
+        let dip = Double.atan2(-mE.z, horizontal)
+        if !state.fieldNorm.isFinite || !state.fieldDip.isFinite {
+            state.fieldNorm = norm
+            state.fieldDip = dip
+        }
+        let undisturbed =
+            abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
+            && abs(dip - state.fieldDip) < p.dipRejection
+        if undisturbed { state.undisturbedTime += dt } else { state.undisturbedTime = 0 }
+        var accept = undisturbed && state.undisturbedTime >= p.minimumUndisturbedTime
+        if undisturbed {
+            state.candidateTime = 0
+            // Follow slow drifts of the reference field.
+            let k = dt / (p.fieldTrackingTime + dt)
+            state.fieldNorm += (norm - state.fieldNorm) * k
+            state.fieldDip += (dip - state.fieldDip) * k
+        } else {
+            state.rejectionTime += dt
+            let steady =
+                state.candidateNorm.isFinite
+                && abs(norm - state.candidateNorm) < p.fieldNormRejection * state.candidateNorm
+                && abs(dip - state.candidateDip) < p.dipRejection
+            if steady {
+                let k = dt / (p.candidateFieldTime + dt)
+                state.candidateNorm += (norm - state.candidateNorm) * k
+                state.candidateDip += (dip - state.candidateDip) * k
+                if state.lastRate >= p.newFieldMinimumRate { state.candidateTime += dt }
+            } else {
+                state.candidateNorm = norm
+                state.candidateDip = dip
+                state.candidateTime = 0
+            }
+            if state.candidateTime >= p.newFieldTime
+                || (state.rejectionTime >= p.maximumRejectionTime && state.candidateTime >= p.shortNewFieldTime)
+            {
+                state.fieldNorm = norm
+                state.fieldDip = dip
+                state.rejectionTime = 0
+                state.candidateTime = 0
+                state.undisturbedTime = p.minimumUndisturbedTime
+                accept = true
+            }
+        }
+        if accept { state.rejectionTime = 0 }
+        guard accept else { return }
+        let psi = Double.atan2(mE.x, mE.y)
+        // Heading consistency: a low-passed innovation far outside its uncertainty for over a
+        // second means the heading itself is wrong (gyroscope fault), not the field.
+        state.headingInnovation += (psi - state.headingInnovation) * (dt / (p.headingConsistencyTime + dt))
+        let sigma = (state.pqq.row2.z + p.magnetometerNoise * p.magnetometerNoise).squareRoot()
+        if abs(state.headingInnovation) > p.headingConsistencyGate * sigma {
+            state.headingInconsistentTime += dt
+            if state.headingInconsistentTime > p.headingConsistencyTime {
+                state.pqq.row2.z += state.headingInnovation * state.headingInnovation
+                state.headingInconsistentTime = 0
+            }
+        } else {
+            state.headingInconsistentTime = 0
+        }
+        let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
+        let dipExcess = (dip - state.fieldDip) / p.dipTolerance
+        let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)
+        attitudeUpdate(axis: 2, nu: psi, r: r, &c)
+        state.use.magnetometerRejected = false
+    }
+
+    mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
+        let p = parameters
+        let mean = state.rest.gyroscopeMean
+        let r = p.restBiasNoise * p.restBiasNoise / dt
+        scalarUpdate(hTheta: .zero, hBias: .unitX, nu: mean.x - state.bias.x, r: r, &c)
+        scalarUpdate(hTheta: .zero, hBias: .unitY, nu: mean.y - state.bias.y, r: r, &c)
+        scalarUpdate(hTheta: .zero, hBias: .unitZ, nu: mean.z - state.bias.z, r: r, &c)
+    }
+
+    mutating func inject(_ c: Correction) {
+        if c.theta.squaredNorm > 0 {
+            let turn = Quaternion(rotationVector: c.theta)
+            state.attitude = turn * state.attitude
+            // The filtered specific force is expressed in the estimated earth frame: turn it along.
+            state.accelerationLowPass.rotate(by: turn)
+        }
+        state.bias += c.bias
+        state.attitude = state.attitude.normalized
+        state.pqq = state.pqq.symmetrized
+        state.pbb = state.pbb.symmetrized
+    }
+
+    /// Re-initialise the attitude from the next accelerometer sample, keeping the bias.
+    public mutating func reinitialise() {
+        state.initialised = false
+        state.accelerationLowPass.reset()
+        state.rest.reset()
+    }
+}

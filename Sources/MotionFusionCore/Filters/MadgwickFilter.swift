@@ -1,0 +1,83 @@
+/// Madgwick's gradient-descent filter (Madgwick, Harrison, Vaidyanathan 2011): the gyroscope
+/// quaternion rate is corrected by a normalised gradient step of fixed rate β that reduces the
+/// misfit between measured and predicted gravity (and, in 9D, magnetic field) directions.
+///
+/// The gradient is computed exactly for the unit reference field `(0, |h_horizontal|, h_z)` in ENU;
+/// the widespread C implementation doubles the magnetometer reference, which this does not.
+public struct MadgwickFilter: AttitudeFilter {
+    /// Tuning.
+    public struct Parameters: FilterParameters {
+        /// Gradient step rate β, rad/s. Default 0.12 (BROAD's best common gain).
+        public var beta = 0.12
+        /// 6D or 9D. Default 9D.
+        public var mode = FusionMode.nineD
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// The evolving state.
+    public struct State: Sendable, Codable {
+        /// Attitude, ENU from sensor.
+        public var attitude = Quaternion.identity
+        /// Whether the attitude has been initialised.
+        public var initialised = false
+        /// What the last update did with the sensors.
+        public var use = SensorUse()
+    }
+
+    /// Tuning in use.
+    public let parameters: Parameters
+    /// The state.
+    public var state = State()
+
+    /// Creates the filter.
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// Current attitude.
+    public var attitude: Quaternion { state.attitude }
+    /// Madgwick's basic filter does not estimate gyroscope bias.
+    public var gyroscopeBias: Vector3 { .zero }
+    /// Diagnostics of the last update.
+    public var diagnostics: FilterDiagnostics { FilterDiagnostics(state.use, initialised: state.initialised) }
+
+    /// The gradient of ½|Rᵀd − s|² with respect to the quaternion, for a unit earth reference `d`
+    /// and a unit sensor measurement `s`: a tangent part `2 q ⊗ (0, v × s)` and a radial part
+    /// `2 (1 − v·s) q`, with `v = Rᵀd` the predicted measurement.
+    static func gradient(_ q: Quaternion, predicted v: Vector3, measured s: Vector3) -> Quaternion {
+        let tangent = q * Quaternion(scalar: 0, vector: v.cross(s))
+        return tangent * 2 + q * (2 * (1 - v.dot(s)))
+    }
+
+    /// One step.
+    public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
+        let mag = parameters.mode == .nineD ? magnetometer : nil
+        state.use = SensorUse()
+        if !state.initialised {
+            guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
+            state.attitude = q
+            state.initialised = true
+            return
+        }
+        let q = state.attitude
+        var step = Quaternion(w: 0, x: 0, y: 0, z: 0)
+        if let a = accelerometer?.normalized {
+            step = step + Self.gradient(q, predicted: q.inverseRotate(.unitZ), measured: a)
+            state.use.accelerometerRejected = false
+            if let m = mag?.normalized {
+                let h = q.rotate(m)
+                let b = Vector3(0, (h.x * h.x + h.y * h.y).squareRoot(), h.z)
+                step = step + Self.gradient(q, predicted: q.inverseRotate(b), measured: m)
+                state.use.magnetometerRejected = false
+            }
+        }
+        guard let g = gyroscope, dt > 0 else { return }
+        var qDot = q * Quaternion(scalar: 0, vector: g * 0.5)
+        let n = step.norm
+        // At an exact fit the gradient vanishes; normalising rounding noise would inject a full β step.
+        if n > 1e-12 { qDot = qDot + step * (-parameters.beta / n) }
+        state.attitude = (q + qDot * dt).normalized
+    }
+
+    /// Re-initialise the attitude from the next accelerometer sample.
+    public mutating func reinitialise() { state.initialised = false }
+}

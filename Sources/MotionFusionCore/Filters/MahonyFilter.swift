@@ -1,0 +1,82 @@
+/// Mahony's nonlinear complementary filter on SO(3) (Mahony, Hamel, Pflimlin 2008): the gyroscope
+/// rate is corrected by a proportional-integral feedback of the cross product between measured and
+/// predicted reference directions (gravity, and the horizontal magnetic field in 9D).
+///
+/// The gains follow the widespread reference implementation, so published gains carry over: the
+/// correction is `Kp · e` and the integral `Ki · ∫e dt`, with `e` the sum of the cross products of
+/// the measured and estimated unit directions.
+public struct MahonyFilter: AttitudeFilter {
+    /// Tuning.
+    public struct Parameters: FilterParameters {
+        /// Proportional gain, 1/s. Default 0.74 (BROAD's best common gain).
+        public var kp = 0.74
+        /// Integral gain, 1/s². Default 0.0012.
+        public var ki = 0.0012
+        /// 6D or 9D. Default 9D.
+        public var mode = FusionMode.nineD
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// The evolving state.
+    public struct State: Sendable, Codable {
+        /// Attitude, ENU from sensor.
+        public var attitude = Quaternion.identity
+        /// Integral feedback term, rad/s; the bias estimate is its negative.
+        public var integral = Vector3.zero
+        /// Whether the attitude has been initialised.
+        public var initialised = false
+        /// What the last update did with the sensors.
+        public var use = SensorUse()
+    }
+
+    /// Tuning in use.
+    public let parameters: Parameters
+    /// The state.
+    public var state = State()
+
+    /// Creates the filter.
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// Current attitude.
+    public var attitude: Quaternion { state.attitude }
+    /// Gyroscope bias estimate, rad/s.
+    public var gyroscopeBias: Vector3 { -state.integral }
+    /// Diagnostics of the last update.
+    public var diagnostics: FilterDiagnostics { FilterDiagnostics(state.use, initialised: state.initialised) }
+
+    /// One step.
+    public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
+        let mag = parameters.mode == .nineD ? magnetometer : nil
+        state.use = SensorUse()
+        if !state.initialised {
+            guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
+            state.attitude = q
+            state.initialised = true
+            return
+        }
+        let attitude = state.attitude
+        var error = Vector3.zero
+        if let a = accelerometer?.normalized {
+            // Estimated up direction in the sensor frame.
+            let v = attitude.inverseRotate(.unitZ)
+            error += a.cross(v)
+            state.use.accelerometerRejected = false
+            if let m = mag?.normalized {
+                // Reference: the measured field rotated to earth, with its horizontal part turned to north.
+                let h = attitude.rotate(m)
+                let b = Vector3(0, (h.x * h.x + h.y * h.y).squareRoot(), h.z)
+                let w = attitude.inverseRotate(b)
+                error += m.cross(w)
+                state.use.magnetometerRejected = false
+            }
+        }
+        guard let g = gyroscope, dt > 0 else { return }
+        state.integral += error * (parameters.ki * dt)
+        let omega = g + state.integral + error * parameters.kp
+        state.attitude = (attitude * Quaternion(rotationVector: omega * dt)).normalized
+    }
+
+    /// Re-initialise the attitude from the next accelerometer sample.
+    public mutating func reinitialise() { state.initialised = false }
+}

@@ -1,0 +1,115 @@
+/// Everything that decides how a recording becomes attitudes: the filter and its tuning (with the
+/// fusion mode and any expected field), sensor calibration, runner settings, the output rate, and
+/// how outputs are referenced (earth frame, magnetic or true north).
+///
+/// It is built once, by the command line or by a library user, and every run path consumes it:
+/// `replay` (one trace, a folder, standard input), ``MotionReplayManager``, `reconstruct`, and
+/// the C and Python bindings.
+///
+/// ```swift
+/// var run = RunConfiguration(.ekf, mode: .nineD)
+/// run.declinationDegrees = 3.2          // outputs referenced to true north
+/// for e in run.estimates(trace.samples) { print(e.t, e.attitude) }
+/// ```
+public struct RunConfiguration: Sendable {
+    /// The estimator and its tuning, including the fusion mode. Default: the EKF in 9D.
+    public var filter = FilterSetup(.default)
+    /// Calibration applied to every sample before filtering. Default none.
+    public var calibration: SensorCalibration?
+    /// How samples are fed to the filter (gaps, held gyroscope values).
+    public var runner = FilterRunnerSettings()
+    /// Output rate, Hz: estimates are interpolated onto a regular grid from the first sample's time,
+    /// so the number of outputs follows the duration, not the input rows. `nil` gives one estimate
+    /// per input sample. Default nil.
+    public var outputRate: Double?
+    /// Earth frame of written attitudes and Euler angles. Default ENU.
+    public var frame = EarthFrame.enu
+    /// Declination, degrees east; when set, written attitudes and `heading` are referenced to true
+    /// north. Estimates themselves stay referenced to magnetic north. Default nil.
+    public var declinationDegrees: Double?
+
+    /// The default configuration: the EKF in 9D, one estimate per sample, ENU, magnetic north.
+    public init() {}
+
+    /// A configuration running `kind` with default parameters in `mode` (default: the filter's
+    /// own default mode).
+    public init(_ kind: FilterKind, mode: FusionMode? = nil) {
+        filter = FilterSetup(kind, mode: mode)
+    }
+
+    /// Sensors fused.
+    public var mode: FusionMode {
+        get { filter.mode }
+        set { filter.mode = newValue }
+    }
+
+    /// Runs the configured filter over the samples `next` yields until it returns nil, calling
+    /// `body` with each estimate and the input it belongs to (for resampled outputs, the input
+    /// interpolated to the output time: ground truth slerped, sensors absent). Memory is constant.
+    public func run(
+        next: () throws -> SensorSample?, _ body: (MotionEstimate, SensorSample) throws -> Void
+    ) throws {
+        try withoutActuallyEscaping(next) { next in
+            try withoutActuallyEscaping(body) { body in
+                try filter.withFilter(RunLoop(configuration: self, next: next, body: body))
+            }
+        }
+    }
+
+    /// One estimate per output instant (per sample unless ``outputRate`` is set).
+    public func estimates(_ samples: [SensorSample]) -> [MotionEstimate] {
+        var out = [MotionEstimate]()
+        out.reserveCapacity(outputRate == nil ? samples.count : 0)
+        var i = 0
+        // `next` and `body` do not throw, so neither does the run.
+        try! run(
+            next: {
+                guard i < samples.count else { return nil }
+                i += 1
+                return samples[i - 1]
+            }
+        ) { e, _ in out.append(e) }
+        return out
+    }
+
+    /// The attitude after every sample (the lean batch path: no other output is built; calibration
+    /// applies, the output rate does not).
+    public func attitudes(_ samples: [SensorSample]) -> [Quaternion] {
+        try! filter.withFilter(AttitudeLoop(samples: samples, configuration: self))
+    }
+}
+
+/// The per-sample loop of ``RunConfiguration/run(next:_:)``, specialised for each filter type.
+struct RunLoop: FilterVisitor {
+    let configuration: RunConfiguration
+    let next: () throws -> SensorSample?
+    let body: (MotionEstimate, SensorSample) throws -> Void
+
+    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
+        var runner = FilterRunner(filter, settings: configuration.runner)
+        let calibration = configuration.calibration
+        if let rate = configuration.outputRate {
+            var resampler = Resampler(rate: rate, maximumGap: configuration.runner.maximumGap)
+            while let input = try next() {
+                let e = runner.update(calibration?.apply(input) ?? input)
+                try resampler.push(e, input, emit: body)
+            }
+        } else {
+            while let input = try next() {
+                try body(runner.update(calibration?.apply(input) ?? input), input)
+            }
+        }
+    }
+}
+
+/// The lean loop of ``RunConfiguration/attitudes(_:)``.
+struct AttitudeLoop: FilterVisitor {
+    let samples: [SensorSample]
+    let configuration: RunConfiguration
+
+    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws -> [Quaternion] {
+        var runner = FilterRunner(filter, settings: configuration.runner)
+        guard let calibration = configuration.calibration else { return runner.attitudes(samples) }
+        return runner.attitudes(samples.map(calibration.apply))
+    }
+}

@@ -1,0 +1,2 @@
+/// The MotionFusion library version.
+public let motionFusionVersion = "0.2.0"
