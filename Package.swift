@@ -15,6 +15,12 @@ let package = Package(
             path: "Sources/CLAPACK",
             providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
         ),
+        // zlib from Debian's zlib1g-dev, for .zip recordings.
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Math core: vectors, quaternions, 3×3 matrices, Euler angles, frames. No dependencies.
         .target(name: "MotionFusionMath"),
         // Dense and banded linear algebra over LAPACKE with hand-written small-size kernels; the only
@@ -27,7 +33,7 @@ let package = Package(
         // World Magnetic Model, simulator. Needs no LAPACK.
         .target(
             name: "MotionFusionCore",
-            dependencies: ["MotionFusionMath"]
+            dependencies: ["MotionFusionMath", "CZlib"]
         ),
         // What stands on LAPACK (calibration fits, offline reconstruction), and the module users
         // import: it re-exports the core, the math and the linear algebra.

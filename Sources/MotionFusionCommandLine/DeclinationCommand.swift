@@ -1,87 +1,55 @@
 import Foundation
 import MotionFusion
 
-/// Location and date options shared by `declination`, `replay` and `reconstruct`.
-struct LocationOptions {
-    var latitude: Double
-    var longitude: Double
-    var heightKm: Double
-    var decimalYear: Double
-    var dateText: String
-
-    static let names: Set<String> = ["lat", "lon", "height-km", "date"]
-
-    /// Parses `--lat/--lon [--height-km] [--date]`; nil when neither latitude nor longitude is given.
-    static func parse(_ args: ParsedArguments) throws -> LocationOptions? {
-        let lat = try args.double("lat")
-        let lon = try args.double("lon")
-        guard lat != nil || lon != nil else {
-            if args.values["height-km"] != nil || args.values["date"] != nil {
-                throw CommandLineError.usage("--height-km and --date need --lat and --lon")
-            }
-            return nil
-        }
-        guard let lat, let lon else { throw CommandLineError.usage("give both --lat and --lon (degrees)") }
-        guard (-90...90).contains(lat) else {
-            throw CommandLineError.usage("--lat must be in [-90, 90] degrees, got \(lat)")
-        }
-        guard (-180...360).contains(lon) else {
-            throw CommandLineError.usage("--lon must be in [-180, 360] degrees, got \(lon)")
-        }
-        let height = try args.double("height-km") ?? 0
-        guard (-10...1000).contains(height) else { throw CommandLineError.usage("--height-km must be in [-10, 1000]") }
-        var text = args.values["date"] ?? ""
-        let year: Double
-        if text.isEmpty {
-            let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
-            year = WorldMagneticModel.decimalYear(year: c.year!, month: c.month!, day: c.day!)!
-            text = String(format: "%04d-%02d-%02d", c.year!, c.month!, c.day!)
-        } else {
-            let parts = text.split(separator: "-").compactMap { Int($0) }
-            guard parts.count == 3,
-                let y = WorldMagneticModel.decimalYear(year: parts[0], month: parts[1], day: parts[2])
-            else {
-                throw CommandLineError.usage("--date expects YYYY-MM-DD, got '\(text)'")
-            }
-            year = y
-        }
-        return LocationOptions(latitude: lat, longitude: lon, heightKm: height, decimalYear: year, dateText: text)
-    }
-
-    func evaluate() -> WorldMagneticModel.Result {
-        WorldMagneticModel.wmm2025.evaluate(
-            latitude: latitude, longitude: longitude, heightKm: heightKm, decimalYear: decimalYear)
-    }
+/// The settings of `declination`.
+struct DeclinationSettings {
+    var latitude: Double?, longitude: Double?, heightKm: Double?, date: String?
+    var json = false
 }
 
-/// `motionfusion declination --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD] [--json]`.
+/// `motionfusion declination`: the World Magnetic Model at a place and date.
 enum DeclinationCommand {
-    static let usage = "motionfusion declination --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD] [--json]"
+    static let command = Command<DeclinationSettings>(
+        name: "declination", summary: "Declination, inclination and field strength from the World Magnetic Model",
+        arguments: [],
+        options: [
+            .number("lat", value: "DEG", "latitude, degrees north", \.latitude, in: -90...90),
+            .number("lon", value: "DEG", "longitude, degrees east", \.longitude, in: -180...360),
+            .number(
+                "height-km", value: "KM", "height above the WGS-84 ellipsoid (default 0)", \.heightKm, in: -10...1000),
+            .text("date", value: "YYYY-MM-DD", "date (default today)", \.date),
+            .flag("json", "print the result as JSON", \.json),
+        ],
+        initial: DeclinationSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, [])
+            guard s.latitude != nil, s.longitude != nil else { throw CommandLineError.usage("missing --lat and --lon") }
+        },
+        run: run)
 
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(arguments, valueOptions: LocationOptions.names, flagOptions: ["json"])
-        guard args.positionals.isEmpty else {
-            throw CommandLineError.usage("unexpected argument '\(args.positionals[0])'")
-        }
-        guard let location = try LocationOptions.parse(args) else {
-            throw CommandLineError.usage("missing --lat and --lon")
-        }
+    static func run(_ s: DeclinationSettings, _ output: ConsoleOutput) throws {
+        guard
+            let location = try LocationOptions.from(
+                latitude: s.latitude, longitude: s.longitude, heightKm: s.heightKm, date: s.date)
+        else { throw CommandLineError.usage("missing --lat and --lon") }
         let r = location.evaluate()
         for w in r.warnings { output.err("warning: \(w)\n") }
         let f = r.field
-        if args.flags.contains("json") {
-            var object: [String: Any] = [
-                "model": WorldMagneticModel.wmm2025.name, "latitude_deg": location.latitude,
-                "longitude_deg": location.longitude, "height_km": location.heightKm, "date": location.dateText,
-                "decimal_year": location.decimalYear, "declination_deg": f.declination,
-                "inclination_deg": f.inclination,
-                "total_intensity_nt": f.totalIntensity, "horizontal_intensity_nt": f.horizontalIntensity, "x_nt": f.x,
-                "y_nt": f.y, "z_nt": f.z, "declination_change_deg_per_year": r.declinationChange,
-                "inclination_change_deg_per_year": r.inclinationChange, "warnings": r.warnings,
+        if s.json {
+            var object: [String: JSONValue] = [
+                "model": .string(WorldMagneticModel.wmm2025.name), "latitude_deg": .number(location.latitude),
+                "longitude_deg": .number(location.longitude), "height_km": .number(location.heightKm),
+                "date": .string(location.dateText), "decimal_year": .number(location.decimalYear),
+                "declination_deg": .number(f.declination), "inclination_deg": .number(f.inclination),
+                "total_intensity_nt": .number(f.totalIntensity),
+                "horizontal_intensity_nt": .number(f.horizontalIntensity),
+                "x_nt": .number(f.x), "y_nt": .number(f.y), "z_nt": .number(f.z),
+                "declination_change_deg_per_year": .number(r.declinationChange),
+                "inclination_change_deg_per_year": .number(r.inclinationChange),
+                "warnings": .array(r.warnings.map { .string($0) }),
             ]
-            if let gv = r.gridVariation { object["grid_variation_deg"] = gv }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            output.out(String(decoding: data, as: UTF8.self) + "\n")
+            if let gv = r.gridVariation { object["grid_variation_deg"] = .number(gv) }
+            output.out(JSONValue.object(object).text + "\n")
             return
         }
         output.out(
@@ -99,8 +67,7 @@ enum DeclinationCommand {
                     """, location.latitude, location.longitude, location.heightKm, location.dateText,
                 location.decimalYear,
                 f.declination, r.declinationChange, f.inclination, r.inclinationChange, f.totalIntensity,
-                f.horizontalIntensity,
-                f.x, f.y, f.z))
+                f.horizontalIntensity, f.x, f.y, f.z))
         if let gv = r.gridVariation { output.out(String(format: "grid variation       %8.3f°\n", gv)) }
     }
 }

@@ -1,66 +1,84 @@
 import Foundation
 import MotionFusion
 
-/// `motionfusion evaluate ESTIMATE --truth TRACE [--mode 6d|9d] [--frame F] [--json]`.
-enum EvaluateCommand {
-    static let usage = "motionfusion evaluate ESTIMATE --truth TRACE [--mode 6d|9d] [--frame enu|ned|nwu] [--json]"
+/// The settings of `evaluate`.
+struct EvaluateSettings {
+    var truth: String?
+    var input = InputSettings()
+    var mode: FusionMode?
+    var frame: EarthFrame?
+    var json = false
+    var estimate = ""
+}
 
+/// `motionfusion evaluate`: the BROAD metric of estimates against ground truth.
+enum EvaluateCommand {
     struct Row {
         var name: String
+        var mode: FusionMode
         var result: AttitudeErrorMetric.Result
     }
 
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(arguments, valueOptions: ["truth", "mode", "frame"], flagOptions: ["json"])
-        let estimatePath = try args.single("ESTIMATE")
-        guard let truthPath = args.values["truth"] else { throw CommandLineError.usage("missing --truth TRACE") }
-        let mode = FusionMode(rawValue: try args.choice("mode", ["6d", "9d"]) ?? "9d")!
-        let frame = EarthFrame(rawValue: try args.choice("frame", EarthFrame.allCases.map(\.rawValue)) ?? "enu")!
-        let json = args.flags.contains("json")
-        let pairs = try matchPairs(estimatePath, truthPath)
+    static let command = Command<EvaluateSettings>(
+        name: "evaluate", summary: "Score estimates against ground truth with the BROAD metric",
+        arguments: [("ESTIMATE", "an estimate file written by replay or reconstruct, or a folder of them")],
+        options: [
+            .text(
+                "truth", value: "TRACE", "the trace with ground truth (a folder to match estimates by file name)",
+                \.truth)
+        ] + InputSettings.options.map { $0.lifted(\.input) } + [
+            .choice("mode", "6d removes a constant heading offset first (default: the estimate's own mode)", \.mode),
+            .choice("frame", "earth frame the estimate was written in (default enu)", \.frame),
+            .flag("json", "print the scores as JSON", \.json),
+        ],
+        initial: EvaluateSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, ["ESTIMATE"])
+            s.estimate = positionals[0]
+            guard s.truth != nil else { throw CommandLineError.usage("missing --truth TRACE") }
+        },
+        run: run)
+
+    static func run(_ s: EvaluateSettings, _ output: ConsoleOutput) throws {
+        let pairs = try matchPairs(s.estimate, s.truth!, s.input.format)
         var rows = [Row]()
         var failures = 0
-        for (name, est, truth) in pairs {
+        for (name, est, truthPath) in pairs {
             do {
-                let trace = try TraceFormat.load(path: truth)
-                let estimate = try EstimateReader.read(path: est, frame: frame)
+                let trace = try s.input.open(truthPath).readTrace()
+                let estimate = try EstimateReader.read(path: est, frame: s.frame ?? .enu)
+                for w in estimate.faults.warnings { output.err("\(w)\n") }
+                let mode = s.mode ?? estimate.mode ?? .nineD
                 let aligned = EstimateReader.align(estimate, to: trace)
                 guard let r = AttitudeErrorMetric.evaluate(estimates: aligned, trace: trace, mode: mode) else {
-                    throw CommandLineError.input("\(truth): no samples with ground truth (and moving = 1) to score")
+                    throw CommandLineError.input("\(truthPath): no samples with ground truth (and moving = 1) to score")
                 }
-                rows.append(Row(name: name, result: r))
-            } catch let e as CommandLineError {
+                rows.append(Row(name: name, mode: mode, result: r))
+            } catch {
+                let e = CommandLineError.from(error)
                 if pairs.count == 1 { throw e }
                 output.err("motionfusion evaluate: error: \(e.message)\n")
                 failures += 1
-            } catch {
-                if pairs.count == 1 { throw CommandLineError.input("\(error)") }
-                output.err("motionfusion evaluate: error: \(error)\n")
-                failures += 1
             }
         }
-        if json {
-            output.out(jsonText(rows, mode: mode) + "\n")
-        } else {
-            output.out(table(rows, mode: mode))
-        }
+        output.out(s.json ? jsonText(rows) + "\n" : table(rows))
         if failures > 0 { throw CommandLineError.input("\(failures) of \(pairs.count) pairs could not be scored") }
     }
 
     /// Pairs of (name, estimate file, truth trace): a single pair, or files matched by name in two folders.
-    static func matchPairs(_ estimate: String, _ truth: String) throws -> [(String, String, String)] {
+    static func matchPairs(_ estimate: String, _ truth: String, _ format: TraceFormat?) throws -> [(
+        String, String, String
+    )] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: estimate, isDirectory: &isDir) else {
             throw CommandLineError.input("\(estimate): no such file or folder")
         }
         if !isDir.boolValue { return [((estimate as NSString).lastPathComponent, estimate, truth)] }
-        let truths = try TraceInputs.expand(truth, format: nil)
+        let truths = try TraceInputs.expand(truth, format: format)
         var pairs = [(String, String, String)]()
-        for t in truths {
-            let stem = ((t as NSString).lastPathComponent as NSString).deletingPathExtension
-            let candidates = [stem + ".csv", stem + ".estimate.csv"].map {
-                (estimate as NSString).appendingPathComponent($0)
-            }
+        for (t, name) in zip(truths, FolderRunner.outputNames(truths)) {
+            let stem = (name as NSString).deletingPathExtension
+            let candidates = [name, stem + ".estimate.csv"].map { (estimate as NSString).appendingPathComponent($0) }
             if let e = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
                 pairs.append((stem, e, t))
             }
@@ -71,27 +89,24 @@ enum EvaluateCommand {
         return pairs
     }
 
-    static func jsonText(_ rows: [Row], mode: FusionMode) -> String {
-        func object(_ r: AttitudeErrorMetric.Result) -> [String: Any] {
-            [
-                "total_rmse_deg": r.totalRMSE, "heading_rmse_deg": r.headingRMSE,
-                "inclination_rmse_deg": r.inclinationRMSE, "samples_used": r.samplesUsed,
-                "heading_offset_deg": r.headingOffset, "mode": mode.rawValue,
-            ]
-        }
-        var top: [String: Any]
-        if rows.count == 1 {
-            top = object(rows[0].result)
-        } else {
-            top = mean(rows).map(object) ?? [:]
-            top["traces"] = rows.map { row -> [String: Any] in
-                var o = object(row.result)
-                o["trace"] = row.name
-                return o
-            }
-        }
-        let data = try! JSONSerialization.data(withJSONObject: top, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+    static func object(_ r: AttitudeErrorMetric.Result, _ mode: FusionMode) -> [String: JSONValue] {
+        [
+            "total_rmse_deg": .number(r.totalRMSE), "heading_rmse_deg": .number(r.headingRMSE),
+            "inclination_rmse_deg": .number(r.inclinationRMSE), "samples_used": .integer(r.samplesUsed),
+            "heading_offset_deg": .number(r.headingOffset), "mode": .string(mode.rawValue),
+        ]
+    }
+
+    static func jsonText(_ rows: [Row]) -> String {
+        guard rows.count != 1 else { return JSONValue.object(object(rows[0].result, rows[0].mode)).text }
+        var top = mean(rows).map { object($0, rows[0].mode) } ?? [:]
+        top["traces"] = .array(
+            rows.map { row in
+                var o = object(row.result, row.mode)
+                o["trace"] = .string(row.name)
+                return .object(o)
+            })
+        return JSONValue.object(top).text
     }
 
     static func mean(_ rows: [Row]) -> AttitudeErrorMetric.Result? {
@@ -104,18 +119,18 @@ enum EvaluateCommand {
             samplesUsed: rows.map(\.result.samplesUsed).reduce(0, +), headingOffset: 0)
     }
 
-    static func table(_ rows: [Row], mode: FusionMode) -> String {
+    static func table(_ rows: [Row]) -> String {
         let width = max(5, rows.map(\.name.count).max() ?? 0)
         func pad(_ s: String) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
-        var out = pad("trace") + "   total °  heading °  inclination °  samples  (\(mode.rawValue))\n"
-        func line(_ name: String, _ r: AttitudeErrorMetric.Result) -> String {
+        var out = pad("trace") + "   total °  heading °  inclination °  samples  mode\n"
+        func line(_ name: String, _ r: AttitudeErrorMetric.Result, _ mode: String) -> String {
             pad(name)
                 + String(
-                    format: "  %8.3f  %9.3f  %13.3f  %7d\n", r.totalRMSE, r.headingRMSE, r.inclinationRMSE,
-                    r.samplesUsed)
+                    format: "  %8.3f  %9.3f  %13.3f  %7d  %@\n", r.totalRMSE, r.headingRMSE, r.inclinationRMSE,
+                    r.samplesUsed, mode)
         }
-        for r in rows { out += line(r.name, r.result) }
-        if rows.count > 1, let m = mean(rows) { out += line("mean", m) }
+        for r in rows { out += line(r.name, r.result, r.mode.rawValue) }
+        if rows.count > 1, let m = mean(rows) { out += line("mean", m, "") }
         return out
     }
 }

@@ -1,32 +1,43 @@
 import Foundation
 import MotionFusion
 
-/// `motionfusion events TRACE [--json] [--shake-threshold M/S2] [--format NAME]`.
-enum EventsCommand {
-    static let usage = "motionfusion events TRACE [--json] [--shake-threshold M/S2] [--format NAME]"
+/// The settings of `events`.
+struct EventsSettings {
+    var input = InputSettings()
+    var json = false
+    var shakeThreshold: Double?
+    var trace = ""
+}
 
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(arguments, valueOptions: ["shake-threshold", "format"], flagOptions: ["json"])
-        let path = try args.single("TRACE")
-        let format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(
-            TraceFormat.init(rawValue:))
+/// `motionfusion events`: device-orientation changes and shakes.
+enum EventsCommand {
+    static let command = Command<EventsSettings>(
+        name: "events", summary: "Device-orientation changes and shakes, timestamped",
+        arguments: [("TRACE", "a trace file, a recording folder or .zip, or - for standard input")],
+        options: InputSettings.options.map { $0.lifted(\.input) } + [
+            .flag("json", "print one JSON object per event", \.json),
+            .number(
+                "shake-threshold", value: "M/S2",
+                "user acceleration that counts as a shake swing, m/s² (default \(fmt(ShakeDetector.Parameters().threshold)))",
+                \.shakeThreshold, in: 0.001...10_000),
+        ],
+        initial: EventsSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, ["TRACE"])
+            s.trace = positionals[0]
+        },
+        run: run)
+
+    static func run(_ s: EventsSettings, _ output: ConsoleOutput) throws {
         var detector = MotionEventDetector()
-        if let th = try args.double("shake-threshold") {
-            guard th > 0 else { throw CommandLineError.usage("--shake-threshold must be positive (m/s²)") }
-            detector.shake.threshold = th
-        }
-        let trace: Trace
-        do {
-            trace = try TraceFormat.load(path: path, format: format)
-        } catch let e as TraceError {
-            throw CommandLineError.input(e.description)
-        }
+        if let th = s.shakeThreshold { detector.shake.threshold = th }
+        let reader = try s.input.open(s.trace)
+        let trace = try CommandLineError.rethrowing { try reader.readTrace() }
         guard trace.has(.accelerometer) else {
-            throw CommandLineError.input("\(path): no accelerometer readings: no events to detect")
+            throw CommandLineError.input("\(s.trace): no accelerometer readings: no events to detect")
         }
         for w in trace.warnings { output.err("\(w)\n") }
-        let json = args.flags.contains("json")
-        if !json { output.out("     t (s)  event\n") }
+        if !s.json { output.out("     t (s)  event\n") }
         for e in detector.events(trace.samples) {
             let (name, orientation): (String, String?) = {
                 switch e.kind {
@@ -35,11 +46,10 @@ enum EventsCommand {
                 case .shakeEnd: return ("shake_end", nil)
                 }
             }()
-            if json {
-                var object: [String: Any] = ["t": e.t, "event": name]
-                if let orientation { object["orientation"] = orientation }
-                let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-                output.out(String(decoding: data, as: UTF8.self) + "\n")
+            if s.json {
+                var object: [String: JSONValue] = ["t": .number(e.t), "event": .string(name)]
+                if let orientation { object["orientation"] = .string(orientation) }
+                output.out(JSONValue.object(object).text + "\n")
             } else {
                 output.out(String(format: "%10.3f  %@%@\n", e.t, name, orientation.map { " " + $0 } ?? ""))
             }
@@ -47,42 +57,86 @@ enum EventsCommand {
     }
 }
 
-/// `motionfusion calibrate TRACE --output CAL.json [--format NAME]`.
-enum CalibrateCommand {
-    static let usage = "motionfusion calibrate TRACE --output CAL.json [--format NAME]"
+extension CommandLineError {
+    /// Runs `body`, turning library errors into command-line errors.
+    static func rethrowing<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw CommandLineError.from(error) }
+    }
+}
 
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(arguments, valueOptions: ["output", "format"], flagOptions: [])
-        let path = try args.single("TRACE")
-        guard let out = args.values["output"] else { throw CommandLineError.usage("missing --output CAL.json") }
-        let format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(
-            TraceFormat.init(rawValue:))
-        let trace: Trace
-        do {
-            trace = try TraceFormat.load(path: path, format: format)
-        } catch let e as TraceError {
-            throw CommandLineError.input(e.description)
+/// The settings of `calibrate`.
+struct CalibrateSettings {
+    var input = InputSettings()
+    var output: String?
+    var sensors: Set<SensorKind>?
+    var trace = ""
+}
+
+/// `motionfusion calibrate`: magnetometer hard and soft iron, gyroscope bias, accelerometer.
+enum CalibrateCommand {
+    static let command = Command<CalibrateSettings>(
+        name: "calibrate", summary: "Fit magnetometer hard/soft iron, gyroscope bias and accelerometer scale/bias",
+        arguments: [
+            ("TRACE", "a recording that turns the device through all orientations (and rests), or - for standard input")
+        ],
+        options: InputSettings.options.map { $0.lifted(\.input) } + [
+            Option("output", value: "CAL.json|-", "where to write the calibration (written atomically); required") {
+                s, v in s.output = v
+            },
+            Option(
+                "sensors", value: "mag,gyr,acc",
+                "what to calibrate; a sensor asked for and not determinable is an error (default: the magnetometer, or the gyroscope without one; the others when determinable)"
+            ) { s, v in
+                var set = Set<SensorKind>()
+                for part in v.split(separator: ",") {
+                    switch part.lowercased().trimmingSpaces {
+                    case "mag", "magnetometer": set.insert(.magnetometer)
+                    case "gyr", "gyro", "gyroscope": set.insert(.gyroscope)
+                    case "acc", "accelerometer": set.insert(.accelerometer)
+                    default: throw CommandLineError.usage("--sensors takes mag, gyr and acc, got '\(part)'")
+                    }
+                }
+                s.sensors = set
+            },
+        ],
+        initial: CalibrateSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, ["TRACE"])
+            s.trace = positionals[0]
+            guard s.output != nil else { throw CommandLineError.usage("missing --output CAL.json") }
+        },
+        run: run)
+
+    static func run(_ s: CalibrateSettings, _ output: ConsoleOutput) throws {
+        let target = try CommandLineError.rethrowing {
+            try OutputTarget.resolve(s.output!, protecting: InputFiles([s.trace]))
         }
-        let cal = SensorCalibration.fit(trace)
+        let reader = try s.input.open(s.trace)
+        let trace = try CommandLineError.rethrowing { try reader.readTrace() }
+        for w in trace.warnings { output.err("\(w)\n") }
+        let required = s.sensors ?? (trace.has(.magnetometer) ? [.magnetometer] : [.gyroscope])
+        let cal = SensorCalibration.fit(
+            trace, sensors: s.sensors ?? Set(SensorKind.allCases),
+            magnetometerArbitrary: reader.description.magnetometerArbitrary)
         for w in cal.warnings { output.err("warning: \(w)\n") }
-        guard cal.magnetometer != nil || cal.gyroscopeBias != nil || cal.accelerometer != nil else {
-            throw CommandLineError.input("\(path): nothing could be calibrated (see the warnings)")
+        let refused = required.intersection(cal.refusals)
+        guard refused.isEmpty else {
+            throw CommandLineError.input(
+                "\(s.trace): cannot calibrate the \(refused.map(\.rawValue).sorted().joined(separator: " and ")) from this recording (see the warnings); nothing written"
+            )
         }
-        if out == "-" {
-            output.out(cal.json)
-        } else {
-            do {
-                try AtomicFile.write(Data(cal.json.utf8), to: out)
-            } catch {
-                throw CommandLineError.input("\(out): cannot write calibration: \(error.localizedDescription)")
-            }
+        try CommandLineError.rethrowing {
+            let file = try target.open()
+            try file.write(cal.json)
+            try file.commit()
         }
         if let m = cal.magnetometer {
             output.err(
                 String(
                     format:
-                        "magnetometer: hard iron (%.2f, %.2f, %.2f) µT, field %.2f µT, residual %.3f µT, coverage %.0f%%\n",
-                    m.hardIron.x, m.hardIron.y, m.hardIron.z, m.fieldStrength, m.residual, m.coverage * 100))
+                        "magnetometer: hard iron (%.3g, %.3g, %.3g), field %.3g, residual %.2g (%.1f%%), coverage %.0f%%\n",
+                    m.hardIron.x, m.hardIron.y, m.hardIron.z, m.fieldStrength, m.residual,
+                    100 * m.residual / m.fieldStrength, m.coverage * 100))
         }
         if let b = cal.gyroscopeBias {
             output.err(
@@ -94,8 +148,8 @@ enum CalibrateCommand {
             output.err(
                 String(
                     format: "accelerometer: bias (%.4f, %.4f, %.4f) m/s², scale (%.5f, %.5f, %.5f), %d poses\n",
-                    a.bias.x, a.bias.y,
-                    a.bias.z, a.scale.x, a.scale.y, a.scale.z, a.poses))
+                    a.bias.x,
+                    a.bias.y, a.bias.z, a.scale.x, a.scale.y, a.scale.z, a.poses))
         }
     }
 }

@@ -2,9 +2,10 @@ import Foundation
 import Glibc
 import MotionFusion
 
-/// Runs one job per trace of a folder on all cores, with a progress bar on stderr (only when stderr
-/// is a terminal), and collects per-trace results. A failing trace is reported and does not stop
-/// the others.
+/// Runs one job per trace of a folder on all cores, with a progress bar on a terminal, and prints a
+/// summary table. Every trace gets its own output name (made distinct when two inputs map to the
+/// same one, and the mapping printed) and its own temporary file; every output is checked against
+/// the inputs before anything runs. A failing trace is reported and does not stop the others.
 enum FolderRunner {
     struct Outcome {
         var name: String
@@ -14,72 +15,94 @@ enum FolderRunner {
         var seconds: Double
     }
 
-    static func run(
-        _ paths: [String], _ output: ConsoleOutput, job: @escaping (String) throws -> (Int, AttitudeErrorMetric.Result?)
-    )
-        -> [Outcome]
-    {
-        var outcomes = [Outcome?](repeating: nil, count: paths.count)
-        let lock = NSLock()
-        var done = 0
-        let showProgress = isatty(2) != 0
-        DispatchQueue.concurrentPerform(iterations: paths.count) { i in
-            let name = ((paths[i] as NSString).lastPathComponent as NSString).deletingPathExtension
-            let start = Date()
-            var outcome: Outcome
-            do {
-                let (n, score) = try job(paths[i])
-                outcome = Outcome(
-                    name: name, samples: n, score: score, error: nil, seconds: Date().timeIntervalSince(start))
-            } catch let e as CommandLineError {
-                outcome = Outcome(name: name, samples: 0, score: nil, error: e.message, seconds: 0)
-            } catch {
-                outcome = Outcome(name: name, samples: 0, score: nil, error: "\(error)", seconds: 0)
+    /// Output names for `inputs`: the input's name without its extension, plus `.csv`; when two
+    /// inputs share a name, the later ones get `-2`, `-3`, …
+    static func outputNames(_ inputs: [String]) -> [String] {
+        var used = Set<String>()
+        return inputs.map { input in
+            var stem = (input as NSString).lastPathComponent
+            let ext = (stem as NSString).pathExtension.lowercased()
+            if ["csv", "txt", "tsv", "zip"].contains(ext) { stem = (stem as NSString).deletingPathExtension }
+            var name = stem + ".csv"
+            var k = 2
+            while used.contains(name.lowercased()) {
+                name = "\(stem)-\(k).csv"
+                k += 1
             }
-            lock.lock()
-            outcomes[i] = outcome
-            done += 1
-            if let e = outcome.error { output.err((showProgress ? "\r\u{1B}[K" : "") + "motionfusion: error: \(e)\n") }
-            if showProgress {
-                let width = 30
-                let filled = width * done / paths.count
-                output.err(
-                    "\r[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-                        + "] \(done)/\(paths.count)")
-                if done == paths.count { output.err("\n") }
-            }
-            lock.unlock()
+            used.insert(name.lowercased())
+            return name
         }
-        return outcomes.map { $0! }
     }
 
-    /// Processes every trace of `inputs` into `folder/<name>.csv` with `job`, prints the summary
-    /// table, and fails (after finishing the others) when any trace failed.
-    static func processFolder(
-        _ inputs: [String], format: TraceFormat?, outputFolder: String?, _ output: ConsoleOutput,
-        job: @escaping (Trace, String) throws -> AttitudeErrorMetric.Result?
+    /// Processes every trace of `inputs` (from the folder `source`) into `outputFolder`, prints the
+    /// summary, and fails (after finishing the others) when any trace failed.
+    static func process(
+        _ inputs: [String], from source: String, outputFolder: String?, input settings: InputSettings = InputSettings(),
+        extraInputs: [String] = [], _ console: ConsoleOutput,
+        job: @escaping (SampleReader, OutputTarget, ConsoleOutput) throws -> TraceOutcome
     ) throws {
         guard let folder = outputFolder, folder != "-" else {
             throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
         }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw CommandLineError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
+            throw CommandLineError.usage("\(folder): is a file; a folder of traces needs --output FOLDER")
         }
-        let outcomes = run(inputs, output) { input in
-            let trace: Trace
+        let protected = InputFiles([source] + extraInputs)
+        let names = outputNames(inputs)
+        if !isDir.boolValue {
+            // A new folder holds no input, so nothing in it can collide with one.
             do {
-                trace = try TraceFormat.load(path: input, format: format)
-            } catch let e as TraceError {
-                throw CommandLineError.input(e.description)
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CommandLineError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
             }
-            let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
-            let score = try job(trace, (folder as NSString).appendingPathComponent(name + ".csv"))
-            return (trace.samples.count, score)
         }
-        output.out(summary(outcomes))
-        let failed = outcomes.filter { $0.error != nil }.count
+        // Every output is resolved, and checked against every input, before anything is written.
+        let targets = try names.map { name in
+            try CommandLineError.rethrowing {
+                try OutputTarget.resolve((folder as NSString).appendingPathComponent(name), protecting: protected)
+            }
+        }
+        for (input, name) in zip(inputs, names) where name != outputNames([input])[0] {
+            console.err("\(input) -> \(name) (another trace has the same name)\n")
+        }
+        let lock = NSLock()
+        let locked = ConsoleOutput(
+            out: { t in lock.withLock { console.out(t) } }, err: { t in lock.withLock { console.err(t) } })
+        var outcomes = [Outcome?](repeating: nil, count: inputs.count)
+        var done = 0
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
+            let start = Date()
+            let name = (names[i] as NSString).deletingPathExtension
+            var outcome: Outcome
+            do {
+                let reader = try settings.open(inputs[i])
+                let r = try job(reader, targets[i], locked)
+                outcome = Outcome(
+                    name: name, samples: r.samples, score: r.score, error: nil, seconds: Date().timeIntervalSince(start)
+                )
+            } catch {
+                outcome = Outcome(
+                    name: name, samples: 0, score: nil, error: CommandLineError.from(error).message, seconds: 0)
+            }
+            lock.withLock {
+                outcomes[i] = outcome
+                done += 1
+                if let e = outcome.error { console.err("\(inputs[i]): error: \(e)\n") }
+                if let progress = console.progress {
+                    let width = 30
+                    let filled = width * done / inputs.count
+                    progress(
+                        "\r\u{1B}[K[" + String(repeating: "#", count: filled)
+                            + String(repeating: ".", count: width - filled)
+                            + "] \(done)/\(inputs.count)" + (done == inputs.count ? "\n" : ""))
+                }
+            }
+        }
+        let results = outcomes.compactMap { $0 }
+        console.out(summary(results))
+        let failed = results.filter { $0.error != nil }.count
         if failed > 0 { throw CommandLineError.input("\(failed) of \(inputs.count) traces failed") }
     }
 

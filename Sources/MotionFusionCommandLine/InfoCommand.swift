@@ -1,69 +1,86 @@
 import Foundation
 import MotionFusion
 
-/// `motionfusion info TRACE [--format NAME] [--json]`.
+/// The settings of `info`.
+struct InfoSettings {
+    var input = InputSettings()
+    var json = false
+    var trace = ""
+}
+
+/// `motionfusion info`: format, rates, gaps, norms, units and value faults of a trace.
 enum InfoCommand {
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(arguments, valueOptions: ["format"], flagOptions: ["json"])
-        let path = try args.single("TRACE")
-        let format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(
-            TraceFormat.init(rawValue:))
-        let paths = try TraceInputs.expand(path, format: format)
+    static let command = Command<InfoSettings>(
+        name: "info", summary: "Describe a recorded trace: format, start time, rates, gaps, norms, units, value faults",
+        arguments: [("TRACE", "a trace file, a recording folder or .zip, a folder of traces, or - for standard input")],
+        options: InputSettings.options.map { $0.lifted(\.input) } + [
+            .flag("json", "print one JSON object per trace", \.json)
+        ],
+        initial: InfoSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, ["TRACE"])
+            s.trace = positionals[0]
+        },
+        run: run)
+
+    static func run(_ s: InfoSettings, _ output: ConsoleOutput) throws {
+        let paths = try TraceInputs.expand(s.trace, format: s.input.format)
         var failures = 0
         for p in paths {
             do {
-                let trace = try TraceFormat.load(path: p, format: format)
+                let reader = try s.input.open(p)
+                let trace = try reader.readTrace()
                 let summary = TraceSummary(trace)
-                if args.flags.contains("json") {
-                    output.out(json(summary, source: p) + "\n")
-                } else {
-                    output.out(table(summary, source: p))
-                }
+                output.out(
+                    s.json
+                        ? json(summary, source: p, faults: reader.faults) + "\n"
+                        : table(summary, source: p, faults: reader.faults))
                 for w in trace.warnings { output.err("\(w)\n") }
-            } catch let e as TraceError {
-                if paths.count == 1 { throw CommandLineError.input(e.description) }
-                output.err("motionfusion info: error: \(e)\n")
+            } catch {
+                let e = CommandLineError.from(error)
+                if paths.count == 1 { throw e }
+                output.err("motionfusion info: error: \(e.message)\n")
                 failures += 1
             }
         }
         if failures > 0 { throw CommandLineError.input("\(failures) of \(paths.count) traces could not be read") }
     }
 
-    static func round(_ v: Double, _ digits: Int) -> Double {
-        let p = Double.pow10(digits)
-        return (v * p).rounded() / p
-    }
-
-    static func json(_ s: TraceSummary, source: String) -> String {
-        var rate = [String: Any]()
-        var timing = [String: Any]()
+    static func json(_ s: TraceSummary, source: String, faults: ValueFaults) -> String {
+        var rate = [String: JSONValue]()
+        var timing = [String: JSONValue]()
         for (k, t) in s.timing {
-            rate[k.rawValue] = round(t.rateHz, 4)
+            rate[k.rawValue] = .number(t.rateHz)
             timing[k.rawValue] = [
-                "samples": t.count, "rate_hz": round(t.rateHz, 4), "median_interval_s": t.medianInterval,
-                "jitter_s": t.intervalStdDev, "gaps": t.gaps, "longest_interval_s": t.longestInterval,
+                "samples": .integer(t.count), "rate_hz": .number(t.rateHz),
+                "median_interval_s": .number(t.medianInterval),
+                "jitter_s": .number(t.intervalStdDev), "gaps": .integer(t.gaps),
+                "longest_interval_s": .number(t.longestInterval),
             ]
         }
-        var norms = [String: Any]()
-        if let a = s.restNorms.accelerometer { norms["accelerometer_m_s2"] = round(a, 5) }
-        if let g = s.restNorms.gyroscope { norms["gyroscope_rad_s"] = round(g, 6) }
-        if let m = s.restNorms.magnetometer { norms["magnetometer_ut"] = round(m, 4) }
-        let object: [String: Any] = [
-            "source": source, "format": s.format, "samples": s.samples, "duration_s": s.duration,
-            "rate_hz": rate, "sensors": timing, "rest_norms": norms, "rest_samples": s.restSamples,
-            "has_ground_truth": s.hasGroundTruth, "ground_truth_samples": s.groundTruthSamples,
-            "warnings": s.warnings.map(\.message),
+        var norms = [String: JSONValue]()
+        if let a = s.restNorms.accelerometer { norms["accelerometer_m_s2"] = .number(a) }
+        if let g = s.restNorms.gyroscope { norms["gyroscope_rad_s"] = .number(g) }
+        if let m = s.restNorms.magnetometer { norms["magnetometer_ut"] = .number(m) }
+        var faultCounts = [String: JSONValue]()
+        for (kind, t) in faults.tallies { faultCounts[kind.rawValue] = .integer(t.count) }
+        let object: JSONValue = [
+            "source": .string(source), "format": .string(s.format), "samples": .integer(s.samples),
+            "start_time_s": .number(s.startTime), "duration_s": .number(s.duration), "rate_hz": .object(rate),
+            "sensors": .object(timing), "rest_norms": .object(norms), "rest_samples": .integer(s.restSamples),
+            "has_ground_truth": .bool(s.hasGroundTruth), "ground_truth_samples": .integer(s.groundTruthSamples),
+            "value_faults": .object(faultCounts), "warnings": .array(s.warnings.map { .string($0.message) }),
         ]
-        let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+        return object.text
     }
 
-    static func table(_ s: TraceSummary, source: String) -> String {
+    static func table(_ s: TraceSummary, source: String, faults: ValueFaults) -> String {
         func f(_ v: Double, _ d: Int) -> String { String(format: "%.\(d)f", v) }
         var out = """
             trace         \(source)
             format        \(s.format)
             samples       \(s.samples)
+            start time    \(s.startTime.map { "\($0) s" } ?? "–")
             duration      \(f(s.duration, 3)) s
             ground truth  \(s.hasGroundTruth ? "yes (\(s.groundTruthSamples) samples)" : "no")
 
@@ -83,46 +100,11 @@ enum InfoCommand {
         out += "\nnorms at rest (\(s.restSamples) samples)\n"
         if let a = s.restNorms.accelerometer { out += "  accelerometer  \(f(a, 4)) m/s²\n" }
         if let g = s.restNorms.gyroscope { out += "  gyroscope      \(f(g, 5)) rad/s\n" }
-        if let m = s.restNorms.magnetometer { out += "  magnetometer   \(f(m, 3)) µT\n" }
+        if let m = s.restNorms.magnetometer { out += "  magnetometer   \(f(m, 3))\n" }
         out +=
             "units         "
-            + (s.warnings.contains { $0.message.contains("looks like") } ? "suspect (see warnings)" : "plausible")
-            + "\n"
+            + (s.warnings.contains { $0.message.contains("--units") } ? "suspect (see warnings)" : "plausible") + "\n"
+        out += "value faults  " + (faults.total == 0 ? "none" : "\(faults.total) (see warnings)") + "\n"
         return out + "\n"
-    }
-}
-
-extension Double {
-    static func pow10(_ n: Int) -> Double {
-        var r = 1.0
-        for _ in 0..<n { r *= 10 }
-        return r
-    }
-}
-
-/// Expands a TRACE argument: a trace file or recording folder stays as is; a folder of traces
-/// becomes its native `.csv` files and recording sub-folders, sorted.
-enum TraceInputs {
-    static func expand(_ path: String, format: TraceFormat?) throws -> [String] {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw CommandLineError.input("\(path): no such file or folder")
-        }
-        if !isDir.boolValue { return [path] }
-        if format != nil || (try? TraceFormat.detect(path: path)) != nil { return [path] }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
-        var result = [String]()
-        for e in entries.sorted() {
-            let p = (path as NSString).appendingPathComponent(e)
-            var sub: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: p, isDirectory: &sub)
-            if sub.boolValue {
-                if (try? TraceFormat.detect(path: p)) != nil { result.append(p) }
-            } else if e.lowercased().hasSuffix(".csv") {
-                result.append(p)
-            }
-        }
-        guard !result.isEmpty else { throw CommandLineError.input("\(path): folder holds no traces") }
-        return result
     }
 }

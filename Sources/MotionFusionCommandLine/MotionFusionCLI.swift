@@ -7,62 +7,49 @@ public struct ConsoleOutput {
     public var out: (String) -> Void
     /// Writes to standard error.
     public var err: (String) -> Void
+    /// Writes a progress line to standard error as is (carriage returns and erase sequences);
+    /// nil when standard error is not a terminal, so nothing is drawn.
+    public var progress: ((String) -> Void)?
 
-    /// Creates an output from two writers.
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void) {
+    /// Creates an output from two writers (and an optional progress writer).
+    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, progress: ((String) -> Void)? = nil) {
         self.out = out
         self.err = err
+        self.progress = progress
     }
 
-    /// The process's standard output and standard error.
+    /// The process's standard output and standard error; progress only on a terminal.
     public static let standard = ConsoleOutput(
         out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) })
-}
+        err: { FileHandle.standardError.write(Data($0.utf8)) },
+        progress: isatty(2) != 0 ? { FileHandle.standardError.write(Data($0.utf8)) } : nil)
 
-/// A subcommand of `motionfusion`.
-struct Subcommand {
-    var name: String
-    var summary: String
-    var usage: String
-    var run: ([String], ConsoleOutput) throws -> Void
+    /// The same output with control characters other than newlines and tabs escaped, so no file
+    /// content or path can drive the terminal.
+    var sanitized: ConsoleOutput {
+        let out = self.out
+        let err = self.err
+        return ConsoleOutput(out: { out(Self.escape($0)) }, err: { err(Self.escape($0)) }, progress: progress)
+    }
+
+    static func escape(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || $0.value == 0x7F })
+        else {
+            return text
+        }
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map {
+            String($0).escapedForMessage.replacingOccurrences(of: "\\t", with: "\t")
+        }.joined(separator: "\n")
+    }
 }
 
 /// The `motionfusion` command line.
 public enum MotionFusionCLI {
     static var subcommands: [Subcommand] {
         [
-            Subcommand(
-                name: "info", summary: "Describe a recorded trace: format, rates, gaps, norms, units",
-                usage: "motionfusion info TRACE [--format NAME] [--json]", run: InfoCommand.run),
-            Subcommand(
-                name: "simulate", summary: "Generate a trace with exact ground truth",
-                usage:
-                    "motionfusion simulate --scenario NAME --duration SECONDS --rate HZ [--seed N] --output FILE",
-                run: SimulateCommand.run),
-            Subcommand(
-                name: "replay", summary: "Run a filter over a recorded trace and write the attitude per sample",
-                usage: ReplayCommand.usage, run: ReplayCommand.run),
-            Subcommand(
-                name: "reconstruct", summary: "Best offline attitude of a whole recording (forward-backward smoother)",
-                usage: ReconstructCommand.usage, run: ReconstructCommand.run),
-            Subcommand(
-                name: "evaluate", summary: "Score estimates against ground truth with the BROAD metric",
-                usage: EvaluateCommand.usage, run: EvaluateCommand.run),
-            Subcommand(
-                name: "declination",
-                summary: "Declination, inclination and field strength from the World Magnetic Model",
-                usage: DeclinationCommand.usage, run: DeclinationCommand.run),
-            Subcommand(
-                name: "calibrate",
-                summary: "Fit magnetometer hard/soft iron, gyroscope bias and accelerometer scale/bias",
-                usage: CalibrateCommand.usage, run: CalibrateCommand.run),
-            Subcommand(
-                name: "events", summary: "Device-orientation changes and shakes, timestamped",
-                usage: EventsCommand.usage, run: EventsCommand.run),
-            Subcommand(
-                name: "conventions", summary: "Print the frame, axis, unit and angle conventions",
-                usage: "motionfusion conventions", run: ConventionsCommand.run),
+            InfoCommand.command.erased, SimulateCommand.command.erased, ReplayCommand.command.erased,
+            ReconstructCommand.command.erased, EvaluateCommand.command.erased, DeclinationCommand.command.erased,
+            CalibrateCommand.command.erased, EventsCommand.command.erased, ConventionsCommand.command.erased,
         ]
     }
 
@@ -85,15 +72,20 @@ public enum MotionFusionCLI {
     }
 
     /// Runs the command line with `arguments` (without the program name) and returns the exit status.
-    public static func run(_ arguments: [String], output: ConsoleOutput = .standard) -> Int32 {
+    public static func run(_ arguments: [String], output raw: ConsoleOutput = .standard) -> Int32 {
+        let output = raw.sanitized
         guard let first = arguments.first else {
             output.err(helpText)
             return 2
         }
         switch first {
         case "--help", "-h", "help":
-            if arguments.count > 1, let c = subcommands.first(where: { $0.name == arguments[1] }) {
-                output.out("USAGE: \(c.usage)\n\n\(c.summary).\n")
+            if arguments.count > 1 {
+                guard let c = subcommands.first(where: { $0.name == arguments[1] }) else {
+                    output.err("motionfusion: error: unknown subcommand '\(arguments[1])'\n\n" + helpText)
+                    return 2
+                }
+                output.out(c.help)
             } else {
                 output.out(helpText)
             }
@@ -110,19 +102,17 @@ public enum MotionFusionCLI {
         }
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
-            output.out("USAGE: \(command.usage)\n\n\(command.summary).\n")
+            output.out(command.help)
             return 0
         }
         do {
-            try command.run(rest, output)
+            try command.execute(rest, output)
             return 0
-        } catch let e as CommandLineError {
+        } catch {
+            let e = CommandLineError.from(error)
             output.err("motionfusion \(command.name): error: \(e.message)\n")
             if e.exitCode == 2 { output.err("USAGE: \(command.usage)\n") }
             return e.exitCode
-        } catch {
-            output.err("motionfusion \(command.name): error: \(error)\n")
-            return 1
         }
     }
 }

@@ -1,134 +1,133 @@
 import Foundation
 import MotionFusion
 
-/// `motionfusion reconstruct TRACE [--mode 6d|9d] [--output FILE|-] [--report FILE.html] [--score]`.
-enum ReconstructCommand {
-    static let usage =
-        "motionfusion reconstruct TRACE [--mode 6d|9d] [--frame enu|ned|nwu] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--calibration CAL.json] [--format NAME] [--output FILE|-] [--report FILE.html] [--score]"
+/// The settings of `reconstruct`.
+struct ReconstructSettings {
+    var input = InputSettings()
+    var run = RunSettings()
+    var output: String?
+    var report: String?
+    var score = false
+    var trace = ""
+}
 
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(
-            arguments, valueOptions: ["mode", "frame", "output", "declination", "format", "report"],
-            flagOptions: ["score"])
-        let path = try args.single("TRACE")
-        var options = try ReplayCommand.parse(args)
-        if !args.values.keys.contains("mode") { options.mode = .nineD }
-        let inputs = try TraceInputs.expand(path, format: options.format)
-        if inputs.count > 1 || inputs[0] != path {
-            try FolderRunner.processFolder(inputs, format: options.format, outputFolder: args.values["output"], output)
-            {
-                try reconstruct($0, options: options, outputPath: $1)
+/// `motionfusion reconstruct`: the best attitude a whole recording allows, offline.
+enum ReconstructCommand {
+    static let command = Command<ReconstructSettings>(
+        name: "reconstruct",
+        summary: "Best offline attitude of a whole recording, using past and future samples",
+        arguments: [("TRACE", "a trace file, a recording folder or .zip, a folder of traces, or - for standard input")],
+        options: InputSettings.options.map { $0.lifted(\.input) }
+            + RunSettings.options(filters: false).map { $0.lifted(\.run) }
+            + [
+                Option(
+                    "output", value: "FILE|-",
+                    "where to write the estimates: a file (written atomically), - for standard output (default), or a folder when TRACE is a folder"
+                ) { s, v in s.output = v },
+                Option("report", value: "FILE.html", "also write a self-contained HTML report with charts") { s, v in
+                    s.report = v
+                },
+                .flag("score", "print the error against the trace's ground truth (BROAD metric) on stderr", \.score),
+            ],
+        sections: [("OUTPUT COLUMNS", EstimateWriter.columnHelp)],
+        initial: ReconstructSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, ["TRACE"])
+            s.trace = positionals[0]
+            try s.run.build()
+        },
+        run: run)
+
+    static func run(_ s: ReconstructSettings, _ console: ConsoleOutput) throws {
+        for w in s.run.modelWarnings { console.err("warning: \(w)\n") }
+        let inputs = try TraceInputs.expand(s.trace, format: s.input.format)
+        let extra = [s.run.calibrationPath].compactMap { $0 }
+        if inputs.count > 1 || inputs[0] != s.trace {
+            guard s.report == nil else { throw CommandLineError.usage("--report works on one trace, not a folder") }
+            try FolderRunner.process(
+                inputs, from: s.trace, outputFolder: s.output, input: s.input, extraInputs: extra, console
+            ) {
+                reader, target, console in
+                try reconstruct(
+                    reader, s.run.configuration, target, report: nil, askedFor9D: s.run.mode == .nineD, console: console
+                )
             }
             return
         }
-        let reportPath = args.values["report"]
-        let score: AttitudeErrorMetric.Result?
-        let format = options.format ?? (try? TraceFormat.detect(path: path)) ?? .native
-        if format == .native {
-            // Stream: constant memory whatever the trace length.
-            let reader: NativeTraceReader
-            do {
-                reader = try NativeTraceReader(path: path)
-            } catch let e as TraceError {
-                throw CommandLineError.input(e.description)
-            }
-            do {
-                let calibration = options.calibration
-                score = try reconstruct(
-                    next: { try reader.next().map { calibration?.apply($0) ?? $0 } }, title: path, options: options,
-                    outputPath: args.values["output"] ?? "-",
-                    reportPath: reportPath)
-            } catch let e as TraceError {
-                throw CommandLineError.input(e.description)
-            }
-            for w in reader.warnings { output.err("\(w)\n") }
-        } else {
-            var trace = try load(path, format)
-            for w in trace.warnings { output.err("\(w)\n") }
-            if let c = options.calibration { trace = c.apply(trace) }
-            score = try reconstruct(
-                trace, options: options, outputPath: args.values["output"] ?? "-", reportPath: reportPath)
+        let protected = InputFiles([s.trace] + extra)
+        let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
+        let report = try s.report.map { try OutputTarget.resolve($0, protecting: protected) }
+        if case .file(let a, _) = target.kind, case .file(let b, _)? = report?.kind, a == b {
+            throw CommandLineError.usage("--output and --report name the same file")
         }
-        if options.score || args.flags.contains("score") {
-            if let s = score {
-                output.err(
-                    String(
-                        format: "%@ reconstruct %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n",
-                        path,
-                        options.mode.rawValue, s.totalRMSE, s.headingRMSE, s.inclinationRMSE, s.samplesUsed))
-            } else {
-                output.err("\(path): no ground truth to score against\n")
-            }
-        }
-        if let reportPath { output.err("report written to \(reportPath)\n") }
+        let reader = try s.input.open(s.trace)
+        let outcome = try reconstruct(
+            reader, s.run.configuration, target, report: report, askedFor9D: s.run.mode == .nineD, console: console)
+        if s.score { console.err(ReplayCommand.scoreLine(s.trace, "reconstruct", outcome)) }
+        if let r = s.report { console.err("report written to \(r)\n") }
     }
 
-    static func load(_ path: String, _ format: TraceFormat?) throws -> Trace {
-        do {
-            return try TraceFormat.load(path: path, format: format)
-        } catch let e as TraceError {
-            throw CommandLineError.input(e.description)
-        }
-    }
-
-    /// Reconstructs an in-memory trace (see the streaming variant).
+    /// Reconstructs one trace into one output (and report). Memory is bounded by the smoother's
+    /// window, whatever the trace length.
     static func reconstruct(
-        _ trace: Trace, options: ReplayCommand.Options, outputPath: String, reportPath: String? = nil
-    )
-        throws -> AttitudeErrorMetric.Result?
-    {
-        var i = 0
-        return try reconstruct(
-            next: {
-                guard i < trace.samples.count else { return nil }
-                i += 1
-                return trace.samples[i - 1]
-            }, title: trace.source, options: options, outputPath: outputPath, reportPath: reportPath)
-    }
-
-    /// Reconstructs the samples `next` yields, writes the estimate file (and the HTML report), and
-    /// scores against ground truth when present. Memory is bounded by the smoother's window.
-    static func reconstruct(
-        next: () throws -> SensorSample?, title: String, options: ReplayCommand.Options, outputPath: String,
-        reportPath: String?
-    ) throws -> AttitudeErrorMetric.Result? {
+        _ reader: SampleReader, _ configuration: RunConfiguration, _ target: OutputTarget,
+        report reportTarget: OutputTarget?,
+        askedFor9D: Bool, console: ConsoleOutput?
+    ) throws -> TraceOutcome {
+        let printed = ReplayCommand.printWarnings(reader, from: 0, console)
+        let run = try ReplayCommand.adjusted(configuration, for: reader, askedFor9D: askedFor9D, console)
+        guard case .ekf(let filter) = run.filter else { throw CommandLineError.usage("reconstruct runs the EKF") }
         var p = AttitudeSmoother.Parameters()
-        p.filter.mode = options.mode
-        if let f = options.expectedField {
-            p.filter.expectedFieldNorm = f.strength
-            p.filter.expectedDip = f.dip
-        }
-        var writer = try EstimateWriter(path: outputPath, options: options.writer)
-        var metric = AttitudeErrorMetric.Accumulator(mode: options.mode)
+        p.filter = filter
+        let output = try target.open()
+        let writer = EstimateWriter(output: output, configuration: run, uncertainty: true)
+        var metric = AttitudeErrorMetric.Accumulator(mode: run.mode)
         var sawTruth = false
-        var report = reportPath.map { _ in
-            HTMLReport(title: "MotionFusion reconstruction: \((title as NSString).lastPathComponent)")
+        var samples = 0
+        var report = reportTarget.map { _ in
+            HTMLReport(
+                title: "MotionFusion reconstruction: \((reader.description.source as NSString).lastPathComponent)")
         }
+        var resampler = run.outputRate.map { Resampler(rate: $0, maximumGap: run.runner.maximumGap) }
+        let calibration = run.calibration
         do {
-            try AttitudeSmoother(parameters: p).reconstruct(next: next) { s in
-                let e = s.estimate
-                try writer.write(e, used: !e.diagnostics.initialising)
-                if s.input.truth != nil { sawTruth = true }
-                metric.add(estimate: s.attitude, truth: s.input.truth, moving: s.input.moving)
-                report?.add(e, truth: s.input.truth)
+            try AttitudeSmoother(parameters: p).reconstruct(next: {
+                guard let s = try reader.next() else { return nil }
+                samples += 1
+                return calibration?.apply(s) ?? s
+            }) { s in
+                func emit(_ e: MotionEstimate, _ input: SensorSample) throws {
+                    try writer.write(e)
+                    if input.truth != nil { sawTruth = true }
+                    metric.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
+                    report?.add(e, truth: input.truth)
+                }
+                if resampler != nil {
+                    try resampler!.push(s.estimate, s.input, emit: emit)
+                } else {
+                    try emit(s.estimate, s.input)
+                }
             }
             try writer.finish()
         } catch {
             writer.abandon()
-            if let e = error as? TraceError { throw e }
-            throw CommandLineError.input("\(error)")
+            throw CommandLineError.from(error)
         }
+        _ = ReplayCommand.printWarnings(reader, from: printed, console)
+        if let console { for w in reader.faults.warnings { console.err("\(w)\n") } }
         let score = sawTruth ? metric.result : nil
-        if let reportPath, let report {
+        if let reportTarget, let report {
             let html = report.html(
-                metrics: score, mode: options.mode,
+                metrics: score, mode: run.mode,
                 notes: ["Offline reconstruction (forward–backward smoother) with default parameters."])
             do {
-                try AtomicFile.write(Data(html.utf8), to: reportPath)
+                let file = try reportTarget.open()
+                try file.write(html)
+                try file.commit()
             } catch {
-                throw CommandLineError.input("\(reportPath): cannot write report: \(error.localizedDescription)")
+                throw CommandLineError.from(error)
             }
         }
-        return score
+        return TraceOutcome(samples: samples, mode: run.mode, score: score)
     }
 }

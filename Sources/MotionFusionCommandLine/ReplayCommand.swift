@@ -1,137 +1,150 @@
 import Foundation
 import MotionFusion
 
-/// `motionfusion replay TRACE [--filter NAME] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ]
-/// [--declination DEG] [--output FILE|-] [--score]`.
+/// The settings of `replay`.
+struct ReplaySettings {
+    var input = InputSettings()
+    var run = RunSettings()
+    var output: String?
+    var score = false
+    var trace = ""
+}
+
+/// What running one trace gave.
+struct TraceOutcome {
+    /// Input samples read.
+    var samples: Int
+    /// The mode actually run (9D falls back to 6D without a magnetometer).
+    var mode: FusionMode
+    /// The score against ground truth, when the trace has it.
+    var score: AttitudeErrorMetric.Result?
+}
+
+/// `motionfusion replay`: a filter over a recorded trace, one output row per input row.
 enum ReplayCommand {
-    static let usage =
-        "motionfusion replay TRACE [--filter ekf|complementary|mahony|madgwick|ecompass|tilt] [--mode 6d|9d] [--frame enu|ned|nwu] [--rate HZ] [--declination DEG | --lat DEG --lon DEG [--height-km KM] [--date YYYY-MM-DD]] [--calibration CAL.json] [--format NAME] [--output FILE|-] [--score]"
+    static let outputOption = Option<ReplaySettings>(
+        "output", value: "FILE|-",
+        "where to write the estimates: a file (written atomically), - for standard output (default), or a folder when TRACE is a folder"
+    ) { s, v in s.output = v }
 
-    struct Options {
-        var filter = FilterKind.default
-        var mode = FusionMode.nineD
-        var writer = EstimateWriter.Options()
-        var rate: Double?
-        var score = false
-        var format: TraceFormat?
-        /// The field expected where the trace was recorded (World Magnetic Model, from --lat/--lon).
-        var expectedField: ExpectedField?
-        /// Sensor calibration applied before filtering (--calibration FILE).
-        var calibration: SensorCalibration?
-    }
-
-    static func parse(_ args: ParsedArguments) throws -> Options {
-        var o = Options()
-        if let f = try args.choice("filter", FilterKind.allCases.map(\.rawValue)) {
-            o.filter = FilterKind(rawValue: f)!
-        }
-        if let m = try args.choice("mode", ["6d", "9d"]) { o.mode = FusionMode(rawValue: m)! }
-        if !args.values.keys.contains("mode") { o.mode = o.filter.modes.last! }
-        guard o.filter.modes.contains(o.mode) else {
-            throw CommandLineError.usage(
-                "filter \(o.filter.rawValue) supports only --mode \(o.filter.modes.map(\.rawValue).joined(separator: "|"))"
+    static let command = Command<ReplaySettings>(
+        name: "replay", summary: "Run a filter over a recorded trace and write the attitude per sample",
+        arguments: [
+            (
+                "TRACE",
+                "a trace file, a recording folder or .zip, a folder of traces (run in parallel), or - for standard input"
             )
-        }
-        if let fr = try args.choice("frame", EarthFrame.allCases.map(\.rawValue)) {
-            o.writer.frame = EarthFrame(rawValue: fr)!
-        }
-        if let d = try args.double("declination") {
-            guard abs(d) <= 180 else { throw CommandLineError.usage("--declination must be in [-180, 180] degrees") }
-            o.writer.declinationDegrees = d
-        }
-        if let r = try args.double("rate") {
-            guard r > 0, r <= 100_000 else { throw CommandLineError.usage("--rate must be in (0, 100000] Hz") }
-            o.rate = r
-        }
-        o.score = args.flags.contains("score")
-        if let path = args.values["calibration"] {
-            do {
-                o.calibration = try SensorCalibration(contentsOf: path)
-            } catch {
-                throw CommandLineError.input("\(error)")
-            }
-        }
-        if let location = try LocationOptions.parse(args) {
-            let r = location.evaluate()
-            if o.writer.declinationDegrees == nil { o.writer.declinationDegrees = r.field.declination }
-            o.expectedField = ExpectedField(r.field)
-        }
-        o.format = try args.choice("format", TraceFormat.allCases.map(\.rawValue)).flatMap(TraceFormat.init(rawValue:))
-        return o
-    }
+        ],
+        options: InputSettings.options.map { $0.lifted(\.input) }
+            + RunSettings.options(filters: true).map { $0.lifted(\.run) }
+            + [
+                outputOption,
+                .flag("score", "print the error against the trace's ground truth (BROAD metric) on stderr", \.score),
+            ],
+        sections: [("OUTPUT COLUMNS", EstimateWriter.columnHelp)],
+        initial: ReplaySettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, ["TRACE"])
+            s.trace = positionals[0]
+            try s.run.build()
+        },
+        run: run)
 
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(
-            arguments,
-            valueOptions: Set(["filter", "mode", "frame", "rate", "output", "declination", "format", "calibration"])
-                .union(
-                    LocationOptions.names),
-            flagOptions: ["score"])
-        let path = try args.single("TRACE")
-        let options = try parse(args)
-        let outputPath = args.values["output"] ?? "-"
-        let inputs = try TraceInputs.expand(path, format: options.format)
-        if inputs.count > 1 || inputs[0] != path {
-            try runFolder(inputs, options: options, outputFolder: args.values["output"], output)
+    static func run(_ s: ReplaySettings, _ console: ConsoleOutput) throws {
+        for w in s.run.modelWarnings { console.err("warning: \(w)\n") }
+        let inputs = try TraceInputs.expand(s.trace, format: s.input.format)
+        if inputs.count > 1 || inputs[0] != s.trace {
+            try FolderRunner.process(
+                inputs, from: s.trace, outputFolder: s.output, input: s.input,
+                extraInputs: [s.run.calibrationPath].compactMap { $0 },
+                console
+            ) { reader, target, console in
+                try replay(
+                    reader, s.run.configuration, target, liveInput: false, askedFor9D: s.run.mode == .nineD,
+                    console: console)
+            }
             return
         }
-        let trace: Trace
-        do {
-            trace = try TraceFormat.load(path: path, format: options.format)
-        } catch let e as TraceError {
-            throw CommandLineError.input(e.description)
+        let protected = InputFiles([s.trace] + [s.run.calibrationPath].compactMap { $0 })
+        let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
+        let reader = try s.input.open(s.trace)
+        let outcome = try replay(
+            reader, s.run.configuration, target, liveInput: s.trace == "-", askedFor9D: s.run.mode == .nineD,
+            console: console)
+        if s.score {
+            console.err(scoreLine(s.trace, s.run.configuration.filter.kind.rawValue, outcome))
         }
-        for w in trace.warnings { output.err("\(w)\n") }
-        let scores = try replay(trace, options: options, outputPath: outputPath)
-        if options.score {
-            if let s = scores {
-                output.err(
-                    String(
-                        format: "%@ %@ %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n", path,
-                        options.filter.rawValue, options.mode.rawValue, s.totalRMSE, s.headingRMSE, s.inclinationRMSE,
-                        s.samplesUsed))
-            } else {
-                output.err("\(path): no ground truth to score against\n")
+    }
+
+    /// The `--score` line.
+    static func scoreLine(_ path: String, _ what: String, _ outcome: TraceOutcome) -> String {
+        guard let r = outcome.score else { return "\(path): no ground truth to score against\n" }
+        return String(
+            format: "%@ %@ %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n", path, what,
+            outcome.mode.rawValue, r.totalRMSE, r.headingRMSE, r.inclinationRMSE, r.samplesUsed)
+    }
+
+    /// Prints a reader's warnings not printed yet.
+    static func printWarnings(_ reader: SampleReader, from start: Int, _ console: ConsoleOutput?) -> Int {
+        let all = reader.warnings
+        if let console { for w in all.dropFirst(start) { console.err("\(w)\n") } }
+        return all.count
+    }
+
+    /// The configuration adjusted to what the trace has: 9D without a magnetometer runs (and is
+    /// scored, and reported) as 6D, with a warning when 9D was asked for; the e-compass without one
+    /// is an error.
+    static func adjusted(
+        _ configuration: RunConfiguration, for reader: SampleReader, askedFor9D: Bool, _ console: ConsoleOutput?
+    ) throws -> RunConfiguration {
+        var c = configuration
+        let d = reader.description
+        if c.mode == .nineD && !d.sensors.contains(.magnetometer) {
+            if c.filter.kind == .ecompass {
+                throw CommandLineError.input(
+                    "\(d.source): no magnetometer: the e-compass needs one (try --filter tilt)")
             }
+            if askedFor9D {
+                console?.err(
+                    "\(d.source): warning: --mode 9d but the recording has no magnetometer: running 6D (heading not referenced to north)\n"
+                )
+            }
+            c.mode = .sixD
         }
+        return c
     }
 
-    /// Replays every trace of a folder in parallel into `outputFolder/<name>.csv`, then prints the
-    /// summary table (scores for traces with ground truth).
-    static func runFolder(_ inputs: [String], options: Options, outputFolder: String?, _ output: ConsoleOutput) throws {
-        var scored = options
-        scored.score = true
-        try FolderRunner.processFolder(inputs, format: options.format, outputFolder: outputFolder, output) {
-            try replay($0, options: scored, outputPath: $1)
-        }
-    }
-
-    /// Runs the trace through the filter, writes the output, and scores it when the trace has truth.
-    static func replay(_ input: Trace, options: Options, outputPath: String) throws -> AttitudeErrorMetric.Result? {
-        var run = RunConfiguration(options.filter, mode: options.mode)
-        if let f = options.expectedField { run.filter.setExpectedField(f) }
-        run.calibration = options.calibration
-        run.outputRate = options.rate
-        var writer = try EstimateWriter(path: outputPath, options: options.writer)
-        var metric = AttitudeErrorMetric.Accumulator(mode: options.mode)
+    /// Runs one trace into one output: warnings first (units, columns), the rows, then the
+    /// value-fault summary. Returns what it gave.
+    static func replay(
+        _ reader: SampleReader, _ configuration: RunConfiguration, _ target: OutputTarget, liveInput: Bool,
+        askedFor9D: Bool, console: ConsoleOutput?
+    ) throws -> TraceOutcome {
+        let printed = printWarnings(reader, from: 0, console)
+        let run = try adjusted(configuration, for: reader, askedFor9D: askedFor9D, console)
+        let output = try target.open()
+        let writer = EstimateWriter(output: output, configuration: run, uncertainty: run.filter.kind == .ekf)
+        writer.flushEachRow = liveInput && output.isInteractive
+        var metric = AttitudeErrorMetric.Accumulator(mode: run.mode)
+        var samples = 0
         var sawTruth = false
-        var i = 0
         do {
             try run.run(next: {
-                guard i < input.samples.count else { return nil }
-                i += 1
-                return input.samples[i - 1]
-            }) { e, s in
-                try writer.write(e, used: e.used)
-                if s.truth != nil { sawTruth = true }
-                metric.add(estimate: e.attitude, truth: s.truth, moving: s.moving)
+                let s = try reader.next()
+                if s != nil { samples += 1 }
+                return s
+            }) { e, input in
+                try writer.write(e)
+                if input.truth != nil { sawTruth = true }
+                metric.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
             }
             try writer.finish()
         } catch {
             writer.abandon()
-            throw CommandLineError.input("\(error)")
+            throw CommandLineError.from(error)
         }
-        guard options.score, sawTruth else { return nil }
-        return metric.result
+        _ = printWarnings(reader, from: printed, console)
+        if let console { for w in reader.faults.warnings { console.err("\(w)\n") } }
+        return TraceOutcome(samples: samples, mode: run.mode, score: sawTruth ? metric.result : nil)
     }
 }

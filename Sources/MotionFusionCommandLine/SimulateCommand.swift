@@ -1,43 +1,105 @@
+import Foundation
+import Glibc
 import MotionFusion
 
-/// `motionfusion simulate --scenario NAME --duration SECONDS --rate HZ [--seed N] [--errors MODEL] --output FILE`.
+/// The settings of `simulate`.
+struct SimulateSettings {
+    var scenario: MotionSimulator.Scenario?
+    var duration: Double?
+    var rate: Double?
+    var seed: Double?
+    var errors: ErrorGrade?
+    var output: String?
+
+    /// The simulator's sensor grades.
+    enum ErrorGrade: String, CaseIterable {
+        case consumer, calibrated, ideal
+        var model: SensorErrorModel {
+            switch self {
+            case .consumer: return SensorErrorModel()
+            case .calibrated: return .calibrated
+            case .ideal: return .ideal
+            }
+        }
+    }
+}
+
+/// `motionfusion simulate`: a trace with exact ground truth, streamed in constant memory.
 enum SimulateCommand {
-    static func run(_ arguments: [String], _ output: ConsoleOutput) throws {
-        let args = try ParsedArguments(
-            arguments, valueOptions: ["scenario", "duration", "rate", "seed", "output", "errors"], flagOptions: [])
-        guard args.positionals.isEmpty else {
-            throw CommandLineError.usage("unexpected argument '\(args.positionals[0])'")
+    static let command = Command<SimulateSettings>(
+        name: "simulate", summary: "Generate a trace with exact ground truth", arguments: [],
+        options: [
+            .choice("scenario", "motion script (required)", \.scenario),
+            .number("duration", value: "SECONDS", "length (required)", \.duration, in: 0.001...1e6),
+            .number("rate", value: "HZ", "sample rate (required)", \.rate, in: 1...100_000),
+            .number(
+                "seed", value: "N", "random seed; the same seed gives the same bytes (default 1)", \.seed, in: 0...9e15),
+            .choice("errors", "sensor grade: consumer (default), calibrated, or ideal", \.errors),
+            Option(
+                "output", value: "FILE|-",
+                "where to write the trace (written atomically), or - for standard output; required"
+            ) {
+                s, v in s.output = v
+            },
+        ],
+        initial: SimulateSettings(),
+        finish: { s, positionals in
+            try expectArguments(positionals, [])
+            guard s.scenario != nil else {
+                throw CommandLineError.usage(
+                    "missing --scenario (one of \(MotionSimulator.Scenario.allCases.map(\.rawValue).joined(separator: ", ")))"
+                )
+            }
+            guard s.duration != nil else { throw CommandLineError.usage("missing --duration SECONDS") }
+            guard s.rate != nil else { throw CommandLineError.usage("missing --rate HZ") }
+            guard s.output != nil else { throw CommandLineError.usage("missing --output FILE") }
+        },
+        run: run)
+
+    static func run(_ s: SimulateSettings, _ output: ConsoleOutput) throws {
+        var settings = MotionSimulator.Settings()
+        settings.scenario = s.scenario!
+        settings.duration = s.duration!
+        settings.rate = s.rate!
+        if let seed = s.seed { settings.seed = UInt64(seed) }
+        settings.errors = (s.errors ?? .consumer).model
+        let simulator = MotionSimulator(settings: settings)
+        let target = try CommandLineError.rethrowing { try OutputTarget.resolve(s.output!, protecting: InputFiles()) }
+        // The trace is streamed, so memory stays constant; a file must fit on its disk.
+        let bytes = Double(simulator.sampleCount) * Double(TraceWriter.typicalRowBytes)
+        if case .file(let path, _) = target.kind {
+            var fs = statvfs()
+            let folder = (path as NSString).deletingLastPathComponent
+            if statvfs(folder.isEmpty ? "." : folder, &fs) == 0 {
+                let free = Double(fs.f_bavail) * Double(fs.f_frsize)
+                guard bytes < 0.9 * free else {
+                    throw CommandLineError.usage(
+                        "\(simulator.sampleCount) samples need about \(sizeText(bytes)), but \(folder.isEmpty ? "." : folder) has \(sizeText(free)) free; shorten --duration or lower --rate"
+                    )
+                }
+            }
         }
-        var s = MotionSimulator.Settings()
-        guard let scenario = try args.choice("scenario", MotionSimulator.Scenario.allCases.map(\.rawValue)) else {
-            throw CommandLineError.usage(
-                "missing --scenario (one of \(MotionSimulator.Scenario.allCases.map(\.rawValue).joined(separator: ", ")))"
-            )
+        try CommandLineError.rethrowing {
+            let file = try target.open()
+            let writer = TraceWriter(output: file, columns: .all)
+            do {
+                try simulator.generate { try writer.write($0) }
+                try writer.finish()
+            } catch {
+                file.abandon()
+                throw error
+            }
         }
-        s.scenario = MotionSimulator.Scenario(rawValue: scenario)!
-        guard let duration = try args.double("duration"), duration > 0, duration <= 1e6 else {
-            throw CommandLineError.usage("--duration must be a number of seconds in (0, 1e6]")
-        }
-        guard let rate = try args.double("rate"), rate >= 1, rate <= 100_000 else {
-            throw CommandLineError.usage("--rate must be a number of Hz in [1, 100000]")
-        }
-        s.duration = duration
-        s.rate = rate
-        if let seed = try args.int("seed") { s.seed = UInt64(truncatingIfNeeded: seed) }
-        switch try args.choice("errors", ["consumer", "calibrated", "ideal"]) ?? "consumer" {
-        case "ideal": s.errors = .ideal
-        case "calibrated": s.errors = .calibrated
-        default: s.errors = SensorErrorModel()
-        }
-        guard let path = args.values["output"] else { throw CommandLineError.usage("missing --output FILE") }
-        let trace = MotionSimulator(settings: s).run()
-        if path == "-" {
-            output.out(TraceWriter.csv(trace))
-        } else {
-            try TraceWriter.write(trace, to: path)
+        if target.kind != .standardOutput {
             output.err(
-                "wrote \(trace.samples.count) samples (\(scenario), \(duration) s at \(rate) Hz, seed \(s.seed)) to \(path)\n"
+                "wrote \(simulator.sampleCount) samples (\(settings.scenario.rawValue), \(fmt(settings.duration)) s at \(fmt(settings.rate)) Hz, seed \(settings.seed)) to \(s.output!)\n"
             )
         }
+    }
+
+    static func sizeText(_ bytes: Double) -> String {
+        bytes >= 1e12
+            ? String(format: "%.1f TB", bytes / 1e12)
+            : bytes >= 1e9 ? String(format: "%.1f GB", bytes / 1e9) : String(format: "%.0f MB", bytes / 1e6)
     }
 }

@@ -55,13 +55,37 @@ public struct Quaternion: Hashable, Sendable, Codable, CustomStringConvertible {
     @inlinable @inline(__always)
     public var conjugate: Quaternion { Quaternion(w: w, x: -x, y: -y, z: -z) }
 
-    /// The quaternion scaled to unit norm; the identity when the norm is zero or not finite.
+    /// The quaternion scaled to unit norm; the identity when the norm is zero or a component is not
+    /// finite. Components of any magnitude work (huge or tiny ones are scaled first).
     @inlinable @inline(__always)
     public var normalized: Quaternion {
         let n2 = squaredNorm
-        guard n2 > 0, n2.isFinite else { return .identity }
-        let s = 1 / n2.squareRoot()
-        return Quaternion(w: w * s, x: x * s, y: y * s, z: z * s)
+        if n2 > 1e-200 && n2 < 1e200 {
+            let s = 1 / n2.squareRoot()
+            return Quaternion(w: w * s, x: x * s, y: y * s, z: z * s)
+        }
+        return rescaledNormalized
+    }
+
+    /// The slow path of ``normalized``: scale by the largest component first.
+    @usableFromInline @inline(never)
+    var rescaledNormalized: Quaternion {
+        let m = Swift.max(Swift.max(abs(w), abs(x)), Swift.max(abs(y), abs(z)))
+        guard m > 0, m.isFinite, isFinite else { return .identity }
+        let q = self * (1 / m)
+        let s = 1 / q.squaredNorm.squareRoot()
+        return Quaternion(w: q.w * s, x: q.x * s, y: q.y * s, z: q.z * s)
+    }
+
+    /// The norm computed without overflow or underflow for components of any magnitude; infinite
+    /// or NaN when a component is.
+    @inlinable
+    public var robustNorm: Double {
+        let m = Swift.max(Swift.max(abs(w), abs(x)), Swift.max(abs(y), abs(z)))
+        guard m > 0, m.isFinite else {
+            return isFinite ? 0 : (w.isNaN || x.isNaN || y.isNaN || z.isNaN ? .nan : .infinity)
+        }
+        return m * (self * (1 / m)).squaredNorm.squareRoot()
     }
 
     /// The representative with a non-negative scalar part (`q` or `-q`).

@@ -15,7 +15,7 @@ final class BroadAccuracyTests: XCTestCase {
             Self.lock.lock()
             defer { Self.lock.unlock() }
             if let t = Self.cache[p] { return t }
-            let t = try Trace.readNative(path: p)
+            let t = try TraceFormat.load(path: p)
             Self.cache[p] = t
             return t
         }

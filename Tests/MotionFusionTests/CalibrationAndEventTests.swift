@@ -38,7 +38,8 @@ final class CalibrationTests: XCTestCase {
                 }
             }
             XCTAssertEqual(cal.fieldStrength, field / scale, accuracy: 0.01 * field)
-            XCTAssertGreaterThan(cal.coverage, 0.7)
+            // Six poses and a tumble: the smallest scatter eigenvalue is well above a cone's (0.3).
+            XCTAssertGreaterThan(cal.coverage, 0.5)
             XCTAssertLessThan(cal.residual, 1)
         }
     }
@@ -51,11 +52,12 @@ final class CalibrationTests: XCTestCase {
             samples.append(Quaternion(axis: .unitZ, angle: yaw).inverseRotate(Vector3(0, 20, -40)) + Vector3(5, -3, 2))
         }
         XCTAssertThrowsError(try MagnetometerCalibration.fit(samples)) { error in
-            guard case MagnetometerCalibration.FitError.insufficientCoverage(let c) = error else {
+            guard case MagnetometerCalibration.FitError.insufficientCoverage(let c, _) = error else {
                 return XCTFail("expected insufficient coverage, got \(error)")
             }
-            XCTAssertLessThan(c, 0.5)
-            XCTAssert("\(error)".contains("turn the device through all orientations"))
+            // Turns about one axis put the readings on a circle: flat around its centre.
+            XCTAssertLessThan(c, 0.01)
+            XCTAssert("\(error)".contains("rotate the device slowly through all orientations"))
         }
     }
 

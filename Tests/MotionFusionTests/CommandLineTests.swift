@@ -48,7 +48,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssert(r.err.contains("total"), r.err)
         let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
         XCTAssert(lines[0].hasPrefix("t,qw,qx,qy,qz,roll,pitch,yaw,heading,"))
-        XCTAssertEqual(lines.count - 1, try Trace.readNative(path: trace).samples.count)
+        XCTAssertEqual(lines.count - 1, try TraceFormat.load(path: trace).samples.count)
         XCTAssertFalse(
             lines.contains {
                 $0.contains("nan") && !$0.contains("sigma") && $0.split(separator: ",").prefix(9).contains("nan")
@@ -69,7 +69,7 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.err)
         let json = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as! [String: Any]
         let total = json["total_rmse_deg"] as! Double
-        let t = try Trace.readNative(path: trace)
+        let t = try TraceFormat.load(path: trace)
         let direct = AttitudeErrorMetric.evaluate(
             estimates: RunConfiguration(FilterKind.mahony, mode: .nineD).attitudes(t.samples), trace: t, mode: .nineD)!
         XCTAssertEqual(total, direct.totalRMSE, accuracy: 1e-4, "written with 9 decimals")
@@ -96,29 +96,30 @@ final class CommandLineTests: XCTestCase {
             run(["simulate", "--scenario", "mixed", "--duration", "-1", "--rate", "100", "--output", "x"]).status, 2)
     }
 
-    /// Every subcommand that reads a trace reports each class of bad input with file, line and
-    /// column and exits 1.
+    /// Every subcommand that reads a trace reports each class of bad structure with file, line
+    /// and column and exits 1, writing nothing; value faults are errors there only with --strict.
     func testEveryCommandReportsBadInputWithLocation() {
         let h = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
-        let cases: [(String, String, String)] = [
-            (h + "0,0,0,0,0,0,9.8\n0.01,0,0,0,0,zz,9.8\n", ":3:", "not a number"),
-            (h + "0,0,0,0,0,0,9.8\n0.01,0,0,0,0,9.8\n", ":3:", "fields"),
-            ("t,acc_x,acc_y\n0,0,0\n", ":1", "acc_z"),
-            ("", ":1", "empty"),
-            (h + "0,0,0,0,0,0,9.8\n0,0,0,0,0,0,9.8\n", ":3:1", "duplicates"),
-            (h + "1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n", ":3:1", "earlier"),
-            (h + "0,0,0,0,0,inf,9.8\n", ":2:", "inf"),
-            (h + "0,0,0,0,nan,0,9.8\n", ":2:", "nan"),
+        let cases: [(String, String, String, Bool)] = [
+            (h + "0,0,0,0,0,0,9.8\n0.01,0,0,0,0,zz,9.8\n", ":3:", "not a number", false),
+            (h + "0,0,0,0,0,0,9.8\n0.01,0,0,0,0,9.8\n", ":3:", "fields", false),
+            ("t,acc_x,acc_y\n0,0,0\n", ":1", "acc_z", false),
+            ("", ":1", "empty", false),
+            (h + "0,0,0,0,0,0,9.8\n0,0,0,0,0,0,9.8\n", ":3:1", "repeats", true),
+            (h + "1,0,0,0,0,0,9.8\n0.5,0,0,0,0,0,9.8\n", ":3:1", "earlier", true),
+            (h + "0,0,0,0,0,inf,9.8\n", ":2:", "inf", true),
+            (h + "0,0,0,0,nan,0,9.8\n", ":2:", "missing", true),
         ]
-        for (text, location, message) in cases {
+        for (text, location, message, strict) in cases {
             let path = TestData.writeTemporary(text)
             let out = TestData.temporaryDirectory()
+            let flag = strict ? ["--strict"] : []
             for args in [
                 ["info", path], ["replay", path, "--output", out + "/r.csv"],
                 ["reconstruct", path, "--output", out + "/c.csv"],
-                ["events", path], ["calibrate", path, "--output", out + "/cal.json"],
+                ["events", path], ["calibrate", path, "--output", out + "/cal.json", "--sensors", "gyr"],
             ] {
-                let r = run(args)
+                let r = run(args + flag)
                 XCTAssertEqual(r.status, 1, "\(args[0]) on \(message): \(r.err)")
                 XCTAssert(r.err.contains(path + location), "\(args[0]) names the location \(location): \(r.err)")
                 XCTAssert(r.err.contains(message), "\(args[0]) says \(message): \(r.err)")
@@ -175,7 +176,7 @@ final class CommandLineTests: XCTestCase {
         let lines = try String(contentsOfFile: dir + "/est.csv", encoding: .utf8).split(separator: "\n")
         XCTAssert(lines[0].hasPrefix("t,qw,qx,qy,qz,roll,pitch,yaw,heading,"))
         XCTAssert(lines[0].contains("sigma_attitude_deg"))
-        XCTAssertEqual(lines.count - 1, try Trace.readNative(path: trace).samples.count)
+        XCTAssertEqual(lines.count - 1, try TraceFormat.load(path: trace).samples.count)
         let html = try String(contentsOfFile: dir + "/report.html", encoding: .utf8)
         XCTAssert(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg"))
         // Offline is at least as accurate as online on this trace.
@@ -217,7 +218,7 @@ final class BundledDataTests: XCTestCase {
             ("sim_mixed_100hz.csv", 1.5, 1.3), ("sim_magnetic_disturbance_50hz.csv", 3.5, 2.0),
             ("sim_translation_ideal_100hz.csv", 0.8, 0.9),
         ] {
-            let trace = try Trace.readNative(path: TestData.projectData + "/" + name)
+            let trace = try TraceFormat.load(path: TestData.projectData + "/" + name)
             XCTAssertTrue(trace.hasGroundTruth)
             for (mode, bound) in [(FusionMode.nineD, bound9), (.sixD, bound6)] {
                 let q = RunConfiguration(FilterKind.default, mode: mode).attitudes(trace.samples)

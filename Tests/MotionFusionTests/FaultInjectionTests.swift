@@ -234,7 +234,7 @@ final class FuzzFindingTests: XCTestCase {
         let row = "0,0,0,9.81," + Array(repeating: "1", count: 100_000).joined(separator: ",")
         let path = TestData.writeTemporary(header + "\n" + row + "\n")
         let start = Date()
-        let trace = try Trace.readNative(path: path)
+        let trace = try TraceFormat.load(path: path)
         XCTAssertEqual(trace.samples.count, 1)
         XCTAssertLessThan(Date().timeIntervalSince(start), 20, "reading must not hang on a long header")
     }
@@ -252,7 +252,7 @@ final class FuzzFindingTests: XCTestCase {
         func churn(_ n: Int) {
             for _ in 0..<n {
                 XCTAssertThrowsError(try TraceFormat.load(path: dir + "/Accelerometer.csv", format: .phyphox))
-                XCTAssertThrowsError(try Trace.readNative(path: dir + "/native.csv"))
+                XCTAssertThrowsError(try TraceFormat.load(path: dir + "/native.csv"))
                 XCTAssertThrowsError(try SensorCalibration(contentsOf: dir + "/cal.json"))
             }
         }

@@ -23,7 +23,9 @@ final class ImporterTests: XCTestCase {
         XCTAssertEqual(try TraceFormat.detect(path: p), .euroc)
         let trace = try TraceFormat.load(path: p)
         XCTAssertEqual(trace.samples.count, 17100)
-        XCTAssertEqual(trace.samples[1].t, 0.005, accuracy: 1e-6)
+        // The dataset's own clock: nanoseconds since the epoch, in seconds, not re-zeroed.
+        XCTAssertEqual(trace.samples[0].t, 1_403_715_523.912143104, accuracy: 1e-6)
+        XCTAssertEqual(trace.samples[1].t - trace.samples[0].t, 0.005, accuracy: 1e-6)
         XCTAssertEqual(trace.samples[0].accelerometer!.x, 9.2182509999999986)
         XCTAssertFalse(trace.has(.magnetometer))
         // Ground truth exists and agrees with gravity: at the first truth sample, R · acc ≈ +z.

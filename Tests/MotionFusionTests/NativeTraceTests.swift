@@ -3,15 +3,17 @@ import MotionFusionTestSupport
 import XCTest
 
 final class NativeTraceTests: XCTestCase {
-    func read(_ text: String) throws -> Trace {
-        try Trace.readNative(path: TestData.writeTemporary(text))
+    func read(_ text: String, strict: Bool = false) throws -> Trace {
+        var options = DelimitedReadOptions()
+        options.strict = strict
+        return try TraceFormat.load(path: TestData.writeTemporary(text), options: options)
     }
 
     func assertError(
-        _ text: String, _ kind: TraceError.Kind, line: Int, column: Int, contains: String,
+        _ text: String, _ kind: TraceError.Kind, line: Int, column: Int, contains: String, strict: Bool = false,
         file: StaticString = #filePath, lineNumber: UInt = #line
     ) {
-        XCTAssertThrowsError(try read(text), file: file, line: lineNumber) { error in
+        XCTAssertThrowsError(try read(text, strict: strict), file: file, line: lineNumber) { error in
             guard let e = error as? TraceError else {
                 return XCTFail("expected TraceError, got \(error)", file: file, line: lineNumber)
             }
@@ -44,7 +46,7 @@ final class NativeTraceTests: XCTestCase {
         let trace = MotionSimulator(settings: s).run()
         let path = TestData.temporaryDirectory() + "/sim.csv"
         try TraceWriter.write(trace, to: path)
-        let back = try Trace.readNative(path: path)
+        let back = try TraceFormat.load(path: path)
         XCTAssertEqual(back.samples.count, trace.samples.count)
         let firstDifference = back.samples.indices.first { back.samples[$0] != trace.samples[$0] }
         XCTAssertNil(firstDifference, "samples differ from index \(firstDifference ?? -1)")
@@ -54,7 +56,7 @@ final class NativeTraceTests: XCTestCase {
         // A long file with a tiny chunk would split rows; the reader must reassemble them.
         var text = "t,acc_x,acc_y,acc_z\n"
         for i in 0..<20_000 { text += "\(Double(i) * 0.01),0.\(i),-1.5e-3,9.81\n" }
-        let reader = try NativeTraceReader(path: TestData.writeTemporary(text))
+        let reader = try DelimitedTraceReader(path: TestData.writeTemporary(text))
         var n = 0
         var last = -1.0
         while let s = try reader.next() {
@@ -63,7 +65,7 @@ final class NativeTraceTests: XCTestCase {
             n += 1
         }
         XCTAssertEqual(n, 20_000)
-        XCTAssertEqual(reader.bytesRead, text.utf8.count)
+        XCTAssertEqual(reader.rows.lines.bytesRead, text.utf8.count)
     }
 
     func testErrorClassesNameLineAndColumn() {
@@ -76,11 +78,13 @@ final class NativeTraceTests: XCTestCase {
         assertError("time,acc_x,acc_y,acc_z\n0,1,2,3\n", .missingColumn, line: 1, column: 0, contains: "'t'")
         assertError("t,acc_x,acc_y\n0,1,2\n", .missingColumn, line: 1, column: 0, contains: "acc_z")
         assertError("t,foo\n0,1\n", .missingColumn, line: 1, column: 0, contains: "no sensor columns")
-        assertError(h + "0,1,2,3\n0,1,2,3\n", .nonMonotonicTime, line: 3, column: 1, contains: "duplicates")
-        assertError(h + "1,1,2,3\n0.5,1,2,3\n", .nonMonotonicTime, line: 3, column: 1, contains: "earlier")
-        assertError(h + "0,1,nan,3\n", .nonFiniteValue, line: 2, column: 5, contains: "nan")
-        assertError(h + "0,1,inf,3\n", .nonFiniteValue, line: 2, column: 5, contains: "inf")
-        assertError(h + "nan,1,2,3\n", .nonFiniteValue, line: 2, column: 1, contains: "time")
+        // Value faults are errors only with --strict (see ValueFaultTests for the default repair).
+        assertError(h + "0,1,2,3\n0,1,2,3\n", .nonMonotonicTime, line: 3, column: 1, contains: "repeats", strict: true)
+        assertError(
+            h + "1,1,2,3\n0.5,1,2,3\n", .nonMonotonicTime, line: 3, column: 1, contains: "earlier", strict: true)
+        assertError(h + "0,1,nan,3\n", .nonFiniteValue, line: 2, column: 5, contains: "missing", strict: true)
+        assertError(h + "0,1,inf,3\n", .nonFiniteValue, line: 2, column: 5, contains: "inf", strict: true)
+        assertError(h + "nan,1,2,3\n", .nonFiniteValue, line: 2, column: 1, contains: "time", strict: true)
     }
 
     func testUnknownColumnsWarnAndAreIgnored() throws {
@@ -93,11 +97,15 @@ final class NativeTraceTests: XCTestCase {
         var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
         for i in 0..<100 { text += "\(Double(i) * 0.01),0.001,0,0,0,0,1.0,0.2,0.1,-0.4\n" }
         let trace = try read(text)
-        XCTAssert(trace.warnings.contains { $0.message.contains("looks like g") && $0.message.contains("9.80665") })
-        XCTAssert(trace.warnings.contains { $0.message.contains("gauss") && $0.message.contains("100") })
+        XCTAssert(
+            trace.warnings.contains { $0.message.contains("looks like g") && $0.message.contains("--units acc=g") })
+        XCTAssert(trace.warnings.contains { $0.message.contains("--units mag=gauss") })
         var gyroDeg = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
-        for i in 0..<100 { gyroDeg += "\(Double(i) * 0.01),\(i == 50 ? 300 : 0.5),0,0,0,0,9.81\n" }
+        for i in 0..<100 { gyroDeg += "\(Double(i) * 0.01),\(i == 50 ? 60 : 0.5),0,0,0,0,9.81\n" }
         let g = try read(gyroDeg)
-        XCTAssert(g.warnings.contains { $0.message.contains("deg/s") && $0.message.contains("0.0174533") })
+        XCTAssert(g.warnings.contains { $0.message.contains("--units gyr=deg/s") }, "\(g.warnings)")
+        // Beyond any gyroscope's range in rad/s: a value fault, whose report suggests the unit.
+        let spike = try read(gyroDeg.replacingOccurrences(of: ",60.0,", with: ",300.0,"))
+        XCTAssert(spike.warnings.contains { $0.message.contains("beyond") && $0.message.contains("--units gyr=deg/s") })
     }
 }

@@ -41,7 +41,7 @@ final class SmootherTests: XCTestCase {
 
     func testBroadOfflineAccuracy() throws {
         let paths = try TestData.broadTrials()
-        let traces = try paths.map { try Trace.readNative(path: $0) }
+        let traces = try paths.map { try TraceFormat.load(path: $0) }
         for (mode, bound) in [(FusionMode.nineD, 1.9), (.sixD, 2.0)] {
             var p = AttitudeSmoother.Parameters()
             p.filter.mode = mode

@@ -1,17 +1,27 @@
 import Foundation
 
 extension MagnetometerCalibration {
-    /// Fits the calibration to raw readings (µT). Throws ``FitError`` rather than return a wrong fit.
-    public static func fit(_ readings: [Vector3], minimumCoverage: Double = 0.5) throws -> MagnetometerCalibration {
+    /// Fits the calibration to raw readings (µT, or arbitrary units when `arbitraryUnits`). Throws
+    /// ``FitError`` rather than return a fit the data cannot determine: too few readings, field
+    /// directions that do not cover the sphere (a static recording, turns about one axis), a field
+    /// strength implausible for the units, or readings scattered far from the fitted sphere.
+    public static func fit(_ readings: [Vector3], arbitraryUnits: Bool = false) throws -> MagnetometerCalibration {
         let raw = readings.filter(\.isFinite)
-        guard raw.count >= 50 else { throw FitError.tooFewSamples(raw.count) }
+        guard raw.count >= minimumSamples else { throw FitError.tooFewSamples(raw.count) }
         // Centre and scale for conditioning.
         let mean = raw.reduce(Vector3.zero, +) / Double(raw.count)
-        let scale = max(1e-9, (raw.map { ($0 - mean).squaredNorm }.reduce(0, +) / Double(raw.count)).squareRoot())
+        let scale = max(1e-300, (raw.map { ($0 - mean).squaredNorm }.reduce(0, +) / Double(raw.count)).squareRoot())
         let pts = raw.map { ($0 - mean) / scale }
-        // Refuse before fitting when the readings span too few directions (e.g. one plane).
-        let rawCoverage = directionCoverage(pts)
-        guard rawCoverage >= minimumCoverage else { throw FitError.insufficientCoverage(rawCoverage) }
+        // A recording that hardly turns: the readings hardly move compared with their size.
+        let typical = UnitCheck.median(raw.map(\.norm)) ?? 0
+        if scale < 0.05 * typical {
+            throw FitError.insufficientCoverage(coverage: 0, spanDegrees: 2 * (scale / typical).asinClamped.degrees)
+        }
+        // Turns about one axis put the readings on a circle: flat around their centre.
+        let (centred, centredSpan) = directionCoverage(pts)
+        guard centred >= minimumCoverage else {
+            throw FitError.insufficientCoverage(coverage: centred, spanDegrees: centredSpan)
+        }
         var weights = [Double](repeating: 1, count: pts.count)
         var solution: (Vector3, Matrix3, Double)?
         var residuals = [Double](repeating: 0, count: pts.count)
@@ -79,8 +89,26 @@ extension MagnetometerCalibration {
                 let d = calibrated[i].norm - strength
                 return d * d
             }.reduce(0, +) / Double(max(1, inliers.count))).squareRoot()
-        let coverage = directionCoverage(calibrated)
-        guard coverage >= minimumCoverage else { throw FitError.insufficientCoverage(coverage) }
+        let (coverage, span) = directionCoverage(calibrated)
+        guard coverage >= minimumCoverage else {
+            throw FitError.insufficientCoverage(coverage: coverage, spanDegrees: span)
+        }
+        if arbitraryUnits {
+            guard strength >= 0.05 * typical else {
+                throw FitError.implausibleStrength(
+                    strength,
+                    "a field \(Int((typical / strength).rounded()))× smaller than the readings themselves (hard iron that large is not physical)"
+                )
+            }
+        } else if !plausibleStrength.contains(strength) {
+            throw FitError.implausibleStrength(
+                strength,
+                "Earth's field is 22–67 µT; the recording was disturbed, or the magnetometer is not in µT (pass --units mag=gauss|nT|au)"
+            )
+        }
+        guard residual <= maximumRelativeResidual * strength else {
+            throw FitError.residualTooLarge(residual / strength)
+        }
         return MagnetometerCalibration(
             hardIron: hard, softIron: soft, fieldStrength: strength, residual: residual, coverage: coverage,
             samplesUsed: inliers.count, samplesOffered: raw.count)

@@ -22,6 +22,8 @@ public struct SensorCalibration: Sendable, Equatable {
     public var accelerometer: AccelerometerSixPositionCalibration?
     /// What could not be calibrated and why.
     public var warnings: [String] = []
+    /// The sensors a fit was asked for but refused.
+    public var refusals: Set<SensorKind> = []
 
     /// An empty calibration.
     public init() {}
@@ -42,28 +44,30 @@ public struct SensorCalibration: Sendable, Equatable {
         return t
     }
 
-    static func array(_ v: Vector3) -> [Double] { [v.x, v.y, v.z] }
+    static func array(_ v: Vector3) -> JSONValue { [.number(v.x), .number(v.y), .number(v.z)] }
 
-    /// The JSON text.
+    /// The JSON text (non-finite numbers, which a fit never produces, would be written as null).
     public var json: String {
-        var top = [String: Any]()
+        var top = [String: JSONValue]()
         if let m = magnetometer {
             top["magnetometer"] = [
                 "hard_iron": Self.array(m.hardIron),
                 "soft_iron": [Self.array(m.softIron.row0), Self.array(m.softIron.row1), Self.array(m.softIron.row2)],
-                "field_strength_ut": m.fieldStrength, "residual_ut": m.residual, "coverage": m.coverage,
-                "samples": m.samplesUsed,
+                "field_strength_ut": .number(m.fieldStrength), "residual_ut": .number(m.residual),
+                "coverage": .number(m.coverage), "samples": .integer(m.samplesUsed),
             ]
         }
-        if let b = gyroscopeBias { top["gyroscope"] = ["bias": Self.array(b), "rest_samples": gyroscopeRestSamples] }
+        if let b = gyroscopeBias {
+            top["gyroscope"] = ["bias": Self.array(b), "rest_samples": .integer(gyroscopeRestSamples)]
+        }
         if let a = accelerometer {
             top["accelerometer"] = [
-                "bias": Self.array(a.bias), "scale": Self.array(a.scale), "residual_m_s2": a.residual, "poses": a.poses,
+                "bias": Self.array(a.bias), "scale": Self.array(a.scale), "residual_m_s2": .number(a.residual),
+                "poses": .integer(a.poses),
             ]
         }
-        top["warnings"] = warnings
-        let data = try! JSONSerialization.data(withJSONObject: top, options: [.sortedKeys, .prettyPrinted])
-        return String(decoding: data, as: UTF8.self) + "\n"
+        top["warnings"] = .array(warnings.map { .string($0) })
+        return JSONValue.object(top).text + "\n"
     }
 
     /// A malformed calibration file.
@@ -77,7 +81,7 @@ public struct SensorCalibration: Sendable, Equatable {
         self.init()
         let data: Data
         do {
-            data = Data(try CSVTable.readBytes(path))
+            data = Data(try FileBytes.read(path))
         } catch {
             throw FileError(description: "\(error)")
         }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// Reads EuRoC / ASL datasets: `mav0/imu0/data.csv` (ns timestamps, gyroscope rad/s,
-/// accelerometer m/s², no magnetometer) with ground truth from
+/// accelerometer m/s², no magnetometer), streamed, with ground truth from
 /// `mav0/state_groundtruth_estimate0/data.csv` (`q_RS`: world from IMU, world z up, heading
-/// arbitrary), interpolated by slerp onto the IMU timestamps inside its time span.
-enum EuRoCImporter {
+/// arbitrary) interpolated by slerp onto the IMU timestamps inside its time span. Time is the
+/// dataset's clock (ns since the epoch) in seconds.
+final class EuRoCReader: SampleReader {
     /// The IMU file inside a dataset folder (the folder itself, `mav0`, or `imu0`), if any.
     static func imuFile(in folder: String) -> String? {
         for rel in ["mav0/imu0/data.csv", "imu0/data.csv", "data.csv"] {
             let p = TraceFormat.join(folder, rel)
-            if FileManager.default.fileExists(atPath: p),
-                TraceFormat.firstLine(p)?.lowercased().hasPrefix("#timestamp") == true,
-                TraceFormat.firstLine(p)?.lowercased().contains("w_rs_s_x") == true
+            if let line = TraceFormat.firstLine(p)?.lowercased(), line.hasPrefix("#timestamp"),
+                line.contains("w_rs_s_x")
             {
                 return p
             }
@@ -19,49 +19,78 @@ enum EuRoCImporter {
         return nil
     }
 
-    static func load(path: String) throws -> Trace {
-        let imuPath = TraceFormat.isDirectory(path) ? imuFile(in: path)! : path
-        let table = try CSVTable(path: imuPath, integerColumns: ["#timestamp [ns]"])
-        let tc = try table.column("'#timestamp [ns]'") { $0.lowercased().hasPrefix("#timestamp") }
-        let origin = table.integerColumns[tc]?.first
-        let times = try table.times(column: tc, scale: 1e-9, origin: origin)
-        func col(_ name: String) throws -> Int { try table.column("'\(name)'") { $0.hasPrefix(name) } }
-        let gyro = try table.vectors((col("w_RS_S_x"), col("w_RS_S_y"), col("w_RS_S_z")), scale: 1)
-        let acc = try table.vectors((col("a_RS_S_x"), col("a_RS_S_y"), col("a_RS_S_z")), scale: 1)
-        var samples = times.indices.map {
-            SensorSample(t: times[$0], gyroscope: gyro[$0], accelerometer: acc[$0])
-        }
-        var warnings = [TraceWarning]()
-        // Ground truth beside the IMU folder.
+    let imu: DelimitedTraceReader
+    var truthTimes: [Double] = []
+    var truth: [Quaternion?] = []
+    var j = 0
+    let description: TraceDescription
+    var faults: ValueFaults { var f = imu.faults; f.absorb(truthFaults); return f }
+    var truthFaults = ValueFaults()
+    var warnings: [TraceWarning] { imu.warnings + truthWarnings }
+    var truthWarnings: [TraceWarning] = []
+
+    /// Largest ground-truth spacing interpolated across, s.
+    static let maximumTruthGap = 0.05
+
+    init(path: String, options: DelimitedReadOptions) throws {
+        let imuPath =
+            TraceFormat.isDirectory(path)
+            ? (Self.imuFile(in: path) ?? TraceFormat.join(path, "mav0/imu0/data.csv")) : path
+        imu = try DelimitedTraceReader(path: imuPath, format: TraceFormat.euroc.rawValue, options: options)
         let imuDir = (imuPath as NSString).deletingLastPathComponent
         let gtPath = TraceFormat.join(
             (imuDir as NSString).deletingLastPathComponent, "state_groundtruth_estimate0/data.csv")
-        if FileManager.default.fileExists(atPath: gtPath), let origin {
-            let gt = try CSVTable(path: gtPath, integerColumns: ["#timestamp"])
-            let gtc = try gt.column("'#timestamp'") { $0.lowercased().hasPrefix("#timestamp") }
-            let gtTimes = try gt.times(column: gtc, scale: 1e-9, origin: origin)
-            func gcol(_ name: String) throws -> Int { try gt.column("'\(name)'") { $0.hasPrefix(name) } }
-            let (w, x, y, z) = try (gcol("q_RS_w"), gcol("q_RS_x"), gcol("q_RS_y"), gcol("q_RS_z"))
-            let quats = (0..<gt.rowCount).map {
-                Quaternion(w: gt.columns[w][$0], x: gt.columns[x][$0], y: gt.columns[y][$0], z: gt.columns[z][$0])
-                    .normalized
+        var d = imu.description
+        d.source = path
+        if FileManager.default.fileExists(atPath: gtPath) {
+            var o = options
+            o.columns = nil
+            o.units = nil
+            o.remap = nil
+            let gt = try DelimitedTraceReader(
+                lines: ByteLineReader(path: gtPath), format: TraceFormat.euroc.rawValue, options: o
+            ) { names in
+                var layout = ColumnLayout()
+                guard let tc = names.firstIndex(where: { $0.lowercased().hasPrefix("#timestamp") }),
+                    let w = names.firstIndex(where: { $0.hasPrefix("q_RS_w") })
+                else {
+                    throw TraceError(
+                        .missingColumn, SourceLocation(file: gtPath, line: 1, column: 0),
+                        "expected '#timestamp' and 'q_RS_w', 'q_RS_x', 'q_RS_y', 'q_RS_z' columns")
+                }
+                layout.columns[.time] = tc
+                try layout.units.set("t", "ns", strictly: true)
+                for k in 0..<4 {
+                    layout.columns[ColumnLayout.Slot(rawValue: ColumnLayout.Slot.truthW.rawValue + k)!] = w + k
+                }
+                return layout
             }
-            var j = 0
-            for i in samples.indices {
-                let t = samples[i].t
-                while j + 1 < gtTimes.count && gtTimes[j + 1] < t { j += 1 }
-                guard j + 1 < gtTimes.count, gtTimes[j] <= t, gtTimes[j + 1] >= t else { continue }
-                // Interpolate only across normal ground-truth spacing (no gaps over 50 ms).
-                guard gtTimes[j + 1] - gtTimes[j] < 0.05 else { continue }
-                let u = (t - gtTimes[j]) / (gtTimes[j + 1] - gtTimes[j])
-                samples[i].truth = quats[j].slerp(to: quats[j + 1], t: u).canonical
+            while let s = try gt.next() {
+                truthTimes.append(s.t)
+                truth.append(s.truth.map { $0.normalized })
             }
-            warnings.append(
+            truthFaults = gt.faults
+            truthWarnings = gt.warnings
+            truthWarnings.append(
                 TraceWarning(
                     SourceLocation(file: gtPath, line: 0, column: 0),
                     "ground truth interpolated onto IMU timestamps; its heading is arbitrary (no magnetometer), so compare in 6D"
                 ))
+            d.hasTruth = true
         }
-        return Trace(samples: samples, source: path, warnings: warnings)
+        description = d
+    }
+
+    func next() throws -> SensorSample? {
+        guard var s = try imu.next() else { return nil }
+        let t = s.t
+        while j + 1 < truthTimes.count && truthTimes[j + 1] < t { j += 1 }
+        if j + 1 < truthTimes.count, truthTimes[j] <= t, truthTimes[j + 1] >= t,
+            truthTimes[j + 1] - truthTimes[j] < Self.maximumTruthGap, let a = truth[j], let b = truth[j + 1]
+        {
+            let u = (t - truthTimes[j]) / (truthTimes[j + 1] - truthTimes[j])
+            s.truth = a.slerp(to: b, t: u).canonical
+        }
+        return s
     }
 }

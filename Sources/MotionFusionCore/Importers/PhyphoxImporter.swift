@@ -1,40 +1,40 @@
-import Foundation
-
-/// Reads phyphox per-sensor CSV exports: `Accelerometer.csv` (m/s², with gravity),
-/// `Gyroscope.csv` (rad/s), `Magnetometer.csv` (µT), each `"Time (s)","X (…)","Y (…)","Z (…)"`,
-/// merged onto one timeline. Android axes (x right, y top, z out of the screen) equal ours.
+/// Reads phyphox exports — a folder or a `.zip` of per-sensor CSV files — `Accelerometer.csv`
+/// (m/s², with gravity), `Gyroscope.csv` (rad/s), `Magnetometer.csv` (µT), each with a
+/// `"Time (s)","X (…)","Y (…)","Z (…)"` header, merged onto one timeline. Comma- or
+/// semicolon-separated with decimal points or decimal commas, as phyphox's export options write
+/// them. Android axes (x right, y top, z out of the screen) equal ours.
 enum PhyphoxImporter {
-    static func load(path: String) throws -> Trace {
-        let folder = TraceFormat.isDirectory(path) ? path : (path as NSString).deletingLastPathComponent
+    static let files: [(String, SensorKind)] = [
+        ("Gyroscope.csv", .gyroscope), ("Accelerometer.csv", .accelerometer), ("Magnetometer.csv", .magnetometer),
+    ]
+
+    static func open(_ recording: RecordingFiles, options: DelimitedReadOptions) throws -> SampleReader {
         var streams = [TimelineMerger.Stream]()
+        var faults = ValueFaults(strict: options.strict)
         var warnings = [TraceWarning]()
-        for (name, sensor) in [
-            ("Gyroscope.csv", SensorKind.gyroscope), ("Accelerometer.csv", .accelerometer),
-            ("Magnetometer.csv", .magnetometer),
-        ] {
-            let p = TraceFormat.join(folder, name)
-            guard FileManager.default.fileExists(atPath: p) else { continue }
-            let t = try CSVTable(path: p)
-            let tc = try t.column("'Time (s)'") { $0.hasPrefix("Time") }
-            let c = try ["X", "Y", "Z"].map { a in try t.column("'\(a) (…)'") { $0.hasPrefix(a + " (") || $0 == a } }
-            var scale = 1.0
-            let unit = t.header[c[0]]
-            if sensor == .gyroscope && unit.contains("deg") { scale = .pi / 180 }
-            if sensor == .magnetometer && unit.contains("mT") { scale = 1000 }
-            if sensor == .accelerometer && unit.contains("(g)") { scale = standardGravity }
+        for (name, sensor) in files where recording.has(name) {
+            let file = recording.path(name)
             streams.append(
-                TimelineMerger.Stream(
-                    sensor: sensor, times: try t.times(column: tc, scale: 1),
-                    values: try t.vectors((c[0], c[1], c[2]), scale: scale)))
+                try recording.stream(name, format: .phyphox, sensor: sensor, options: options, faults: &faults) {
+                    names in
+                    try RecordingFiles.layout(
+                        names, file: file, time: { $0.hasPrefix("Time") }, timeUnit: "s", sensor: sensor,
+                        axes: ["X", "Y", "Z"].map { a in { $0 == a || $0.hasPrefix(a + " (") } },
+                        unit: sensor == .accelerometer ? "m/s2" : sensor == .gyroscope ? "rad/s" : "uT")
+                })
         }
         if streams.isEmpty {
             throw TraceError(
-                .missingColumn, SourceLocation(file: folder, line: 0, column: 0),
-                "no Accelerometer.csv, Gyroscope.csv or Magnetometer.csv in the phyphox folder")
+                .missingColumn, SourceLocation(file: recording.location, line: 0, column: 0),
+                "no Accelerometer.csv, Gyroscope.csv or Magnetometer.csv in the phyphox export")
         }
         if !streams.contains(where: { $0.sensor == .accelerometer }) {
-            warnings.append(TraceWarning(SourceLocation(file: folder, line: 0, column: 0), "no Accelerometer.csv"))
+            warnings.append(
+                TraceWarning(SourceLocation(file: recording.location, line: 0, column: 0), "no Accelerometer.csv"))
         }
-        return Trace(samples: TimelineMerger().merge(streams), source: path, warnings: warnings)
+        let trace = Trace(
+            samples: TimelineMerger().merge(streams), format: TraceFormat.phyphox.rawValue,
+            source: recording.location, warnings: warnings)
+        return TraceSampleReader(trace, faults: faults)
     }
 }

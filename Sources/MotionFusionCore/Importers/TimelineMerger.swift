@@ -6,7 +6,7 @@ public struct TimelineMerger {
     public struct Stream {
         /// Which sensor.
         public var sensor: SensorKind
-        /// Strictly increasing times, s.
+        /// Times, s (in order; see ``TimelineMerger/merge(_:)``).
         public var times: [Double]
         /// One value per time; `nil` marks a missing value.
         public var values: [Vector3?]
@@ -26,8 +26,14 @@ public struct TimelineMerger {
     /// Creates a merger.
     public init() {}
 
-    /// The merged samples, in time order.
-    public func merge(_ streams: [Stream]) -> [SensorSample] {
+    /// The merged samples, in time order. A stream whose timestamps go backwards is first put in
+    /// time order (stably: equal times keep their order); no value is dropped.
+    public func merge(_ input: [Stream]) -> [SensorSample] {
+        let streams = input.map { s -> Stream in
+            guard zip(s.times, s.times.dropFirst()).contains(where: { $0 > $1 }) else { return s }
+            let order = s.times.indices.sorted { (s.times[$0], $0) < (s.times[$1], $1) }
+            return Stream(sensor: s.sensor, times: order.map { s.times[$0] }, values: order.map { s.values[$0] })
+        }
         var index = [Int](repeating: 0, count: streams.count)
         var result = [SensorSample]()
         result.reserveCapacity(streams.map(\.times.count).max() ?? 0)

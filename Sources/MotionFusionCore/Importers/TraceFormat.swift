@@ -2,44 +2,74 @@ import Foundation
 
 /// The recording formats MotionFusion reads, and detection from headers and folder layouts.
 public enum TraceFormat: String, CaseIterable, Sendable {
-    /// MotionFusion's native CSV (the BROAD layout).
+    /// MotionFusion's native CSV (the BROAD layout: `t,gyr_x,…,acc_x,…,mag_x,…,gt_qw,…,moving`).
     case native
+    /// Any delimited text file (`,` `;` tab or spaces; decimal point or comma) whose columns are
+    /// named by common header names (`Gyroscope X (deg/s)`, `accel_x`, …) or chosen with
+    /// `--columns`; units from header hints or `--units`.
+    case delimited
     /// EuRoC / ASL folder (`mav0/imu0/data.csv`, ground truth from `state_groundtruth_estimate0`).
     case euroc
     /// x-io Fusion example CSV (`Time (s),Gyroscope X (deg/s),…`).
     case xioFusion = "xio-fusion"
     /// x-IMU3 GUI log folder (`Inertial.csv`, `Magnetometer.csv`).
     case ximu3 = "x-imu3"
-    /// phyphox per-sensor CSV export folder.
+    /// phyphox per-sensor CSV export: a folder or a `.zip`.
     case phyphox
-    /// Sensor Logger per-sensor CSV folder.
+    /// Sensor Logger per-sensor CSV recording: a folder or a `.zip`.
     case sensorLogger = "sensor-logger"
 
-    /// Reads the trace at `path` (file or folder) in `format`, or detects the format when `nil`.
-    public static func load(path: String, format: TraceFormat? = nil) throws -> Trace {
-        let f = try format ?? detect(path: path)
-        var trace: Trace
-        switch f {
-        case .native: return try Trace.readNative(path: path)
-        case .euroc: trace = try EuRoCImporter.load(path: path)
-        case .xioFusion: trace = try XioFusionImporter.load(path: path)
-        case .ximu3: trace = try XIMU3Importer.load(path: path)
-        case .phyphox: trace = try PhyphoxImporter.load(path: path)
-        case .sensorLogger: trace = try SensorLoggerImporter.load(path: path)
+    /// Whether the format is several files (a folder or an archive) rather than one text stream.
+    public var isMultiFile: Bool { self == .ximu3 || self == .phyphox || self == .sensorLogger }
+
+    /// Opens the trace at `path` (a file, a folder, a `.zip`, or `-` for standard input) for
+    /// streaming, in `format` or the detected one. `--columns` reads any file as delimited text.
+    /// The first samples are checked for implausible units (see ``UnitCheck``).
+    public static func open(path: String, format: TraceFormat? = nil, options: DelimitedReadOptions = .init()) throws
+        -> SampleReader
+    {
+        let reader: SampleReader
+        if path == "-" {
+            let lines = try ByteLineReader(path: "-")
+            let f =
+                try format
+                ?? (options.columns != nil ? .delimited : detect(firstLine: lines.peekLine() ?? [], name: lines.name))
+            guard f != .phyphox && f != .sensorLogger else {
+                throw TraceError(
+                    .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
+                    "\(f.rawValue) recordings are folders or archives of several files and cannot come from standard input; pass the path"
+                )
+            }
+            // One file of a multi-file format (an EuRoC or x-IMU3 IMU file) reads as delimited text.
+            reader = try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options)
+        } else {
+            let f = try format ?? (options.columns != nil && !isDirectory(path) ? .delimited : detect(path: path))
+            switch f {
+            case .native, .delimited, .xioFusion:
+                reader = try DelimitedTraceReader(path: path, format: f.rawValue, options: options)
+            case .euroc: reader = try EuRoCReader(path: path, options: options)
+            case .ximu3: reader = try XIMU3Importer.open(RecordingFiles(path), options: options)
+            case .phyphox: reader = try PhyphoxImporter.open(RecordingFiles(path), options: options)
+            case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
+            }
         }
-        trace.format = f.rawValue
-        trace.warnings += UnitCheck.check(trace)
-        return trace
+        return UnitCheckingReader(reader)
+    }
+
+    /// Reads the whole trace at `path` into memory (a convenience for programs and tests; commands
+    /// stream with ``open(path:format:options:)``).
+    public static func load(path: String, format: TraceFormat? = nil, options: DelimitedReadOptions = .init()) throws
+        -> Trace
+    {
+        try open(path: path, format: format, options: options).readTrace()
     }
 
     /// First line of a file (without BOM and line ending), or nil.
     static func firstLine(_ path: String) -> String? {
-        guard let h = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? h.close() }
-        let data = h.readData(ofLength: 4096)
-        var text = String(decoding: data, as: UTF8.self)
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
-        return text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).first.map(String.init)
+        guard let lines = try? ByteLineReader(path: path, chunkSize: 4096), let line = try? lines.peekLine() else {
+            return nil
+        }
+        return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)
     }
 
     static func isDirectory(_ path: String) -> Bool {
@@ -49,46 +79,53 @@ public enum TraceFormat: String, CaseIterable, Sendable {
 
     static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
 
-    /// Detects the format of a file or folder from its header lines and layout.
+    /// Detects the format of a file, folder or `.zip` from its header lines and layout.
     public static func detect(path: String) throws -> TraceFormat {
         let here = SourceLocation(file: path, line: 0, column: 0)
         guard FileManager.default.fileExists(atPath: path) else {
             throw TraceError(.unreadable, here, "no such file or folder")
         }
-        if isDirectory(path) {
-            if EuRoCImporter.imuFile(in: path) != nil { return .euroc }
-            if FileManager.default.fileExists(atPath: join(path, "Inertial.csv")) { return .ximu3 }
+        if isDirectory(path) || path.lowercased().hasSuffix(".zip") {
+            if isDirectory(path), EuRoCReader.imuFile(in: path) != nil { return .euroc }
+            let files = try RecordingFiles(path)
+            if files.has("Inertial.csv") { return .ximu3 }
             for name in ["Accelerometer.csv", "Gyroscope.csv", "Magnetometer.csv"] {
-                let p = join(path, name)
-                guard let header = firstLine(p) else { continue }
+                guard let header = files.firstLine(name) else { continue }
                 if header.hasPrefix("time,seconds_elapsed") { return .sensorLogger }
-                if header.hasPrefix("\"Time (s)\"") || header.hasPrefix("Time (s),\"") || header.contains("\"X (") {
-                    return .phyphox
-                }
+                if header.hasPrefix("\"Time (s)\"") || header.hasPrefix("Time (s)") { return .phyphox }
             }
             throw TraceError(
                 .unknownFormat, here,
-                "folder holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, or phyphox / Sensor Logger Accelerometer.csv)"
+                "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, or phyphox / Sensor Logger Accelerometer.csv)"
             )
         }
-        guard let header = firstLine(path) else {
+        guard let line = try ByteLineReader(path: path, chunkSize: 4096).peekLine() else {
             throw TraceError(
                 .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
         }
+        return try detect(firstLine: line, name: path)
+    }
+
+    /// Detects the format of a single text file from its first line.
+    static func detect(firstLine: [UInt8], name: String) throws -> TraceFormat {
+        let bytes = DelimitedRows.withoutBOM(firstLine)
+        if bytes.contains(0) || bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            throw TraceError(
+                .unknownFormat, SourceLocation(file: name, line: 1, column: 1),
+                "binary data, not a text trace\(bytes.starts(with: [0x50, 0x4B]) ? " (a zip archive: pass it as a file path ending in .zip)" : "")"
+            )
+        }
+        let header = String(decoding: bytes, as: UTF8.self)
         let lower = header.lowercased()
         if lower.hasPrefix("#timestamp") && lower.contains("w_rs_s_x") { return .euroc }
         if lower.hasPrefix("time (s),gyroscope x (deg/s)") { return .xioFusion }
         if lower.hasPrefix("timestamp (us),gyroscope x") { return .ximu3 }
-        if lower.hasPrefix("time,seconds_elapsed") { return .sensorLogger }
-        if lower.hasPrefix("\"time (s)\"") { return .phyphox }
-        let cols = Set(
-            lower.split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")) })
-        if cols.contains("t") || cols.contains("gyr_x") || cols.contains("acc_x") || cols.contains("mag_x") {
-            return .native
-        }
+        let names = FieldSplitter(dialect: TextDialect.detect(header: bytes, data: nil)).texts(bytes)
+        if names.contains(where: { ColumnLayout.nativeNames[$0.lowercased()] != nil }) { return .native }
+        if (try? ColumnLayout.fromHeader(names, file: name))?.columns[.time] != nil { return .delimited }
         throw TraceError(
-            .unknownFormat, SourceLocation(file: path, line: 1, column: 1),
-            "unrecognised header '\(header.prefix(80))'; expected the native header (t,gyr_x,…) or a supported format (\(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))); pass --format NAME"
+            .unknownFormat, SourceLocation(file: name, line: 1, column: 1),
+            "unrecognised header '\(String(header.prefix(80)).escapedForMessage)'; expected the native header (t,gyr_x,…) or a supported format (\(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))); pass --format NAME, or --columns t=1,gyr=2,acc=5 for any delimited file"
         )
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The estimators by name, for command lines and bindings.
 public enum FilterKind: String, CaseIterable, Sendable, Codable {
     /// Multiplicative extended Kalman filter (the default, most accurate).
@@ -153,5 +155,109 @@ public struct ExpectedField: Sendable, Equatable {
     /// The expected field of a World Magnetic Model evaluation.
     public init(_ field: WorldMagneticModel.Field) {
         self.init(strength: field.totalIntensity / 1000, dip: field.inclination.radians)
+    }
+}
+
+/// A parameter name or value that does not fit the filter (a usage error).
+public struct ParameterError: Error, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+}
+
+extension FilterSetup {
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return e
+    }()
+    static let decoder: JSONDecoder = {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return d
+    }()
+
+    /// The filter's numeric parameters by name (nested ones dotted, e.g. `rest.minimumDuration`), in
+    /// SI units, with their current values.
+    public var parameterValues: [(name: String, value: Double)] {
+        guard let object = try? jsonObject() else { return [] }
+        var out = [(String, Double)]()
+        func walk(_ o: [String: Any], _ prefix: String) {
+            for key in o.keys.sorted() {
+                let name = prefix + key
+                if let v = Self.number(o[key]!) {
+                    out.append((name, v))
+                } else if let sub = o[key] as? [String: Any] {
+                    walk(sub, name + ".")
+                }
+            }
+        }
+        walk(object, "")
+        return out
+    }
+
+    static func number(_ any: Any) -> Double? {
+        if !(any is Bool), let n = any as? NSNumber { return n.doubleValue }
+        switch any as? String {
+        case "nan": return .nan
+        case "inf": return .infinity
+        case "-inf": return -.infinity
+        default: return nil
+        }
+    }
+
+    func jsonObject() throws -> [String: Any] {
+        let data = try withParameters { try Self.encoder.encode($0) }
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    func withParameters<R>(_ body: (any FilterParameters) throws -> R) rethrows -> R { try body(parameters) }
+
+    /// Sets one numeric parameter by name (see ``parameterValues``).
+    public mutating func setParameter(_ name: String, _ value: Double) throws {
+        var object = try jsonObject()
+        let path = name.split(separator: ".").map(String.init)
+        func set(_ o: inout [String: Any], _ keys: ArraySlice<String>) throws {
+            let key = keys.first!
+            guard let current = o[key] else {
+                throw ParameterError(
+                    description:
+                        "\(kind.rawValue) has no parameter '\(name)'; it has: \(parameterValues.map(\.name).joined(separator: ", "))"
+                )
+            }
+            if keys.count == 1 {
+                guard Self.number(current) != nil else {
+                    throw ParameterError(description: "'\(name)' is not a number")
+                }
+                o[key] = value.isFinite ? NSNumber(value: value) : (value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf"))
+            } else {
+                guard var sub = current as? [String: Any] else {
+                    throw ParameterError(description: "'\(name)' has no parts")
+                }
+                try set(&sub, keys.dropFirst())
+                o[key] = sub
+            }
+        }
+        try set(&object, path[...])
+        struct Decode: FilterVisitor {
+            let data: Data
+            func visit<Filter: AttitudeFilter>(_ filter: Filter) throws -> any FilterParameters {
+                try FilterSetup.decoder.decode(Filter.Parameters.self, from: data)
+            }
+        }
+        parameters = try withFilter(Decode(data: JSONSerialization.data(withJSONObject: object)))
+    }
+
+    /// Sets parameters from `NAME=VALUE,…`.
+    public mutating func setParameters(_ spec: String) throws {
+        for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
+            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
+            guard pair.count == 2, case .value(let v) = DecimalParser.parse(pair[1]) else {
+                throw ParameterError(
+                    description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(part)'")
+            }
+            try setParameter(pair[0], v)
+        }
     }
 }

@@ -262,8 +262,24 @@ public struct MotionSimulator: Sendable {
             hardIron: hardIron, softIron: softIron)
     }
 
+    /// Number of samples a run produces.
+    public var sampleCount: Int {
+        let n = settings.duration * settings.rate
+        return n.isFinite && n < 9e18 ? Int(n.rounded()) + 1 : Int.max
+    }
+
     /// Runs the simulation and returns the trace (with `truth` and `moving` on every sample).
     public func run() -> Trace {
+        var samples = [SensorSample]()
+        samples.reserveCapacity(min(sampleCount, 10_000_000))
+        generate { samples.append($0) }
+        return Trace(
+            samples: samples, format: "simulated",
+            source: "simulate:\(settings.scenario.rawValue):seed=\(settings.seed)")
+    }
+
+    /// Runs the simulation, handing each sample to `body` as it is made (constant memory).
+    public func generate(_ body: (SensorSample) throws -> Void) rethrows {
         let s = settings
         let e = s.errors
         var rng = SplitMix(seed: s.seed)
@@ -276,14 +292,12 @@ public struct MotionSimulator: Sendable {
         let hardIron = drawn.hardIron
         let softIron = drawn.softIron
         let dtNominal = 1 / s.rate
-        let count = Int((s.duration * s.rate).rounded()) + 1
+        let count = sampleCount
         let gyroSigma = e.gyroscopeNoiseDensity * s.rate.squareRoot()
         let accSigma = e.accelerometerNoiseDensity * s.rate.squareRoot()
         let field = earthField
         let g = Vector3(0, 0, s.gravity)
 
-        var samples = [SensorSample]()
-        samples.reserveCapacity(count)
         var q = s.initialAttitude.normalized
         var tTrue = 0.0
         var lastT = -Double.infinity
@@ -340,9 +354,8 @@ public struct MotionSimulator: Sendable {
                 if rng.uniform() < e.dropoutProbability { sample.accelerometer = nil }
                 if rng.uniform() < e.dropoutProbability { sample.magnetometer = nil }
             }
-            samples.append(sample)
+            try body(sample)
         }
-        return Trace(samples: samples, format: "simulated", source: "simulate:\(s.scenario.rawValue):seed=\(s.seed)")
     }
 }
 

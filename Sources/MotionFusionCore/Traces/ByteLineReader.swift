@@ -1,66 +1,102 @@
 import Glibc
 
-/// Reads a file in fixed-size chunks and hands out complete lines as byte ranges, so memory stays
-/// constant whatever the file size. Accepts LF and CRLF line endings.
-final class ByteLineReader {
-    let path: String
+/// Reads a file or a stream (standard input, a pipe) in chunks and hands out complete lines as byte
+/// ranges, so memory stays constant whatever the length. Accepts LF and CRLF line endings.
+public final class ByteLineReader {
+    /// The name used in messages: the path, or `stdin`.
+    public let name: String
     private let fd: Int32
+    private let ownsDescriptor: Bool
     private var buffer: UnsafeMutablePointer<UInt8>
     private var capacity: Int
     private var start = 0
     private var end = 0
     private var eof = false
     /// 1-based number of the line most recently returned.
-    private(set) var lineNumber = 0
-    /// Bytes consumed so far.
-    private(set) var bytesRead = 0
+    public private(set) var lineNumber = 0
+    /// Bytes read so far.
+    public private(set) var bytesRead = 0
+    /// Called before every `read` that may block, e.g. to flush outputs so a live pipe sees rows
+    /// as soon as they are computed.
+    public var beforeRead: (() -> Void)?
 
-    /// Opens `path` for reading.
-    init(path: String, chunkSize: Int = 1 << 20) throws {
-        self.path = path
-        var st = stat()
-        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-            throw TraceError(
-                .unreadable, SourceLocation(file: path, line: 0, column: 0), "is a folder, expected a file")
-        }
-        fd = open(path, O_RDONLY)
-        guard fd >= 0 else {
-            let reason = String(cString: strerror(errno))
-            throw TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), "cannot open: \(reason)")
+    /// The name standard input gets in messages.
+    public static let standardInputName = "stdin"
+
+    /// Opens `path` for reading; `-` reads standard input.
+    public init(path: String, chunkSize: Int = 1 << 20) throws {
+        if path == "-" {
+            name = Self.standardInputName
+            fd = 0
+            ownsDescriptor = false
+        } else {
+            name = path
+            var st = stat()
+            if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+                throw TraceError(
+                    .unreadable, SourceLocation(file: path, line: 0, column: 0), "is a folder, expected a file")
+            }
+            let opened = open(path, O_RDONLY | O_CLOEXEC)
+            guard opened >= 0 else {
+                let reason = String(cString: strerror(errno))
+                throw TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), "cannot open: \(reason)")
+            }
+            fd = opened
+            ownsDescriptor = true
         }
         capacity = chunkSize
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
     }
 
+    /// Reads lines from bytes in memory (a file taken out of an archive), named `name` in messages.
+    public init(bytes: [UInt8], name: String) {
+        self.name = name
+        fd = -1
+        ownsDescriptor = false
+        capacity = max(1, bytes.count)
+        buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
+        bytes.withUnsafeBufferPointer { if let b = $0.baseAddress { buffer.update(from: b, count: bytes.count) } }
+        end = bytes.count
+        bytesRead = bytes.count
+        eof = true
+    }
+
     deinit {
-        close(fd)
+        if ownsDescriptor { close(fd) }
         buffer.deallocate()
     }
 
-    /// Calls `body` with the next line's bytes (without the line ending) and returns true, or returns
-    /// false at the end of the file.
+    /// Calls `body` with the next line's bytes (without the line ending) and returns its result,
+    /// or returns nil at the end of the input.
     @inline(__always)
-    func nextLine<R>(_ body: (UnsafePointer<UInt8>, Int) throws -> R) throws -> R? {
+    public func nextLine<R>(_ body: (UnsafePointer<UInt8>, Int) throws -> R) throws -> R? {
+        guard let (s, contentEnd, next) = try locateLine() else { return nil }
+        start = next
+        lineNumber += 1
+        return try body(UnsafePointer(buffer + s), contentEnd - s)
+    }
+
+    /// A copy of the next line without consuming it, or nil at the end of the input.
+    public func peekLine() throws -> [UInt8]? {
+        guard let (s, contentEnd, _) = try locateLine() else { return nil }
+        return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s))
+    }
+
+    /// The next line's start, content end and the start of the line after it, reading as needed.
+    @inline(__always)
+    private func locateLine() throws -> (Int, Int, Int)? {
         while true {
             if let nl = memchr(buffer + start, 0x0A, end - start) {
                 let lineEnd = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
                 var contentEnd = lineEnd
                 if contentEnd > start && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                let s = start
-                start = lineEnd + 1
-                lineNumber += 1
-                return try body(UnsafePointer(buffer + s), contentEnd - s)
+                return (start, contentEnd, lineEnd + 1)
             }
             if eof {
-                if start < end {
-                    var contentEnd = end
-                    if buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                    let s = start
-                    start = end
-                    lineNumber += 1
-                    return try body(UnsafePointer(buffer + s), contentEnd - s)
-                }
-                return nil
+                guard start < end else { return nil }
+                var contentEnd = end
+                if buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+                return (start, contentEnd, end)
             }
             try fill()
         }
@@ -81,14 +117,32 @@ final class ByteLineReader {
             buffer = bigger
             capacity *= 2
         }
-        let n = read(fd, buffer + end, capacity - end)
+        beforeRead?()
+        var n: Int
+        repeat {
+            n = read(fd, buffer + end, capacity - end)
+        } while n < 0 && errno == EINTR
         if n < 0 {
             let reason = String(cString: strerror(errno))
             throw TraceError(
-                .unreadable, SourceLocation(file: path, line: lineNumber, column: 0), "read failed: \(reason)")
+                .unreadable, SourceLocation(file: name, line: lineNumber, column: 0), "read failed: \(reason)")
         }
         if n == 0 { eof = true }
         end += n
         bytesRead += n
+    }
+
+    /// The rest of the input as bytes (for whole-file formats read from a stream).
+    public func readAll() throws -> [UInt8] {
+        var out = Array(UnsafeBufferPointer(start: buffer + start, count: end - start))
+        start = end
+        while !eof {
+            start = 0
+            end = 0
+            try fill()
+            out.append(contentsOf: UnsafeBufferPointer(start: buffer, count: end))
+            start = end
+        }
+        return out
     }
 }

@@ -52,7 +52,9 @@ public enum DecimalParser {
     /// Parses the bytes `p[start..<end]`. Surrounding spaces and one pair of double quotes are
     /// allowed. Accepts `nan`, `inf`, `infinity` in any case, with an optional sign.
     @inlinable @inline(__always)
-    public static func parse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Result {
+    public static func parse(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8 = UInt8(ascii: ".")
+    ) -> Result {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
@@ -89,7 +91,7 @@ public enum DecimalParser {
             }
             i += 1
         }
-        if i < e && p[i] == 0x2E {
+        if i < e && p[i] == point {
             i += 1
             while i < e, p[i] &- 0x30 < 10 {
                 sawDigit = true
@@ -132,7 +134,7 @@ public enum DecimalParser {
             return .value(negative ? -v : v)
         }
         if mantissa == 0 { return .value(negative ? -0.0 : 0.0) }
-        return .value(slowParse(p, begin, e))
+        return .value(slowParse(p, begin, e, point: point))
     }
 
     /// Eight ASCII digits at `p` (little-endian word) converted at once, or nil when any of the
@@ -151,12 +153,15 @@ public enum DecimalParser {
     }
 
     /// The common case in one pass: a plain decimal (optional sign, digits, point, exponent) that
-    /// ends at a comma or at `end`, exact by the fast path. Returns the value and the index of the
+    /// ends at `separator` (0 for a space or tab) or at `end`, exact by the fast path. Returns the value and the index of the
     /// byte after the number, or `nil` for anything else (spaces, quotes, words, long significands),
     /// which the caller hands to ``parse(_:_:_:)``. Reads up to eight bytes at a time but never
     /// past `end`.
     @inlinable @inline(__always)
-    public static func parsePlain(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> (Double, Int)? {
+    public static func parsePlain(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, separator: UInt8 = UInt8(ascii: ","),
+        point: UInt8 = UInt8(ascii: ".")
+    ) -> (Double, Int)? {
         var i = start
         guard i < end else { return nil }
         var negative = false
@@ -176,7 +181,7 @@ public enum DecimalParser {
             i += 1
         }
         var sawDigit = i > firstDigit
-        if i < end && p[i] == 0x2E {
+        if i < end && p[i] == point {
             i += 1
             let fractionStart = i
             if i + 8 <= end, let eight = eightDigits(p + i), digits <= 10 {
@@ -212,7 +217,8 @@ public enum DecimalParser {
             guard i > expStart else { return nil }
             exponent += expNegative ? -e : e
         }
-        guard i == end || p[i] == 0x2C else { return nil }
+        // A field ends at the separator (0: a space or tab).
+        guard i == end || (separator == 0 ? (p[i] == 0x20 || p[i] == 0x09) : p[i] == separator) else { return nil }
         guard mantissa <= (1 << 53), exponent >= -22, exponent <= 22 else { return nil }
         var v = Double(mantissa)
         if exponent < 0 {
@@ -226,9 +232,12 @@ public enum DecimalParser {
     /// `strtod` on a NUL-terminated copy, for inputs outside the exact fast path.
     @usableFromInline
     @inline(never)
-    static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double {
+    static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8) -> Double {
         var buffer = [CChar](repeating: 0, count: end - start + 1)
-        for k in 0..<(end - start) { buffer[k] = CChar(bitPattern: p[start + k]) }
+        for k in 0..<(end - start) {
+            let c = p[start + k]
+            buffer[k] = CChar(bitPattern: c == point ? UInt8(ascii: ".") : c)
+        }
         return buffer.withUnsafeBufferPointer { strtod($0.baseAddress!, nil) }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 /// A recorded or simulated trace held in memory: samples on one timeline plus what is known about
 /// where they came from.
 public struct Trace: Sendable {
-    /// Samples in strictly increasing time order.
+    /// Samples in time order (as recorded: repeated or backward timestamps are kept and flagged).
     public var samples: [SensorSample]
     /// The format the trace was read from (`native`, `euroc`, `xio-fusion`, …).
     public var format: String
@@ -37,22 +37,5 @@ public struct Trace: Sendable {
     public var duration: Double {
         guard let a = samples.first, let b = samples.last else { return 0 }
         return b.t - a.t
-    }
-
-    /// Reads a native trace file completely.
-    public static func readNative(path: String) throws -> Trace {
-        let reader = try NativeTraceReader(path: path)
-        var samples = [SensorSample]()
-        try reader.forEach { samples.append($0) }
-        var warnings = reader.warnings
-        if reader.suppressedWarnings > 0 {
-            warnings.append(
-                TraceWarning(
-                    SourceLocation(file: path, line: 0, column: 0),
-                    "\(reader.suppressedWarnings) more warnings not shown"))
-        }
-        var trace = Trace(samples: samples, format: "native", source: path, warnings: warnings)
-        trace.warnings += UnitCheck.check(trace)
-        return trace
     }
 }

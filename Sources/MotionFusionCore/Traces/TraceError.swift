@@ -29,6 +29,8 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         case wrongColumnCount
         /// A required column is missing from the header.
         case missingColumn
+        /// Two columns name the same quantity.
+        case duplicateColumn
         /// The file has no header or no data rows.
         case empty
         /// A timestamp is not larger than the one before.

@@ -22,6 +22,8 @@ public struct TraceSummary: Sendable {
     public var samples: Int
     /// Duration, s.
     public var duration: Double
+    /// Time of the first sample, s, on the recording's own clock (nil without samples).
+    public var startTime: Double?
     /// Timing per sensor present.
     public var timing: [SensorKind: SensorTiming]
     /// Median norms over samples at rest (gyroscope below 0.05 rad/s): m/s², rad/s, µT.
@@ -41,6 +43,7 @@ public struct TraceSummary: Sendable {
         format = trace.format
         samples = trace.samples.count
         duration = trace.duration
+        startTime = trace.samples.first?.t
         var timing = [SensorKind: SensorTiming]()
         for sensor in SensorKind.allCases {
             var times = [Double]()
@@ -73,7 +76,7 @@ public struct TraceSummary: Sendable {
                 longestInterval: sorted.last!)
         }
         self.timing = timing
-        let norms = UnitCheck.restNorms(trace)
+        let norms = UnitCheck.restNorms(trace.samples)
         restNorms = (norms.accelerometer, norms.gyroscope, norms.magnetometer)
         restSamples = norms.restSamples
         groundTruthSamples = trace.samples.reduce(0) { $0 + ($1.truth != nil ? 1 : 0) }

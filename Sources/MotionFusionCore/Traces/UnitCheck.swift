@@ -1,8 +1,8 @@
-/// Guesses whether each sensor's values are in the units the format claims, from magnitudes, and
-/// reports a warning with the fix when they are not. Never changes the data.
+/// Guesses whether each sensor's values are in the units the reader assumed, from magnitudes at
+/// rest, and warns with the exact `--units` flag that fixes them. Never changes the data.
 public enum UnitCheck {
-    /// Median (upper middle element) of a list by quickselect: linear time, one copy.
-    static func median(_ values: [Double]) -> Double? {
+    /// Median (upper middle element) of a list by quickselect: linear time, one copy; nil when empty.
+    public static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         var a = values
         let k = a.count / 2
@@ -32,20 +32,23 @@ public enum UnitCheck {
         return a[k]
     }
 
-    /// Norm statistics of one sensor over the samples where the device is at rest (gyroscope below
-    /// 0.05 rad/s) when a gyroscope exists, else over all samples.
-    public static func restNorms(_ trace: Trace) -> (
+    /// Gyroscope magnitude below which a sample counts as at rest for the norms, rad/s.
+    public static let restRate = 0.05
+
+    /// Median norms of each sensor over the samples at rest (gyroscope below ``restRate``) when a
+    /// gyroscope exists, else over all samples, and the number of rest samples.
+    public static func restNorms(_ samples: [SensorSample]) -> (
         accelerometer: Double?, gyroscope: Double?, magnetometer: Double?, restSamples: Int
     ) {
         var acc = [Double]()
         var gyr = [Double]()
         var mag = [Double]()
-        let hasGyro = trace.has(.gyroscope)
+        let hasGyro = samples.contains { $0.gyroscope != nil }
         var lastGyroNorm = Double.infinity
         var rest = 0
-        for s in trace.samples {
+        for s in samples {
             if let g = s.gyroscope { lastGyroNorm = g.norm }
-            let atRest = !hasGyro || lastGyroNorm < 0.05
+            let atRest = !hasGyro || lastGyroNorm < restRate
             if !atRest { continue }
             rest += 1
             if let a = s.accelerometer { acc.append(a.norm) }
@@ -55,15 +58,18 @@ public enum UnitCheck {
         return (median(acc), median(gyr), median(mag), rest)
     }
 
-    /// Warnings about implausible units, each with the suggested fix.
-    public static func check(_ trace: Trace) -> [TraceWarning] {
+    /// Warnings about implausible units in `samples` (typically a recording's first seconds), each
+    /// naming the flag that fixes it. `magnetometerArbitrary` silences the magnetometer check.
+    public static func check(
+        _ samples: [SensorSample], source: String, magnetometerArbitrary: Bool = false
+    ) -> [TraceWarning] {
         var warnings = [TraceWarning]()
-        let here = SourceLocation(file: trace.source, line: 0, column: 0)
-        let norms = restNorms(trace)
+        let here = SourceLocation(file: source, line: 0, column: 0)
+        let norms = restNorms(samples)
         var allAcc = [Double]()
         var maxGyro = 0.0
         var allMag = [Double]()
-        for s in trace.samples {
+        for s in samples {
             if let a = s.accelerometer { allAcc.append(a.norm) }
             if let g = s.gyroscope { maxGyro = max(maxGyro, g.norm) }
             if let m = s.magnetometer { allMag.append(m.norm) }
@@ -72,45 +78,42 @@ public enum UnitCheck {
             if a > 0.5 && a < 1.5 {
                 warnings.append(
                     TraceWarning(
-                        here,
-                        "accelerometer norm at rest is \(fmt(a)), which looks like g, not m/s²; multiply acc_x..acc_z by 9.80665"
-                    ))
+                        here, "accelerometer norm at rest is \(fmt(a)) m/s², which looks like g: pass --units acc=g"))
             } else if a > 500 && a < 1500 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)), which looks like milli-g; multiply by 0.00980665"))
+                        "accelerometer norm at rest is \(fmt(a)) m/s², which looks like milli-g: pass --units acc=mg"))
             } else if a < 0.5 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s², far below gravity; the trace may exclude gravity (add it back) or use other units"
+                        "accelerometer norm at rest is \(fmt(a)) m/s², far below gravity: the recording may exclude gravity (add it back), or choose other columns with --columns"
                     ))
             } else if a < 7 || a > 13 {
-                warnings.append(
-                    TraceWarning(here, "accelerometer norm at rest is \(fmt(a)) m/s²; expected about 9.81"))
+                warnings.append(TraceWarning(here, "accelerometer norm at rest is \(fmt(a)) m/s²; expected about 9.81"))
             }
         }
         if maxGyro > 40 {
             warnings.append(
                 TraceWarning(
                     here,
-                    "gyroscope peaks at \(fmt(maxGyro)) 'rad/s' (\(fmt(maxGyro * 57.3))°/s), which looks like deg/s; multiply gyr_x..gyr_z by 0.0174533"
+                    "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s), which looks like deg/s: pass --units gyr=deg/s"
                 ))
         }
-        if let m = median(allMag) {
-            if m > 0.1 && m < 1 {
+        if !magnetometerArbitrary, let m = median(allMag) {
+            if m > 0.1 && m < 0.9 {
                 warnings.append(
                     TraceWarning(
-                        here, "magnetometer norm is \(fmt(m)) 'µT', which looks like gauss; multiply by 100"))
+                        here, "magnetometer norm is \(fmt(m)) µT, which looks like gauss: pass --units mag=gauss"))
             } else if m > 5000 {
                 warnings.append(
-                    TraceWarning(here, "magnetometer norm is \(fmt(m)) 'µT', which looks like nT; multiply by 0.001"))
+                    TraceWarning(here, "magnetometer norm is \(fmt(m)) µT, which looks like nT: pass --units mag=nT"))
             } else if m < 10 || m > 200 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "magnetometer norm is \(fmt(m)) µT; Earth's field is 22–67 µT (arbitrary units or strong distortion?)"
+                        "magnetometer norm is \(fmt(m)); Earth's field is 22–67 µT, so this looks like arbitrary or normalised units. The filters use the field's direction and learn its strength, so this is harmless; pass --units mag=au to say so"
                     ))
             }
         }
@@ -120,5 +123,73 @@ public enum UnitCheck {
     static func fmt(_ v: Double) -> String {
         let r = (v * 1000).rounded() / 1000
         return "\(r)"
+    }
+}
+
+/// Checks the units of a reader's first samples before handing them on: it reads ahead up to
+/// ``lookahead`` samples or ``lookaheadTime`` seconds (bounded memory), adds the unit warnings, then
+/// yields the buffered samples and streams the rest.
+public final class UnitCheckingReader: SampleReader {
+    /// Most samples read ahead.
+    public static let lookahead = 20_000
+    /// Most recording time read ahead, s.
+    public static let lookaheadTime = 20.0
+
+    let base: SampleReader
+    var buffer: [SensorSample] = []
+    var position = 0
+    var checked = false
+    var unitWarnings: [TraceWarning] = []
+
+    /// Wraps a reader.
+    public init(_ base: SampleReader) { self.base = base }
+
+    /// The wrapped reader's description.
+    public var description: TraceDescription { base.description }
+    /// The wrapped reader's faults.
+    public var faults: ValueFaults { base.faults }
+    /// The wrapped reader's warnings and the unit warnings.
+    public var warnings: [TraceWarning] {
+        primeIfNeeded()
+        return base.warnings + unitWarnings
+    }
+
+    /// Reads ahead and checks, once. A read error is kept and thrown by ``next()`` after the
+    /// samples read before it, so it keeps its place in the input.
+    func primeIfNeeded() {
+        guard !checked else { return }
+        checked = true
+        var first = Double.nan
+        do {
+            while buffer.count < Self.lookahead, let s = try base.next() {
+                if first.isNaN { first = s.t }
+                buffer.append(s)
+                if s.t - first > Self.lookaheadTime { break }
+            }
+        } catch {
+            pendingError = error
+        }
+        unitWarnings = UnitCheck.check(
+            buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary)
+    }
+
+    var pendingError: Error?
+
+    /// The next sample.
+    public func next() throws -> SensorSample? {
+        primeIfNeeded()
+        if position < buffer.count {
+            position += 1
+            return buffer[position - 1]
+        }
+        if !buffer.isEmpty {
+            buffer = []
+            position = 0
+        }
+        if let e = pendingError {
+            pendingError = nil
+            throw e
+        }
+        return try base.next()
     }
 }

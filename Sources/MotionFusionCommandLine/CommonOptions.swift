@@ -1,0 +1,245 @@
+import Foundation
+import MotionFusion
+
+/// How input traces are read: the options of every command that reads a trace.
+struct InputSettings {
+    var format: TraceFormat?
+    var read = DelimitedReadOptions()
+
+    static let options: [Option<InputSettings>] = [
+        .choice(
+            "format",
+            "recording format; detected from the header, the folder layout or the .zip contents when omitted",
+            \.format),
+        Option(
+            "columns", value: "KEY=COL,…",
+            "read any delimited file: t, gyr, acc, mag (x column; y and z follow), gt (quaternion w first) or moving, each a 1-based column number or a header name, e.g. t=1,acc=6,gyr=9,mag=12"
+        ) { s, v in s.read.columns = v },
+        Option(
+            "units", value: "KEY=UNIT,…",
+            "units of the file, over the header's hints: gyr=rad/s|deg/s, acc=m/s2|g|mg, mag=uT|gauss|nT|mT|au, t=s|ms|us|ns (default SI)"
+        ) { s, v in
+            var check = SensorUnits()
+            try check.set(spec: v)
+            s.read.units = v
+        },
+        Option(
+            "remap", value: "AXES",
+            "axis remap applied to every sensor, e.g. x,-z,y or +X-Z+Y (body x, y, z from the raw axes)"
+        ) {
+            s, v in
+            guard let r = AxisRemap(spec: v) else {
+                throw CommandLineError.usage(
+                    "--remap expects three signed axes naming each of x, y, z once with a proper rotation, e.g. x,-z,y or +Y-X+Z; got '\(v.escapedForMessage)'"
+                )
+            }
+            s.read.remap = r
+        },
+        Option(
+            "header-rows", value: "N",
+            "lines before the data, the first naming the columns (default 1; 0 needs --columns)"
+        ) {
+            s, v in
+            s.read.headerRows = Int(try parseNumber("header-rows", v, in: 0...1000).rounded())
+        },
+        Option(
+            "delimiter", value: "comma|semicolon|tab|space",
+            "field separator (detected when omitted, as is a decimal comma)"
+        ) {
+            s, v in
+            guard let sep = TextDialect.separator(named: v) else {
+                throw CommandLineError.usage(
+                    "--delimiter must be one of comma, semicolon, tab, space; got '\(v.escapedForMessage)'")
+            }
+            s.read.separator = sep
+        },
+        Option(
+            "strict", value: nil,
+            "refuse value faults (NaN or infinite axes, values beyond any sensor's range, repeated or backward time) instead of treating the sample as missing"
+        ) { s, _ in s.read.strict = true },
+    ]
+
+    /// Opens `path` for streaming, turning read errors into command-line errors.
+    func open(_ path: String) throws -> SampleReader {
+        do {
+            return try TraceFormat.open(path: path, format: format, options: read)
+        } catch {
+            throw CommandLineError.from(error)
+        }
+    }
+}
+
+/// How a trace is run: filter, mode, tuning, frame, north reference, calibration, output rate.
+struct RunSettings {
+    var filter: FilterKind?
+    var mode: FusionMode?
+    var frame: EarthFrame?
+    var rate: Double?
+    var declination: Double?
+    var latitude: Double?, longitude: Double?, heightKm: Double?, date: String?
+    var calibrationPath: String?
+    var parameters: String?
+    /// The configuration built by ``build(filters:)``.
+    var configuration = RunConfiguration()
+    /// World Magnetic Model validity warnings for the location and date.
+    var modelWarnings: [String] = []
+
+    /// The run options; `filters` adds `--filter` (reconstruct always runs the EKF).
+    static func options(filters: Bool) -> [Option<RunSettings>] {
+        var list = [Option<RunSettings>]()
+        if filters {
+            list.append(.choice("filter", "estimator (default ekf, the most accurate)", \.filter))
+        }
+        list += [
+            .choice(
+                "mode", "sensors fused: 6d (gyroscope and accelerometer) or 9d (with magnetometer; default)", \.mode),
+            Option(
+                "param", value: "NAME=VALUE,…",
+                "set filter parameters by name, in SI units, e.g. gyroscopeNoise=0.003 (see docs/Filters.md)"
+            ) { s, v in s.parameters = v },
+            .choice("frame", "earth frame of the written attitude and angles (default enu)", \.frame),
+            .number(
+                "rate", value: "HZ",
+                "write estimates at this rate, interpolated from the per-sample filter (the row count then follows the duration)",
+                \.rate, in: 0.001...100_000),
+            .number(
+                "declination", value: "DEG",
+                "reference the written attitude and heading to true north, declination degrees east",
+                \.declination, in: -180...180, conflicts: ["lat", "lon"]),
+            .number(
+                "lat", value: "DEG",
+                "latitude: the World Magnetic Model gives the declination (true north) and the expected field",
+                \.latitude, in: -90...90, conflicts: ["declination"]),
+            .number(
+                "lon", value: "DEG", "longitude, with --lat", \.longitude, in: -180...360, conflicts: ["declination"]),
+            .number(
+                "height-km", value: "KM", "height above the WGS-84 ellipsoid, with --lat/--lon (default 0)", \.heightKm,
+                in: -10...1000),
+            .text(
+                "date", value: "YYYY-MM-DD", "date for the World Magnetic Model, with --lat/--lon (default today)",
+                \.date),
+            .text(
+                "calibration", value: "CAL.json", "apply a sensor calibration written by `motionfusion calibrate`",
+                \.calibrationPath),
+        ]
+        return list
+    }
+
+    /// The location options, when given.
+    func location() throws -> LocationOptions? {
+        try LocationOptions.from(latitude: latitude, longitude: longitude, heightKm: heightKm, date: date)
+    }
+
+    /// Builds the run configuration from the options (and the calibration file).
+    mutating func build() throws {
+        var c = RunConfiguration(filter ?? .default, mode: nil)
+        if let mode {
+            guard c.filter.kind.modes.contains(mode) else {
+                throw CommandLineError.usage(
+                    "filter \(c.filter.kind.rawValue) supports only --mode \(c.filter.kind.modes.map(\.rawValue).joined(separator: "|"))"
+                )
+            }
+            c.mode = mode
+        }
+        if let parameters {
+            do {
+                try c.filter.setParameters(parameters)
+            } catch {
+                throw CommandLineError.usage("--param: \(error)")
+            }
+        }
+        c.frame = frame ?? .enu
+        c.outputRate = rate
+        c.declinationDegrees = declination
+        if let location = try location() {
+            let r = location.evaluate()
+            c.declinationDegrees = r.field.declination
+            c.filter.setExpectedField(ExpectedField(r.field))
+            modelWarnings = r.warnings
+        }
+        if let path = calibrationPath {
+            do {
+                c.calibration = try SensorCalibration(contentsOf: path)
+            } catch {
+                throw CommandLineError.input("\(error)")
+            }
+        }
+        configuration = c
+    }
+}
+
+/// Location and date: `--lat/--lon [--height-km] [--date]` (declination, replay, reconstruct).
+struct LocationOptions {
+    var latitude: Double
+    var longitude: Double
+    var heightKm: Double
+    var decimalYear: Double
+    var dateText: String
+
+    /// The location; nil when neither latitude nor longitude is given.
+    static func from(latitude: Double?, longitude: Double?, heightKm: Double?, date: String?) throws -> LocationOptions?
+    {
+        guard latitude != nil || longitude != nil else {
+            if heightKm != nil || date != nil {
+                throw CommandLineError.usage("--height-km and --date need --lat and --lon")
+            }
+            return nil
+        }
+        guard let latitude, let longitude else { throw CommandLineError.usage("give both --lat and --lon (degrees)") }
+        var text = date ?? ""
+        let year: Double
+        if text.isEmpty {
+            let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
+            year = WorldMagneticModel.decimalYear(year: c.year ?? 2026, month: c.month ?? 1, day: c.day ?? 1) ?? 2026
+            text = String(format: "%04d-%02d-%02d", c.year ?? 2026, c.month ?? 1, c.day ?? 1)
+        } else {
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2],
+                let decimal = WorldMagneticModel.decimalYear(year: y, month: m, day: d)
+            else {
+                throw CommandLineError.usage(
+                    "--date expects a calendar date YYYY-MM-DD, got '\(text.escapedForMessage)'")
+            }
+            year = decimal
+        }
+        return LocationOptions(
+            latitude: latitude, longitude: longitude, heightKm: heightKm ?? 0, decimalYear: year, dateText: text)
+    }
+
+    func evaluate() -> WorldMagneticModel.Result {
+        WorldMagneticModel.wmm2025.evaluate(
+            latitude: latitude, longitude: longitude, heightKm: heightKm, decimalYear: decimalYear)
+    }
+}
+
+/// Expands a TRACE argument: a trace file, a recording folder or archive, or `-` stays as is; a
+/// folder of traces becomes its trace files (`.csv`, `.txt`, `.zip`) and recording sub-folders,
+/// sorted.
+enum TraceInputs {
+    static func expand(_ path: String, format: TraceFormat?) throws -> [String] {
+        if path == "-" { return [path] }
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw CommandLineError.input("\(path.escapedForMessage): no such file or folder")
+        }
+        if !isDir.boolValue { return [path] }
+        if format != nil || (try? TraceFormat.detect(path: path)) != nil { return [path] }
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        var result = [String]()
+        for e in entries.sorted() where !e.hasPrefix(".") {
+            let p = (path as NSString).appendingPathComponent(e)
+            var sub: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: p, isDirectory: &sub)
+            let lower = e.lowercased()
+            if sub.boolValue {
+                if (try? TraceFormat.detect(path: p)) != nil { result.append(p) }
+            } else if lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv")
+                || lower.hasSuffix(".zip")
+            {
+                result.append(p)
+            }
+        }
+        guard !result.isEmpty else { throw CommandLineError.input("\(path.escapedForMessage): folder holds no traces") }
+        return result
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+
+/// The files of a multi-file recording: a folder on disk, or a `.zip` export read into memory.
+/// Each file is read through the one delimited reader, so every format shares its parsing, value
+/// faults and error locations.
+struct RecordingFiles {
+    /// The folder or archive.
+    let location: String
+    let archive: ZipArchive?
+
+    /// The recording at `path`: a folder, a `.zip` archive, or a file inside a folder (its folder).
+    init(_ path: String) throws {
+        if path.lowercased().hasSuffix(".zip") && !TraceFormat.isDirectory(path) {
+            location = path
+            archive = try ZipArchive(path: path, bytes: FileBytes.read(path))
+        } else {
+            location = TraceFormat.isDirectory(path) ? path : (path as NSString).deletingLastPathComponent
+            archive = nil
+        }
+    }
+
+    /// The name of a member file in messages: `folder/name` or `archive.zip:entry`.
+    func path(_ name: String) -> String {
+        if let archive, let e = archive.entry(named: name) { return location + ":" + e.name }
+        return TraceFormat.join(location.isEmpty ? "." : location, name)
+    }
+
+    /// Whether the recording has the file.
+    func has(_ name: String) -> Bool {
+        if let archive { return archive.entry(named: name) != nil }
+        return FileManager.default.fileExists(atPath: path(name))
+    }
+
+    /// The first line of a member file, if any (for format detection).
+    func firstLine(_ name: String) -> String? {
+        guard has(name), let lines = try? self.lines(name), let line = try? lines.peekLine() else { return nil }
+        return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)
+    }
+
+    /// A line reader over a member file.
+    func lines(_ name: String) throws -> ByteLineReader {
+        if let archive, let e = archive.entry(named: name) {
+            return ByteLineReader(bytes: try archive.contents(e), name: path(name))
+        }
+        return try ByteLineReader(path: path(name))
+    }
+
+    /// Reads one sensor's stream from a member file, with the layout `known` gives from its column
+    /// names; value faults are added to `faults`.
+    func stream(
+        _ name: String, format: TraceFormat, sensor: SensorKind, options: DelimitedReadOptions,
+        faults: inout ValueFaults, known: @escaping ([String]) throws -> ColumnLayout
+    ) throws -> TimelineMerger.Stream {
+        let reader = try DelimitedTraceReader(
+            lines: lines(name), format: format.rawValue, options: options, known: known)
+        var times = [Double]()
+        var values = [Vector3?]()
+        while let s = try reader.next() {
+            times.append(s.t)
+            switch sensor {
+            case .gyroscope: values.append(s.gyroscope)
+            case .accelerometer: values.append(s.accelerometer)
+            case .magnetometer: values.append(s.magnetometer)
+            }
+        }
+        faults.absorb(reader.faults)
+        return TimelineMerger.Stream(sensor: sensor, times: times, values: values)
+    }
+
+    /// A layout: the time column named `time` (in `timeUnit` unless its name has a unit hint) and
+    /// the three axis columns of `sensor` named by `axes`, in the unit of the x column's hint or
+    /// `unit`.
+    static func layout(
+        _ names: [String], file: String, time: (String) -> Bool, timeUnit: String, sensor: SensorKind,
+        axes: [(String) -> Bool], unit: String? = nil
+    ) throws -> ColumnLayout {
+        func find(_ what: String, _ match: (String) -> Bool) throws -> Int {
+            guard let c = names.firstIndex(where: match) else {
+                throw TraceError(
+                    .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                    "missing the \(what) column; the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
+                )
+            }
+            return c
+        }
+        var layout = ColumnLayout()
+        let tc = try find("time", time)
+        layout.columns[.time] = tc
+        try layout.units.set("t", ColumnLayout.unitHint(names[tc]) ?? timeUnit, strictly: true)
+        let first: ColumnLayout.Slot
+        let key: String
+        switch sensor {
+        case .gyroscope: (first, key) = (.gyroscopeX, "gyr")
+        case .accelerometer: (first, key) = (.accelerometerX, "acc")
+        case .magnetometer: (first, key) = (.magnetometerX, "mag")
+        }
+        for (k, match) in axes.enumerated() {
+            let c = try find("\(sensor.rawValue) \(["x", "y", "z"][k])", match)
+            layout.columns[ColumnLayout.Slot(rawValue: first.rawValue + k)!] = c
+            if k == 0, let hint = ColumnLayout.unitHint(names[c]) ?? unit {
+                try layout.units.set(key, hint, strictly: false)
+            }
+        }
+        return layout
+    }
+}
+
+/// Whole-file reads for small files (archives, calibration JSON), as byte arrays: Foundation's
+/// `Data` leaked its buffer when an error left `withUnsafeBytes` (found by fuzzing).
+enum FileBytes {
+    /// The whole file, or an `unreadable` error naming it.
+    static func read(_ path: String) throws -> [UInt8] {
+        if path == "-" { return try ByteLineReader(path: "-").readAll() }
+        let fail = { (reason: String) in
+            TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), "cannot read: \(reason)")
+        }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { throw fail("is a folder, expected a file") }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw fail(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var bytes = [UInt8]()
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw fail(String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,227 @@
+/// How to read a delimited text file: what the user said on the command line (or a binding), each
+/// part optional. Empty options read the native format and the formats whose headers name their
+/// columns.
+public struct DelimitedReadOptions: Sendable {
+    /// `--columns KEY=COL,…` (see ``ColumnLayout/setColumns(_:names:columnCount:)``).
+    public var columns: String?
+    /// `--units KEY=UNIT,…` (see ``SensorUnits/set(spec:)``), over the header's unit hints.
+    public var units: String?
+    /// `--remap`: an axis remap applied to every sensor.
+    public var remap: AxisRemap?
+    /// `--header-rows N`: lines before the data; the first names the columns. Default 1.
+    public var headerRows = 1
+    /// `--delimiter`: the field separator, or nil to detect it.
+    public var separator: TextDialect.Separator?
+    /// `--strict`: value faults are errors.
+    public var strict = false
+
+    /// Default options.
+    public init() {}
+}
+
+/// Streams the samples of a delimited text file or of standard input: the native trace format, any
+/// delimited file whose columns are named by the header or by `--columns`, and single-file
+/// recording formats (xio Fusion CSV, EuRoC IMU files). Memory is constant: one read buffer.
+///
+/// Time is the file's own clock converted to seconds (nothing is re-zeroed). Sensors are converted
+/// to SI (rad/s, m/s², µT; an arbitrary-unit magnetometer is kept as is) and remapped. Value faults
+/// (partly missing axes, infinities, values beyond any sensor's range, repeated or backward time,
+/// invalid ground truth) never stop the reading: see ``ValueFaults``.
+public final class DelimitedTraceReader: SampleReader {
+    /// What is known about the input.
+    public let description: TraceDescription
+    /// The layout in use.
+    public let layout: ColumnLayout
+    /// Value faults so far.
+    public private(set) var faults: ValueFaults
+    /// Warnings so far (at most ``maxWarnings`` kept).
+    public private(set) var warnings: [TraceWarning] = []
+    /// Most warnings kept verbatim.
+    public static let maxWarnings = 50
+    /// The rows being parsed.
+    public let rows: DelimitedRows
+
+    let values: UnsafeMutablePointer<Double>
+    var lastTime = -Double.infinity
+    var renormalisedTruth = 0
+    var renormalisedReported = false
+    let hasGyroscope: Bool, hasAccelerometer: Bool, hasMagnetometer: Bool, hasTruth: Bool, hasMoving: Bool
+    let remaps: Bool
+
+    /// Opens `path` (`-` for standard input) and reads its header.
+    public convenience init(path: String, format: String = "native", options: DelimitedReadOptions = .init()) throws {
+        try self.init(lines: ByteLineReader(path: path), format: format, options: options)
+    }
+
+    /// Reads the header from `lines`. `known` gives the layout of a recording format's file from its
+    /// column names (importers); otherwise the layout comes from `--columns` or the header.
+    public init(
+        lines: ByteLineReader, format: String, options: DelimitedReadOptions,
+        known: ((_ names: [String]) throws -> ColumnLayout)? = nil
+    ) throws {
+        let rows = try DelimitedRows(lines, headerRows: options.headerRows, separator: options.separator)
+        self.rows = rows
+        let file = lines.name
+        var layout: ColumnLayout
+        do {
+            if let known {
+                layout = try known(rows.names)
+            } else if let spec = options.columns {
+                layout = ColumnLayout()
+                try layout.setColumns(spec, names: rows.names, columnCount: rows.columnCount)
+                if !rows.names.isEmpty {
+                    // Unit hints of the named columns still apply unless --units overrides them.
+                    for (slot, c) in layout.columns where c < rows.names.count {
+                        guard let hint = ColumnLayout.unitHint(rows.names[c]) else { continue }
+                        switch slot {
+                        case .time: try layout.units.set("t", hint, strictly: false)
+                        case .gyroscopeX: try layout.units.set("gyr", hint, strictly: false)
+                        case .accelerometerX: try layout.units.set("acc", hint, strictly: false)
+                        case .magnetometerX: try layout.units.set("mag", hint, strictly: false)
+                        default: break
+                        }
+                    }
+                }
+            } else {
+                guard !rows.names.isEmpty else {
+                    throw ColumnSpecError(
+                        "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
+                }
+                layout = try ColumnLayout.fromHeader(rows.names, file: file)
+            }
+            if let spec = options.units, known == nil { try layout.units.set(spec: spec) }
+        } catch let e as ColumnSpecError {
+            throw TraceError(.missingColumn, SourceLocation(file: file, line: 1, column: 0), e.description)
+        }
+        if let r = options.remap { layout.remap = r }
+        guard layout.columns[.time] != nil else {
+            throw TraceError(
+                .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                "no time column found; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ",")). Name it 't' (native format) or choose columns with --columns t=1,gyr=2,acc=5,mag=8"
+            )
+        }
+        hasGyroscope = layout.has(.gyroscopeX)
+        hasAccelerometer = layout.has(.accelerometerX)
+        hasMagnetometer = layout.has(.magnetometerX)
+        hasTruth = layout.columns[.truthW] != nil
+        hasMoving = layout.columns[.moving] != nil
+        guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && hasTruth) else {
+            throw TraceError(
+                .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ","))"
+            )
+        }
+        self.layout = layout
+        remaps = layout.remap != .identity
+        rows.select(layout.slotsByColumn(count: rows.columnCount))
+        faults = ValueFaults(strict: options.strict)
+        var sensors = Set<SensorKind>()
+        if hasGyroscope { sensors.insert(.gyroscope) }
+        if hasAccelerometer { sensors.insert(.accelerometer) }
+        if hasMagnetometer { sensors.insert(.magnetometer) }
+        var d = TraceDescription(format: format, source: file, sensors: sensors, hasTruth: hasTruth)
+        d.magnetometerArbitrary = layout.units.magnetometerArbitrary
+        description = d
+        values = .allocate(capacity: ColumnLayout.slotCount)
+        values.initialize(repeating: .nan, count: ColumnLayout.slotCount)
+        let used = Set(layout.columns.values)
+        let unknown = rows.names.enumerated().filter { !used.contains($0.offset) }.map(\.element)
+        if !unknown.isEmpty && format == "native" {
+            warn(
+                SourceLocation(file: file, line: 1, column: 0),
+                "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
+        }
+    }
+
+    deinit { values.deallocate() }
+
+    func warn(_ location: SourceLocation, _ message: String) {
+        if warnings.count < Self.maxWarnings { warnings.append(TraceWarning(location, message)) }
+    }
+
+    func location(_ slot: ColumnLayout.Slot) -> SourceLocation {
+        SourceLocation(file: rows.name, line: rows.lineNumber, column: rows.fieldOffsets[slot.rawValue] + 1)
+    }
+
+    /// The next sample, or nil at the end of the input.
+    public func next() throws -> SensorSample? {
+        guard try rows.next(into: values, slots: ColumnLayout.slotCount) else {
+            if rows.rowCount == 0 {
+                throw TraceError(
+                    .empty, SourceLocation(file: rows.name, line: rows.lineNumber + 1, column: 0),
+                    "no data rows after the header")
+            }
+            if renormalisedTruth > 0 && !renormalisedReported {
+                renormalisedReported = true
+                warn(
+                    SourceLocation(file: rows.name, line: 0, column: 0),
+                    "\(renormalisedTruth) ground-truth quaternions were off unit norm by more than 1e-3 and were renormalised"
+                )
+            }
+            return nil
+        }
+        return try makeSample()
+    }
+
+    private func makeSample() throws -> SensorSample {
+        let units = layout.units
+        var t = values[ColumnLayout.Slot.time.rawValue] * units.time
+        var timeFault = false
+        if !t.isFinite {
+            try faults.record(.invalidTime, at: location(.time), "time is \(values[ColumnLayout.Slot.time.rawValue])")
+            t = lastTime.isFinite ? lastTime : 0
+            timeFault = true
+        } else if t == lastTime {
+            try faults.record(.duplicateTime, at: location(.time), "time \(t) s repeats the previous row's")
+        } else if t < lastTime {
+            try faults.record(
+                .backwardTime, at: location(.time), "time \(t) s is earlier than the previous row's \(lastTime) s")
+        }
+        if !timeFault { lastTime = t }
+        var sample = SensorSample(t: t)
+        if hasGyroscope {
+            sample.gyroscope = try vector(
+                .gyroscopeX, units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
+                hint: "deg/s read as rad/s? pass --units gyr=deg/s")
+        }
+        if hasAccelerometer {
+            sample.accelerometer = try vector(
+                .accelerometerX, units.accelerometer, ValueFaults.accelerometerLimit, "accelerometer",
+                hint: "milli-g read as m/s²? pass --units acc=mg")
+        }
+        if hasMagnetometer {
+            // The range applies in the file's units: the limit is scaled back.
+            sample.magnetometer = try vector(
+                .magnetometerX, units.magnetometer, ValueFaults.magnetometerLimit * units.magnetometer, "magnetometer",
+                hint: "nT read as µT? pass --units mag=nT")
+        }
+        if hasTruth {
+            let w = ColumnLayout.Slot.truthW.rawValue
+            let q = Quaternion(w: values[w], x: values[w + 1], y: values[w + 2], z: values[w + 3])
+            sample.truth = try faults.screenTruth(q, location: location(.truthW), renormalised: &renormalisedTruth)
+        }
+        if hasMoving {
+            let m = values[ColumnLayout.Slot.moving.rawValue]
+            if m == 0 || m == 1 {
+                sample.moving = m == 1
+            } else if !m.isNaN {
+                try faults.record(.invalidFlag, at: location(.moving), "moving is \(m)")
+            }
+        }
+        return sample
+    }
+
+    @inline(__always)
+    private func vector(
+        _ first: ColumnLayout.Slot, _ scale: Double, _ limit: Double, _ sensor: String, hint: String
+    ) throws -> Vector3? {
+        let b = first.rawValue
+        guard
+            let v = try faults.screen(
+                values[b] * scale, values[b + 1] * scale, values[b + 2] * scale, limit: limit, sensor: sensor,
+                hint: hint,
+                location: { self.location(ColumnLayout.Slot(rawValue: b + $0)!) })
+        else { return nil }
+        return remaps ? layout.remap.apply(v) : v
+    }
+}
