@@ -53,7 +53,7 @@ let package = Package(
         // Shared test helpers: seeded random numbers, rotation asserts. Not public API.
         .target(
             name: "MotionFusionTestSupport",
-            dependencies: ["MotionFusion"],
+            dependencies: ["MotionFusion", "MotionFusionCommandLine", "CZlib"],
             path: "Tests/MotionFusionTestSupport"
         ),
         .testTarget(

@@ -227,7 +227,7 @@ enum TraceInputs {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         var result = [String]()
         for e in entries.sorted() where !e.hasPrefix(".") {
-            let p = (path as NSString).appendingPathComponent(e)
+            let p = PathText.join(path, e)
             var sub: ObjCBool = false
             _ = FileManager.default.fileExists(atPath: p, isDirectory: &sub)
             let lower = e.lowercased()

@@ -73,12 +73,12 @@ enum EvaluateCommand {
         guard FileManager.default.fileExists(atPath: estimate, isDirectory: &isDir) else {
             throw CommandLineError.input("\(estimate): no such file or folder")
         }
-        if !isDir.boolValue { return [((estimate as NSString).lastPathComponent, estimate, truth)] }
+        if !isDir.boolValue { return [(PathText.name(estimate), estimate, truth)] }
         let truths = try TraceInputs.expand(truth, format: format)
         var pairs = [(String, String, String)]()
         for (t, name) in zip(truths, FolderRunner.outputNames(truths)) {
-            let stem = (name as NSString).deletingPathExtension
-            let candidates = [name, stem + ".estimate.csv"].map { (estimate as NSString).appendingPathComponent($0) }
+            let stem = PathText.stem(name)
+            let candidates = [name, stem + ".estimate.csv"].map { PathText.join(estimate, $0) }
             if let e = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
                 pairs.append((stem, e, t))
             }

@@ -20,9 +20,9 @@ enum FolderRunner {
     static func outputNames(_ inputs: [String]) -> [String] {
         var used = Set<String>()
         return inputs.map { input in
-            var stem = (input as NSString).lastPathComponent
-            let ext = (stem as NSString).pathExtension.lowercased()
-            if ["csv", "txt", "tsv", "zip"].contains(ext) { stem = (stem as NSString).deletingPathExtension }
+            var stem = PathText.name(input)
+            let ext = PathText.fileExtension(stem)
+            if ["csv", "txt", "tsv", "zip"].contains(ext) { stem = PathText.stem(stem) }
             var name = stem + ".csv"
             var k = 2
             while used.contains(name.lowercased()) {
@@ -61,7 +61,7 @@ enum FolderRunner {
         // Every output is resolved, and checked against every input, before anything is written.
         let targets = try names.map { name in
             try CommandLineError.rethrowing {
-                try OutputTarget.resolve((folder as NSString).appendingPathComponent(name), protecting: protected)
+                try OutputTarget.resolve(PathText.join(folder, name), protecting: protected)
             }
         }
         for (input, name) in zip(inputs, names) where name != outputNames([input])[0] {
@@ -74,7 +74,7 @@ enum FolderRunner {
         var done = 0
         DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
             let start = Date()
-            let name = (names[i] as NSString).deletingPathExtension
+            let name = PathText.stem(names[i])
             var outcome: Outcome
             do {
                 let reader = try settings.open(inputs[i])

@@ -86,7 +86,7 @@ enum ReconstructCommand {
         var samples = 0
         var report = reportTarget.map { _ in
             HTMLReport(
-                title: "MotionFusion reconstruction: \((reader.description.source as NSString).lastPathComponent)")
+                title: "MotionFusion reconstruction: \(PathText.name(reader.description.source))")
         }
         var resampler = run.outputRate.map { Resampler(rate: $0, maximumGap: run.runner.maximumGap) }
         let calibration = run.calibration

@@ -128,6 +128,8 @@ enum ReplayCommand {
         var metric = AttitudeErrorMetric.Accumulator(mode: run.mode)
         var samples = 0
         var sawTruth = false
+        var magnetometerSamples = 0
+        var magnetometerRejected = 0
         do {
             try run.run(next: {
                 let s = try reader.next()
@@ -137,6 +139,10 @@ enum ReplayCommand {
                 try writer.write(e)
                 if input.truth != nil { sawTruth = true }
                 metric.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
+                if input.magnetometer != nil && !e.diagnostics.initialising {
+                    magnetometerSamples += 1
+                    if e.diagnostics.magnetometerRejected { magnetometerRejected += 1 }
+                }
             }
             try writer.finish()
         } catch {
@@ -145,6 +151,11 @@ enum ReplayCommand {
         }
         _ = printWarnings(reader, from: printed, console)
         if let console { for w in reader.faults.warnings { console.err("\(w)\n") } }
+        if run.calibration?.magnetometer != nil, run.mode == .nineD, magnetometerRejected * 2 > magnetometerSamples {
+            console?.err(
+                "\(reader.description.source): warning: the calibrated magnetometer was rejected on \(magnetometerRejected) of \(magnetometerSamples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)\n"
+            )
+        }
         return TraceOutcome(samples: samples, mode: run.mode, score: sawTruth ? metric.result : nil)
     }
 }

@@ -69,7 +69,7 @@ enum SimulateCommand {
         let bytes = Double(simulator.sampleCount) * Double(TraceWriter.typicalRowBytes)
         if case .file(let path, _) = target.kind {
             var fs = statvfs()
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = PathText.folder(path)
             if statvfs(folder.isEmpty ? "." : folder, &fs) == 0 {
                 let free = Double(fs.f_bavail) * Double(fs.f_frsize)
                 guard bytes < 0.9 * free else {

@@ -37,6 +37,15 @@ public enum TestData {
         return files.map { dir + "/" + $0 }
     }
 
+    /// The built `motionfusion` executable (release, else debug), or throws `XCTSkip`.
+    public static func executable() throws -> String {
+        let candidates = ["/.build/release/motionfusion", "/.build/debug/motionfusion"].map { packageRoot + $0 }
+        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw XCTSkip("skipped: the motionfusion executable is not built")
+        }
+        return binary
+    }
+
     /// A fresh temporary folder, removed at process exit by the OS's temp cleanup.
     public static func temporaryDirectory() -> String {
         let p = NSTemporaryDirectory() + "motionfusion-tests-" + UUID().uuidString

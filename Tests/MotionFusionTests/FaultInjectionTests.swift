@@ -180,38 +180,38 @@ final class FaultInjectionTests: XCTestCase {
     }
 }
 
-/// The command-line contract under interruption: an interrupted run leaves no half-written file.
+/// The command-line contract under signals: SIGINT, SIGTERM and SIGHUP end a run with exit
+/// status 128 + the signal number and leave no temporary or half-written file.
 final class InterruptTests: XCTestCase {
-    func testInterruptLeavesNoPartialOutput() throws {
-        let candidates = ["/.build/release/motionfusion", "/.build/debug/motionfusion"].map {
-            TestData.packageRoot + $0
-        }
-        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw XCTSkip("skipped: the motionfusion executable is not built")
-        }
-        let dir = TestData.temporaryDirectory()
-        var s = MotionSimulator.Settings()
-        s.duration = 300
-        s.rate = 400
-        try TraceWriter.write(MotionSimulator(settings: s).run(), to: dir + "/long.csv")
-        let out = dir + "/out.csv"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["reconstruct", dir + "/long.csv", "--output", out]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        usleep(300_000)
-        process.interrupt()
-        process.waitUntilExit()
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.contains(".tmp-") }
-        XCTAssertEqual(leftovers, [], "no temporary files left")
-        if process.terminationStatus == 0 {
-            // It finished first: then the file is complete.
-            let rows = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count - 1
-            XCTAssertEqual(rows, 120_001)
-        } else {
-            XCTAssertEqual(process.terminationStatus, 130)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "no half-written output")
+    func testSignalsLeaveNoPartialOutput() throws {
+        let binary = try TestData.executable()
+        let header = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for (signal, expected) in [(SIGINT, Int32(130)), (SIGTERM, 143), (SIGHUP, 129)] {
+            let dir = TestData.temporaryDirectory()
+            let out = dir + "/out.csv"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            // Standard input stays open, so the run is still writing when the signal arrives.
+            process.arguments = ["replay", "-", "--output", out]
+            let input = Pipe()
+            process.standardInput = input
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var rows = header
+            for k in 0..<2000 { rows += "\(Double(k) * 0.01),0,0,0.1,0,0,9.81\n" }
+            input.fileHandleForWriting.write(Data(rows.utf8))
+            // Wait until the temporary output exists, then signal.
+            var tries = 0
+            while tries < 200, (try FileManager.default.contentsOfDirectory(atPath: dir)).isEmpty {
+                usleep(10_000)
+                tries += 1
+            }
+            XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty, "the run started writing")
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            XCTAssertEqual(process.terminationStatus, expected, "signal \(signal)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), [], "no temporary or partial file")
         }
     }
 }

@@ -9,7 +9,7 @@ final class EuRoCReader: SampleReader {
     /// The IMU file inside a dataset folder (the folder itself, `mav0`, or `imu0`), if any.
     static func imuFile(in folder: String) -> String? {
         for rel in ["mav0/imu0/data.csv", "imu0/data.csv", "data.csv"] {
-            let p = TraceFormat.join(folder, rel)
+            let p = PathText.join(folder, rel)
             if let line = TraceFormat.firstLine(p)?.lowercased(), line.hasPrefix("#timestamp"),
                 line.contains("w_rs_s_x")
             {
@@ -35,11 +35,11 @@ final class EuRoCReader: SampleReader {
     init(path: String, options: DelimitedReadOptions) throws {
         let imuPath =
             TraceFormat.isDirectory(path)
-            ? (Self.imuFile(in: path) ?? TraceFormat.join(path, "mav0/imu0/data.csv")) : path
+            ? (Self.imuFile(in: path) ?? PathText.join(path, "mav0/imu0/data.csv")) : path
         imu = try DelimitedTraceReader(path: imuPath, format: TraceFormat.euroc.rawValue, options: options)
-        let imuDir = (imuPath as NSString).deletingLastPathComponent
-        let gtPath = TraceFormat.join(
-            (imuDir as NSString).deletingLastPathComponent, "state_groundtruth_estimate0/data.csv")
+        let imuDir = PathText.folder(imuPath)
+        let gtPath = PathText.join(
+            PathText.folder(imuDir), "state_groundtruth_estimate0/data.csv")
         var d = imu.description
         d.source = path
         if FileManager.default.fileExists(atPath: gtPath) {

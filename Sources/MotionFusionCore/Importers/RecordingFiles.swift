@@ -14,7 +14,7 @@ struct RecordingFiles {
             location = path
             archive = try ZipArchive(path: path, bytes: FileBytes.read(path))
         } else {
-            location = TraceFormat.isDirectory(path) ? path : (path as NSString).deletingLastPathComponent
+            location = TraceFormat.isDirectory(path) ? path : PathText.folder(path)
             archive = nil
         }
     }
@@ -22,7 +22,7 @@ struct RecordingFiles {
     /// The name of a member file in messages: `folder/name` or `archive.zip:entry`.
     func path(_ name: String) -> String {
         if let archive, let e = archive.entry(named: name) { return location + ":" + e.name }
-        return TraceFormat.join(location.isEmpty ? "." : location, name)
+        return PathText.join(location.isEmpty ? "." : location, name)
     }
 
     /// Whether the recording has the file.

@@ -53,7 +53,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
             }
         }
-        return UnitCheckingReader(reader)
+        return UnitCheckingReader(reader, live: path == "-")
     }
 
     /// Reads the whole trace at `path` into memory (a convenience for programs and tests; commands
@@ -77,7 +77,6 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir.boolValue
     }
 
-    static func join(_ a: String, _ b: String) -> String { a.hasSuffix("/") ? a + b : a + "/" + b }
 
     /// Detects the format of a file, folder or `.zip` from its header lines and layout.
     public static func detect(path: String) throws -> TraceFormat {

@@ -37,7 +37,7 @@ public struct InputFiles: Sendable {
         guard stat(path, &st) == 0 else { return }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             guard depth < 8, let entries = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
-            for e in entries { add((path as NSString).appendingPathComponent(e), depth: depth + 1) }
+            for e in entries { add(PathText.join(path, e), depth: depth + 1) }
             return
         }
         identities.insert([UInt64(st.st_dev), UInt64(st.st_ino)])
@@ -102,7 +102,7 @@ public struct OutputTarget: Sendable {
             }
             target =
                 next.hasPrefix("/")
-                ? next : ((target as NSString).deletingLastPathComponent as NSString).appendingPathComponent(next)
+                ? next : PathText.join(PathText.folder(target), next)
         }
         var st = stat()
         if stat(target, &st) == 0 {
@@ -121,14 +121,14 @@ public struct OutputTarget: Sendable {
             guard type == S_IFREG else { throw OutputError("\(path): is not a regular file", usage: true) }
             return OutputTarget(given: path, kind: .file(target, mode: UInt32(st.st_mode & 0o7777)))
         }
-        let folder = (target as NSString).deletingLastPathComponent
+        let folder = PathText.folder(target)
         let dir = folder.isEmpty ? "." : folder
         var dst = stat()
         guard stat(dir, &dst) == 0, (dst.st_mode & S_IFMT) == S_IFDIR else {
             throw OutputError("\(path): folder '\(dir)' does not exist", usage: true)
         }
         if let r = realPath(dir),
-            inputs.contains(nil, path: (r as NSString).appendingPathComponent((target as NSString).lastPathComponent))
+            inputs.contains(nil, path: PathText.join(r, PathText.name(target)))
         {
             throw OutputError("\(path): is an input of this run; refusing to overwrite it", usage: true)
         }
@@ -153,8 +153,8 @@ public struct OutputTarget: Sendable {
             guard fd >= 0 else { throw OutputError("\(given): cannot open: \(String(cString: strerror(errno)))") }
             return OutputFile(fd: fd, name: given, temporary: nil, final: nil, owns: true)
         case .file(let path, let mode):
-            let folder = (path as NSString).deletingLastPathComponent
-            let base = (path as NSString).lastPathComponent
+            let folder = PathText.folder(path)
+            let base = PathText.name(path)
             for _ in 0..<100 {
                 // The system generator (getrandom): unpredictable names.
                 let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)

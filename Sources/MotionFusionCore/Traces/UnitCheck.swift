@@ -131,9 +131,9 @@ public enum UnitCheck {
 /// yields the buffered samples and streams the rest.
 public final class UnitCheckingReader: SampleReader {
     /// Most samples read ahead.
-    public static let lookahead = 20_000
+    public let lookahead: Int
     /// Most recording time read ahead, s.
-    public static let lookaheadTime = 20.0
+    public let lookaheadTime: Double
 
     let base: SampleReader
     var buffer: [SensorSample] = []
@@ -141,8 +141,13 @@ public final class UnitCheckingReader: SampleReader {
     var checked = false
     var unitWarnings: [TraceWarning] = []
 
-    /// Wraps a reader.
-    public init(_ base: SampleReader) { self.base = base }
+    /// Wraps a reader; a live stream (standard input) gets a short look-ahead so its first rows
+    /// come out without delay.
+    public init(_ base: SampleReader, live: Bool = false) {
+        self.base = base
+        lookahead = live ? 200 : 5_000
+        lookaheadTime = live ? 2 : 10
+    }
 
     /// The wrapped reader's description.
     public var description: TraceDescription { base.description }
@@ -161,10 +166,10 @@ public final class UnitCheckingReader: SampleReader {
         checked = true
         var first = Double.nan
         do {
-            while buffer.count < Self.lookahead, let s = try base.next() {
+            while buffer.count < lookahead, let s = try base.next() {
                 if first.isNaN { first = s.t }
                 buffer.append(s)
-                if s.t - first > Self.lookaheadTime { break }
+                if s.t - first > lookaheadTime { break }
             }
         } catch {
             pendingError = error
