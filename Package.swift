@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "MotionFusion", targets: ["MotionFusion"]),
         .executable(name: "motionfusion", targets: ["motionfusion"]),
+        // The command line's logic as a library, for the fuzz targets (not public API).
+        .library(name: "MotionFusionCommandLine", targets: ["MotionFusionCommandLine"]),
     ],
     targets: [
         // Declarations of CBLAS and LAPACKE from Debian's libopenblas-dev and liblapacke-dev. Nothing

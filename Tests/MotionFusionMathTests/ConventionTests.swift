@@ -92,13 +92,19 @@ final class ConventionTests: XCTestCase {
         XCTAssertEqual(EulerAngles(q).roll.degrees, 90, accuracy: 1e-9)
     }
 
-    /// Gravity: at rest a level device's accelerometer reads +g along sensor +z (specific force
-    /// points up), so the attitude maps the accelerometer reading to earth up.
+    /// Gravity: at rest the accelerometer reads +g along the sensor axis that points up (specific
+    /// force points up), so the attitude maps the reading to earth up. A phone standing in portrait
+    /// (top edge up) reads +g on its y axis; its attitude is a +90° roll, which maps y to up.
     func testAccelerometerAtRestPointsUp() {
-        var rng = SeededRandom(seed: 9)
-        let q = rng.rotation()
-        let accInSensor = q.inverseRotate(Vector3(0, 0, 9.81))
-        assertClose(q.rotate(accInSensor), Vector3(0, 0, 9.81), tolerance: 1e-12)
+        let portrait = Quaternion(axis: .unitX, angle: .pi / 2)
+        let reading = Vector3(0, 9.81, 0)
+        assertClose(portrait.rotate(reading), Vector3(0, 0, 9.81), tolerance: 1e-12)
+        XCTAssertEqual(EulerAngles(portrait).roll.degrees, 90, accuracy: 1e-9)
+        // Lying flat, face up: +g on z, the identity attitude.
+        assertClose(Quaternion.identity.rotate(Vector3(0, 0, 9.81)), Vector3(0, 0, 9.81), tolerance: 0)
+        // Face down: +g on −z, a 180° roll.
+        let faceDown = Quaternion(axis: .unitX, angle: .pi)
+        assertClose(faceDown.rotate(Vector3(0, 0, -9.81)), Vector3(0, 0, 9.81), tolerance: 1e-12)
     }
 
     /// ENU ↔ NED ↔ NWU: exact axis mappings and quaternion conversions.

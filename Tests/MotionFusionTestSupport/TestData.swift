@@ -60,3 +60,16 @@ public enum TestData {
         return p
     }
 }
+
+/// Runs `body` for each index on all cores and collects the results without sharing a Swift
+/// array between threads (each index writes its own slot of preallocated storage).
+public func parallelMap<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+    let storage = UnsafeMutableBufferPointer<T?>.allocate(capacity: count)
+    storage.initialize(repeating: nil)
+    defer {
+        storage.deinitialize()
+        storage.deallocate()
+    }
+    DispatchQueue.concurrentPerform(iterations: count) { i in storage[i] = body(i) }
+    return storage.map { $0! }
+}

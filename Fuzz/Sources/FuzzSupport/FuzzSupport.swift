@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import MotionFusion
+import MotionFusionCommandLine
 
-/// The readers under fuzzing.
+/// The readers under fuzzing, and the command line itself.
 public enum FuzzTarget: String, CaseIterable {
-    case native, euroc, xiofusion, ximu3, phyphox, sensorlogger, estimate, calibration
+    case native, delimited, euroc, xiofusion, ximu3, phyphox, sensorlogger, zip, estimate, calibration, commandline
 }
 
 /// A private scratch folder per process (inputs are files, as users give them).
@@ -45,7 +46,32 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
     var trace: Trace?
     switch target {
     case .native:
-        trace = try? Trace.readNative(path: write(all, "trace.csv"))
+        trace = try? TraceFormat.load(path: write(all, "trace.csv"), format: .native)
+    case .delimited:
+        // The first part holds the options (KEY=VALUE lines: columns, units, remap, header-rows,
+        // delimiter), the second the file.
+        let p = parts(data, size, 2)
+        var options = DelimitedReadOptions()
+        for line in String(decoding: p[0], as: UTF8.self).split(separator: "\n") {
+            let kv = line.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { continue }
+            switch kv[0] {
+            case "columns": options.columns = kv[1]
+            case "units": options.units = kv[1]
+            case "remap": options.remap = AxisRemap(spec: kv[1])
+            case "header-rows": options.headerRows = min(50, max(0, Int(kv[1]) ?? 1))
+            case "delimiter": options.separator = TextDialect.separator(named: kv[1])
+            case "strict": options.strict = true
+            default: break
+            }
+        }
+        trace = try? TraceFormat.load(
+            path: write(p.count > 1 ? p[1] : UnsafeBufferPointer(start: data, count: 0), "any.txt"), format: .delimited,
+            options: options)
+    case .zip:
+        trace = try? TraceFormat.load(path: write(all, "export.zip"))
+    case .commandline:
+        runCommandLine(data, size)
     case .xiofusion:
         trace = try? TraceFormat.load(path: write(all, "sensor_data.csv"), format: .xioFusion)
     case .euroc:
@@ -96,12 +122,38 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
     // slow the search down, so the filter check is kept to the first 200 samples.
     guard var trace, !trace.samples.isEmpty else { return }
     if trace.samples.count > 200 { trace.samples.removeLast(trace.samples.count - 200) }
-    var count = 0
-    FilterKind.default.run(trace.samples, mode: .nineD) { e in
-        precondition(e.attitude.isFinite, "non-finite attitude")
-        count += 1
+    let estimates = RunConfiguration().estimates(trace.samples)
+    precondition(estimates.allSatisfy { $0.attitude.isFinite }, "non-finite attitude")
+    precondition(estimates.count == trace.samples.count, "lost samples")
+}
+
+/// The command line with fuzzed arguments (split at NUL bytes), run in a scratch folder that
+/// holds a small trace `t.csv`. Arguments are kept inside that folder: `/` and `..` are removed,
+/// so no run can touch a file outside it. `simulate` is left out (its output size is bounded by
+/// its own check, which has a test, and large runs would only slow the search).
+func runCommandLine(_ data: UnsafePointer<UInt8>, _ size: Int) {
+    let folder = scratch + "/cli"
+    if !FileManager.default.fileExists(atPath: folder + "/t.csv") {
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z,gt_qw,gt_qx,gt_qy,gt_qz,moving\n"
+        for k in 0..<300 { text += "\(Double(k) * 0.01),0.01,0,0.2,0,0.1,9.8,20,0,-40,1,0,0,0,1\n" }
+        try? text.write(toFile: folder + "/t.csv", atomically: true, encoding: .utf8)
     }
-    precondition(count == trace.samples.count, "lost samples")
+    var args = [String]()
+    var start = 0
+    for i in 0...size where i == size || data[i] == 0 {
+        let text = String(decoding: UnsafeBufferPointer(start: data + start, count: i - start), as: UTF8.self)
+        args.append(text.replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "..", with: "__"))
+        start = i + 1
+        if args.count >= 16 { break }
+    }
+    guard let first = args.first, first != "simulate", !args.contains("simulate") else { return }
+    FileManager.default.changeCurrentDirectoryPath(folder)
+    _ = MotionFusionCLI.run(args, output: ConsoleOutput(out: { _ in }, err: { _ in }))
+    // Keep the folder small: remove what the run wrote, keep the trace.
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name != "t.csv" {
+        try? FileManager.default.removeItem(atPath: folder + "/" + name)
+    }
 }
 
 @_silgen_name("LLVMFuzzerRunDriver")
