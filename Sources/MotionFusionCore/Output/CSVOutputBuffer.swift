@@ -43,65 +43,95 @@ public struct CSVOutputBuffer {
         count += 1
     }
 
-    static let digitPairs: [UInt8] = {
-        var t = [UInt8]()
-        for i in 0..<100 {
-            t.append(UInt8(0x30 + i / 10))
-            t.append(UInt8(0x30 + i % 10))
-        }
-        return t
-    }()
+    /// Appends `,1` or `,0`.
+    @inline(__always)
+    public mutating func appendFlag(_ flag: Bool) {
+        storage[count] = 0x2C
+        storage[count + 1] = flag ? 0x31 : 0x30
+        count += 2
+    }
 
-    static let powersOfTen: [UInt64] = (0...19).map { k in (0..<k).reduce(UInt64(1)) { a, _ in a * 10 } }
+    /// "00" to "99": two ASCII digits per value, in the binary's read-only data.
+    static let digitPairs: StaticString =
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+    /// Number of decimal digits of `n` (at least 1).
+    @inline(__always)
+    static func digitCount(_ n: UInt64) -> Int {
+        var count = 1
+        var v = n
+        while v >= 10_000 {
+            v /= 10_000
+            count += 4
+        }
+        if v >= 1000 { return count + 3 }
+        if v >= 100 { return count + 2 }
+        if v >= 10 { return count + 1 }
+        return count
+    }
 
     /// Appends an unsigned integer, at least `minimumDigits` digits (zero padded).
     @inline(__always)
     mutating func appendDigits(_ value: UInt64, minimumDigits: Int) {
+        let digits = Swift.max(Self.digitCount(value), minimumDigits)
+        let pairs = Self.digitPairs.utf8Start
         var n = value
-        var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
-        withUnsafeMutableBytes(of: &tmp) { raw in
-            let buf = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            var i = 24
-            Self.digitPairs.withUnsafeBufferPointer { pairs in
-                while n >= 100 {
-                    let r = Int(n % 100)
-                    n /= 100
-                    i -= 2
-                    buf[i] = pairs[2 * r]
-                    buf[i + 1] = pairs[2 * r + 1]
-                }
-                if n >= 10 {
-                    i -= 2
-                    buf[i] = pairs[2 * Int(n)]
-                    buf[i + 1] = pairs[2 * Int(n) + 1]
-                } else {
-                    i -= 1
-                    buf[i] = UInt8(0x30 + n)
-                }
-            }
-            while 24 - i < minimumDigits {
-                i -= 1
-                buf[i] = 0x30
-            }
-            (storage + count).update(from: buf + i, count: 24 - i)
-            count += 24 - i
+        var i = count + digits
+        while n >= 100 {
+            let r = Int(n % 100)
+            n /= 100
+            i -= 2
+            storage[i] = pairs[2 * r]
+            storage[i + 1] = pairs[2 * r + 1]
+        }
+        if n >= 10 {
+            i -= 2
+            storage[i] = pairs[2 * Int(n)]
+            storage[i + 1] = pairs[2 * Int(n) + 1]
+        } else {
+            i -= 1
+            storage[i] = UInt8(truncatingIfNeeded: 0x30 &+ n)
+        }
+        while i > count {
+            i -= 1
+            storage[i] = 0x30
+        }
+        count += digits
+    }
+
+    static let powersOfTen: [UInt64] = (0...19).map { k in (0..<k).reduce(UInt64(1)) { a, _ in a * 10 } }
+
+    /// 10^k as an integer, for the decimals used in rows (no table lookup on the common cases).
+    @inline(__always)
+    static func integerPowersOfTen(_ k: Int) -> UInt64 {
+        switch k {
+        case 4: return 10_000
+        case 5: return 100_000
+        case 8: return 100_000_000
+        case 9: return 1_000_000_000
+        default: return powersOfTen[k]
         }
     }
+
+    /// 10^k as a double.
+    @inline(__always)
+    static func doublePowersOfTen(_ k: Int) -> Double { Double(integerPowersOfTen(k)) }
 
     /// Appends `value` with exactly `decimals` digits after the point (at most 15). Values whose
     /// scaled magnitude exceeds 2⁶³ use the shortest round-trip form; NaN and infinities are
     /// written as `nan`, `inf`, `-inf`.
     @inline(__always)
     public mutating func append(_ value: Double, decimals: Int) {
-        let scale = Double(Self.powersOfTen[decimals])
-        let scaled = (abs(value) * scale).rounded()
+        let scale = Self.doublePowersOfTen(decimals)
+        // Round half up by adding one half and truncating (libm's round is a call).
+        let scaled = abs(value) * scale + 0.5
         guard scaled < 9.0e18 else {
             appendShortest(value)
             return
         }
         let n = UInt64(scaled)
         if value < 0 && n != 0 { append(byte: 0x2D) }
-        let p = Self.powersOfTen[decimals]
+        let p = Self.integerPowersOfTen(decimals)
         appendDigits(n / p, minimumDigits: 1)
         if decimals > 0 {
             append(byte: 0x2E)
@@ -133,7 +163,7 @@ public struct CSVOutputBuffer {
             }
             if exact || !t.isFinite { return }
             count = start
-            if timeDecimals >= 15 || abs(t) * Double(Self.powersOfTen[timeDecimals + 1]) >= 9.0e18 {
+            if timeDecimals >= 15 || abs(t) * Self.doublePowersOfTen(timeDecimals + 1) >= 9.0e18 {
                 appendShortest(t)
                 return
             }

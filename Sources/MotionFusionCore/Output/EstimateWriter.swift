@@ -63,37 +63,59 @@ public final class EstimateWriter {
         let qENU = declinationDegrees == nil ? magneticENU : (northRotation * magneticENU).normalized
         let q = frame.attitude(fromENU: qENU).canonical
         let euler = EulerAngles(q)
-        let magnetic = magneticENU.headingDegrees()
-        let heading = declinationDegrees == nil ? magnetic : qENU.headingDegrees()
-        buffer.appendTime(e.t)
-        for v in [q.w, q.x, q.y, q.z] {
-            buffer.append(byte: 0x2C)
-            buffer.append(v, decimals: 9)
-        }
-        for v in [euler.roll.degrees, euler.pitch.degrees, euler.yaw.degrees, heading, magnetic] {
-            buffer.append(byte: 0x2C)
-            buffer.append(v, decimals: 5)
-        }
+        // Heading is −yaw of the ENU attitude: reuse the Euler angles when they are those.
+        let sameFrame = frame == .enu
+        let heading = sameFrame ? (-euler.yaw).degrees.wrappedTo360 : qENU.headingDegrees()
+        let magnetic = declinationDegrees == nil ? heading : magneticENU.headingDegrees()
         let d = e.diagnostics
-        for flag in [e.used, d.accelerometerRejected, d.magnetometerRejected, d.atRest, d.timeFault] {
-            buffer.append(byte: 0x2C)
-            buffer.append(byte: flag ? 0x31 : 0x30)
-        }
-        for v in [e.gyroscopeBias.x, e.gyroscopeBias.y, e.gyroscopeBias.z] {
-            buffer.append(byte: 0x2C)
-            buffer.append(v, decimals: 8)
-        }
+        // One local buffer per row: the class's stored buffer is touched twice, not per field.
+        var b = buffer
+        b.appendTime(e.t)
+        b.append(byte: 0x2C)
+        b.append(q.w, decimals: 9)
+        b.append(byte: 0x2C)
+        b.append(q.x, decimals: 9)
+        b.append(byte: 0x2C)
+        b.append(q.y, decimals: 9)
+        b.append(byte: 0x2C)
+        b.append(q.z, decimals: 9)
+        b.append(byte: 0x2C)
+        b.append(euler.roll.degrees, decimals: 5)
+        b.append(byte: 0x2C)
+        b.append(euler.pitch.degrees, decimals: 5)
+        b.append(byte: 0x2C)
+        b.append(euler.yaw.degrees, decimals: 5)
+        b.append(byte: 0x2C)
+        b.append(heading, decimals: 5)
+        b.append(byte: 0x2C)
+        b.append(magnetic, decimals: 5)
+        b.appendFlag(e.used)
+        b.appendFlag(d.accelerometerRejected)
+        b.appendFlag(d.magnetometerRejected)
+        b.appendFlag(d.atRest)
+        b.appendFlag(d.timeFault)
+        b.append(byte: 0x2C)
+        b.append(e.gyroscopeBias.x, decimals: 8)
+        b.append(byte: 0x2C)
+        b.append(e.gyroscopeBias.y, decimals: 8)
+        b.append(byte: 0x2C)
+        b.append(e.gyroscopeBias.z, decimals: 8)
         if uncertainty {
-            for s in [d.attitudeUncertainty, d.headingUncertainty] {
-                buffer.append(byte: 0x2C)
-                buffer.append(
-                    s.isFinite ? min(s.degrees, Self.unknownUncertaintyDegrees) : Self.unknownUncertaintyDegrees,
-                    decimals: 4)
-            }
+            b.append(byte: 0x2C)
+            b.append(Self.uncertaintyDegrees(d.attitudeUncertainty), decimals: 4)
+            b.append(byte: 0x2C)
+            b.append(Self.uncertaintyDegrees(d.headingUncertainty), decimals: 4)
         }
-        buffer.append(byte: 0x0A)
+        b.append(byte: 0x0A)
+        buffer = b
         rows += 1
-        if buffer.isFull || flushEachRow { try buffer.flush(to: output) }
+        if b.isFull || flushEachRow { try buffer.flush(to: output) }
+    }
+
+    /// A one-sigma uncertainty in degrees, ``unknownUncertaintyDegrees`` when unknown.
+    @inline(__always)
+    static func uncertaintyDegrees(_ s: Double) -> Double {
+        s.isFinite ? min(s.degrees, unknownUncertaintyDegrees) : unknownUncertaintyDegrees
     }
 
     /// Writes what is buffered.

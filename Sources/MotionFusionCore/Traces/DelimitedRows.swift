@@ -150,6 +150,7 @@ public final class DelimitedRows {
         for k in 0..<valueCount { values[k] = .nan }
         let columns = columnCount
         let slots = slotOfColumn
+        let fieldOffsets = self.fieldOffsets
         let separator = dialect.separatorByte
         let point = dialect.decimalPoint
         var field = 0
