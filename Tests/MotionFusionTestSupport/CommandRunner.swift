@@ -22,7 +22,9 @@ public enum CommandRunner {
     }
 
     /// The built executable run in `directory` with `input` on its standard input.
-    public static func process(_ args: [String], in directory: String? = nil, input: Data? = nil) throws -> CommandResult {
+    public static func process(_ args: [String], in directory: String? = nil, input: Data? = nil) throws
+        -> CommandResult
+    {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try TestData.executable())
         p.arguments = args
@@ -53,6 +55,7 @@ public enum CommandRunner {
         p.waitUntilExit()
         let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
         return CommandResult(
-            status: status, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self))
+            status: status, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self)
+        )
     }
 }

@@ -20,7 +20,8 @@ final class DataSafetyTests: XCTestCase {
     }
 
     func assertInputUnchanged(file: StaticString = #filePath, line: UInt = #line) throws {
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: trace)), original, "input unchanged", file: file, line: line)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: trace)), original, "input unchanged", file: file, line: line)
         var st = stat()
         XCTAssertEqual(lstat(trace, &st), 0)
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFREG, "still a regular file", file: file, line: line)
@@ -37,7 +38,10 @@ final class DataSafetyTests: XCTestCase {
     func testOutputOntoInputIsRefused() throws {
         try FileManager.default.createSymbolicLink(atPath: dir + "/link.csv", withDestinationPath: trace)
         XCTAssertEqual(link(trace, dir + "/hard.csv"), 0)
-        for output in [trace, dir + "/./trace.csv", dir + "/../" + (dir as NSString).lastPathComponent + "/trace.csv", dir + "/link.csv", dir + "/hard.csv"] {
+        for output in [
+            trace, dir + "/./trace.csv", dir + "/../" + (dir as NSString).lastPathComponent + "/trace.csv",
+            dir + "/link.csv", dir + "/hard.csv",
+        ] {
             for command in [["replay"], ["reconstruct"], ["calibrate", "--sensors", "gyr"]] {
                 let r = try run(command + [trace, "--output", output])
                 XCTAssertEqual(r.status, 2, "\(command[0]) --output \(output): \(r.err)")
@@ -120,7 +124,8 @@ final class DataSafetyTests: XCTestCase {
         let link = dir + "/link.csv"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.csv")  // dangling, relative
         XCTAssertEqual(try run(["replay", trace, "--output", link]).status, 0)
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: link), "target.csv", "the link is kept")
+        XCTAssertEqual(
+            try FileManager.default.destinationOfSymbolicLink(atPath: link), "target.csv", "the link is kept")
         XCTAssertEqual(try String(contentsOfFile: target, encoding: .utf8).split(separator: "\n").count, 6002)
 
         let fifo = dir + "/fifo"
@@ -133,7 +138,8 @@ final class DataSafetyTests: XCTestCase {
         }
         XCTAssertEqual(try run(["replay", trace, "--output", fifo]).status, 0)
         reading.wait()
-        XCTAssertEqual(String(decoding: received, as: UTF8.self).split(separator: "\n").count, 6002, "the reader got every row")
+        XCTAssertEqual(
+            String(decoding: received, as: UTF8.self).split(separator: "\n").count, 6002, "the reader got every row")
         var st = stat()
         lstat(fifo, &st)
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
@@ -158,7 +164,8 @@ final class DataSafetyTests: XCTestCase {
         try "precious".write(toFile: victim, atomically: true, encoding: .utf8)
         // The old scheme's names for a range of process ids, and a few plausible others.
         for pid in 1..<2048 {
-            try? FileManager.default.createSymbolicLink(atPath: dir + "/.est.csv.tmp-\(pid)", withDestinationPath: victim)
+            try? FileManager.default.createSymbolicLink(
+                atPath: dir + "/.est.csv.tmp-\(pid)", withDestinationPath: victim)
         }
         for name in [".est.csv.tmp", "est.csv.tmp", ".est.csv.partial"] {
             try? FileManager.default.createSymbolicLink(atPath: dir + "/" + name, withDestinationPath: victim)
@@ -175,7 +182,8 @@ final class DataSafetyTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: dir + "/same.csv", encoding: .utf8), "b\n")
         XCTAssertFalse(
             try FileManager.default.contentsOfDirectory(atPath: dir).contains {
-                ($0.hasPrefix(".same.csv.") || $0.hasPrefix(".est.csv.")) && $0.hasSuffix(".tmp") && $0.count > ".est.csv.tmp".count
+                ($0.hasPrefix(".same.csv.") || $0.hasPrefix(".est.csv.")) && $0.hasSuffix(".tmp")
+                    && $0.count > ".est.csv.tmp".count
             },
             "no temporary file left")
     }
@@ -195,14 +203,17 @@ final class DataSafetyTests: XCTestCase {
         let names = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
         XCTAssertEqual(names, ["seqA-2.csv", "seqA.csv"])
         XCTAssert(r.err.contains("-> seqA-2.csv"), r.err)
-        let counts = try names.map { try String(contentsOfFile: out + "/" + $0, encoding: .utf8).split(separator: "\n").count - 1 }
+        let counts = try names.map {
+            try String(contentsOfFile: out + "/" + $0, encoding: .utf8).split(separator: "\n").count - 1
+        }
         XCTAssertEqual(Set(counts), [3, 6001])
     }
 
     /// Values no reader refuses — huge, tiny, infinite norms — never crash `info --json`.
     func testHugeValuesGiveValidJSON() throws {
         let path = dir + "/huge.csv"
-        try "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n0,1e300,1e300,1e300,1e300,1e300,1e300,1e300,1e300,1e300\n1e300,1e-300,0,0,1e300,0,0,1e300,1e300,1e300\n"
+        try
+            "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n0,1e300,1e300,1e300,1e300,1e300,1e300,1e300,1e300,1e300\n1e300,1e-300,0,0,1e300,0,0,1e300,1e300,1e300\n"
             .write(toFile: path, atomically: true, encoding: .utf8)
         let r = try run(["info", path, "--json"])
         XCTAssertEqual(r.status, 0, r.err)
@@ -214,7 +225,10 @@ final class DataSafetyTests: XCTestCase {
 
     /// An oversized simulation is refused with its size before anything is allocated or written.
     func testOversizedSimulationIsRefused() throws {
-        let r = try run(["simulate", "--scenario", "mixed", "--duration", "1000000", "--rate", "100000", "--output", dir + "/sim.csv"])
+        let r = try run([
+            "simulate", "--scenario", "mixed", "--duration", "1000000", "--rate", "100000", "--output",
+            dir + "/sim.csv",
+        ])
         XCTAssertEqual(r.status, 2, r.err)
         XCTAssert(r.err.contains("TB"), r.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/sim.csv"))
@@ -238,7 +252,9 @@ final class DataSafetyTests: XCTestCase {
     func testConflictingOptionsAndEscapedMessages() throws {
         XCTAssertEqual(try run(["replay", trace, "--declination", "3", "--lat", "52", "--lon", "13"]).status, 2)
         XCTAssertEqual(try run(["replay", trace, "--mode", "6d", "--mode", "9d"]).status, 2)
-        let r = try run(["replay", trace, "--output", dir + "/e.csv", "--lat", "52", "--lon", "13", "--date", "2031-06-01"])
+        let r = try run([
+            "replay", trace, "--output", dir + "/e.csv", "--lat", "52", "--lon", "13", "--date", "2031-06-01",
+        ])
         XCTAssertEqual(r.status, 0)
         XCTAssert(r.err.contains("warning"), "a date outside the model's validity warns: \(r.err)")
         let evil = dir + "/evil.csv"

@@ -1,8 +1,9 @@
 import Foundation
 import MotionFusion
-@testable import MotionFusionCommandLine
 import MotionFusionTestSupport
 import XCTest
+
+@testable import MotionFusionCommandLine
 
 /// Every option that `help SUB` lists is accepted, runs, and is explained on its own line. The
 /// table below must name every option of every subcommand: a new option without an entry fails.
@@ -33,7 +34,9 @@ final class OptionCoverageTests: XCTestCase {
             "info": ([trace], input.merging(["json": ["--json"]]) { a, _ in a }),
             "replay": (
                 [trace, "--output", out],
-                input.merging(run) { a, _ in a }.merging(["output": ["--output", out], "score": ["--score"]]) { a, _ in a }
+                input.merging(run) { a, _ in a }.merging(["output": ["--output", out], "score": ["--score"]]) { a, _ in
+                    a
+                }
             ),
             "reconstruct": (
                 [trace, "--output", out],
@@ -44,21 +47,28 @@ final class OptionCoverageTests: XCTestCase {
             "evaluate": (
                 [estimate, "--truth", trace],
                 input.merging([
-                    "truth": ["--truth", trace], "mode": ["--mode", "9d"], "frame": ["--frame", "enu"], "json": ["--json"],
+                    "truth": ["--truth", trace], "mode": ["--mode", "9d"], "frame": ["--frame", "enu"],
+                    "json": ["--json"],
                 ]) { a, _ in a }
             ),
             "declination": (
                 location,
                 [
-                    "lat": location, "lon": location, "height-km": ["--height-km", "2"], "date": ["--date", "2026-01-01"],
+                    "lat": location, "lon": location, "height-km": ["--height-km", "2"],
+                    "date": ["--date", "2026-01-01"],
                     "json": ["--json"],
                 ]
             ),
             "calibrate": (
                 [orientations, "--output", dir + "/c.json"],
-                input.merging(["output": ["--output", dir + "/c.json"], "sensors": ["--sensors", "mag,gyr"]]) { a, _ in a }
+                input.merging(["output": ["--output", dir + "/c.json"], "sensors": ["--sensors", "mag,gyr"]]) { a, _ in
+                    a
+                }
             ),
-            "events": ([trace], input.merging(["json": ["--json"], "shake-threshold": ["--shake-threshold", "10"]]) { a, _ in a }),
+            "events": (
+                [trace],
+                input.merging(["json": ["--json"], "shake-threshold": ["--shake-threshold", "10"]]) { a, _ in a }
+            ),
             "simulate": (
                 ["--scenario", "rest", "--duration", "1", "--rate", "50", "--output", dir + "/s.csv"],
                 [
@@ -103,10 +113,13 @@ final class OptionCoverageTests: XCTestCase {
         let dir = TestData.temporaryDirectory()
         let magnetic = CommandRunner.run(["reconstruct", trace, "--output", dir + "/m.csv"])
         XCTAssertEqual(magnetic.status, 0, magnetic.err)
-        let geographic = CommandRunner.run(["reconstruct", trace, "--lat", "52.5", "--lon", "13.4", "--date", "2026-06-01", "--output", dir + "/t.csv"])
+        let geographic = CommandRunner.run([
+            "reconstruct", trace, "--lat", "52.5", "--lon", "13.4", "--date", "2026-06-01", "--output", dir + "/t.csv",
+        ])
         XCTAssertEqual(geographic.status, 0, geographic.err)
         let declination = WorldMagneticModel.wmm2025.evaluate(
-            latitude: 52.5, longitude: 13.4, heightKm: 0, decimalYear: WorldMagneticModel.decimalYear(year: 2026, month: 6, day: 1)!
+            latitude: 52.5, longitude: 13.4, heightKm: 0,
+            decimalYear: WorldMagneticModel.decimalYear(year: 2026, month: 6, day: 1)!
         ).field.declination
         func heading(_ path: String, _ row: Int) throws -> Double {
             let line = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")[row]
@@ -124,7 +137,9 @@ final class OptionCoverageTests: XCTestCase {
         try "{\"gyroscope\": {\"bias\": [0.01, 0, 0]}}".write(toFile: cal, atomically: true, encoding: .utf8)
         let calibrated = CommandRunner.run(["reconstruct", trace, "--calibration", cal, "--output", dir + "/c.csv"])
         XCTAssertEqual(calibrated.status, 0, calibrated.err)
-        XCTAssertNotEqual(try String(contentsOfFile: dir + "/c.csv", encoding: .utf8), try String(contentsOfFile: dir + "/m.csv", encoding: .utf8))
+        XCTAssertNotEqual(
+            try String(contentsOfFile: dir + "/c.csv", encoding: .utf8),
+            try String(contentsOfFile: dir + "/m.csv", encoding: .utf8))
         let rate = CommandRunner.run(["replay", trace, "--rate", "25", "--score", "--output", dir + "/r.csv"])
         XCTAssertEqual(rate.status, 0, rate.err)
         XCTAssert(rate.err.contains("total"), "scored against the interpolated truth: \(rate.err)")

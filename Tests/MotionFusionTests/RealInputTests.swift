@@ -74,7 +74,10 @@ final class RealInputTests: XCTestCase {
             let estimates = try rows(out)
             XCTAssertEqual(estimates.count, 6001, filter)
             XCTAssertFalse(estimates.contains { $0.contains("nan") || $0.contains("inf") }, "\(filter): finite rows")
-            for kind in ["some axes missing", "infinite value", "beyond any sensor's range", "duplicate timestamp", "time goes backwards"] {
+            for kind in [
+                "some axes missing", "infinite value", "beyond any sensor's range", "duplicate timestamp",
+                "time goes backwards",
+            ] {
                 XCTAssert(r.err.contains(kind), "\(filter): reports \(kind): \(r.err)")
             }
         }
@@ -99,7 +102,9 @@ final class RealInputTests: XCTestCase {
         }
         for s in trace.samples {
             let a = s.accelerometer!, g = s.gyroscope!, m = s.magnetometer!, q = s.truth!
-            text += ([s.t, q.w, q.x, q.y, q.z, a.x, a.y, a.z, g.x, g.y, g.z, m.x, m.y, m.z].map(e)).joined(separator: ";") + "\n"
+            text +=
+                ([s.t, q.w, q.x, q.y, q.z, a.x, a.y, a.z, g.x, g.y, g.z, m.x, m.y, m.z].map(e)).joined(separator: ";")
+                + "\n"
         }
         let repo = TestData.writeTemporary(text, name: "repoimu.csv")
         let a = try replay(native)
@@ -126,7 +131,9 @@ final class RealInputTests: XCTestCase {
             tab += fields.map { $0.replacingOccurrences(of: ".", with: ",") }.joined(separator: "\t") + "\n"
             space += fields.joined(separator: "  ") + "\n"
         }
-        let expected = try replay(native, ["--mode", "9d"]).map { $0.split(separator: ",").prefix(5).map { Double($0)! } }
+        let expected = try replay(native, ["--mode", "9d"]).map {
+            $0.split(separator: ",").prefix(5).map { Double($0)! }
+        }
         let options = ["--units", "t=ms,gyr=deg/s,acc=g,mag=gauss", "--remap", "x,-z,y"]
         for (text, name) in [(tab, "tab.tsv"), (space, "space.txt")] {
             let path = TestData.writeTemporary(text, name: name)
@@ -143,7 +150,8 @@ final class RealInputTests: XCTestCase {
     /// Common header names are recognised without `--columns`, with units from their hints; the
     /// unit warnings name the exact flag.
     func testNamedColumnsAndUnitHints() throws {
-        let text = "timestamp (ms),accel_x (g),accel_y (g),accel_z (g),gyro_x (deg/s),gyro_y (deg/s),gyro_z (deg/s)\n0,0,0,1,0,0,10\n10,0,0,1,0,0,10\n"
+        let text =
+            "timestamp (ms),accel_x (g),accel_y (g),accel_z (g),gyro_x (deg/s),gyro_y (deg/s),gyro_z (deg/s)\n0,0,0,1,0,0,10\n10,0,0,1,0,0,10\n"
         let trace = try TraceFormat.load(path: TestData.writeTemporary(text))
         XCTAssertEqual(trace.format, "delimited")
         XCTAssertEqual(trace.samples[1].t, 0.01, accuracy: 1e-15)
@@ -160,7 +168,8 @@ final class RealInputTests: XCTestCase {
         let out = TestData.temporaryDirectory()
         let a = try CommandRunner.process(["replay", native, "--output", out + "/file.csv"])
         XCTAssertEqual(a.status, 0, a.err)
-        let b = try CommandRunner.process(["replay", "-", "--output", "-"], input: try Data(contentsOf: URL(fileURLWithPath: native)))
+        let b = try CommandRunner.process(
+            ["replay", "-", "--output", "-"], input: try Data(contentsOf: URL(fileURLWithPath: native)))
         XCTAssertEqual(b.status, 0, b.err)
         XCTAssertEqual(try String(contentsOfFile: out + "/file.csv", encoding: .utf8), b.out)
         let info = try CommandRunner.process(["info", "-"], input: try Data(contentsOf: URL(fileURLWithPath: native)))
@@ -207,22 +216,26 @@ final class RealInputTests: XCTestCase {
         // phyphox with ';' and decimal commas.
         let phy = dir + "/phy"
         try FileManager.default.createDirectory(atPath: phy, withIntermediateDirectories: true)
-        try "\"Time (s)\";\"X (m/s^2)\";\"Y (m/s^2)\";\"Z (m/s^2)\"\n1,0E-2;0,5;-0,25;9,75\n2,0E-2;0,5;-0,25;9,75\n".write(
-            toFile: phy + "/Accelerometer.csv", atomically: true, encoding: .utf8)
+        try "\"Time (s)\";\"X (m/s^2)\";\"Y (m/s^2)\";\"Z (m/s^2)\"\n1,0E-2;0,5;-0,25;9,75\n2,0E-2;0,5;-0,25;9,75\n"
+            .write(
+                toFile: phy + "/Accelerometer.csv", atomically: true, encoding: .utf8)
         let t = try TraceFormat.load(path: phy)
         XCTAssertEqual(t.format, "phyphox")
         XCTAssertEqual(t.samples.map(\.t), [0.01, 0.02])
         XCTAssertEqual(t.samples[0].accelerometer, Vector3(0.5, -0.25, 9.75))
         // A damaged archive is an error naming it, with no binary bytes in the message.
         let broken = dir + "/broken.zip"
-        var bytes = ZipWriter.archive([("Accelerometer.csv", Array("\"Time (s)\",\"X (m/s^2)\",\"Y (m/s^2)\",\"Z (m/s^2)\"\n0,0,0,9.8\n".utf8))])
+        var bytes = ZipWriter.archive([
+            ("Accelerometer.csv", Array("\"Time (s)\",\"X (m/s^2)\",\"Y (m/s^2)\",\"Z (m/s^2)\"\n0,0,0,9.8\n".utf8))
+        ])
         for i in 30..<60 { bytes[i] ^= 0x5A }
         try Data(bytes).write(to: URL(fileURLWithPath: broken))
         let r = run(["info", broken])
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("broken.zip"), r.err)
         let binary = dir + "/binary.csv"
-        try Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0x1B, 0xFF, 0x07] + Array(repeating: 0, count: 40)).write(to: URL(fileURLWithPath: binary))
+        try Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0x1B, 0xFF, 0x07] + Array(repeating: 0, count: 40)).write(
+            to: URL(fileURLWithPath: binary))
         let b = run(["replay", binary])
         XCTAssertEqual(b.status, 1)
         XCTAssertFalse(b.err.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, b.err)
@@ -269,12 +282,14 @@ final class RealInputTests: XCTestCase {
         XCTAssert(r.err.contains("rotate the device"), r.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cal.json"))
         // The gyroscope bias alone can be determined from it.
-        XCTAssertEqual(run(["calibrate", dir + "/static.csv", "--sensors", "gyr", "--output", dir + "/cal.json"]).status, 0)
+        XCTAssertEqual(
+            run(["calibrate", dir + "/static.csv", "--sensors", "gyr", "--output", dir + "/cal.json"]).status, 0)
         // A phone barely turned (±15° of yaw and tilt).
         var readings = [Vector3]()
         for k in 0..<3000 {
             let a = Double(k) * 0.01
-            let q = Quaternion(axis: .unitZ, angle: 0.26 * a.sin) * Quaternion(axis: .unitX, angle: 0.26 * (1.3 * a).cos)
+            let q =
+                Quaternion(axis: .unitZ, angle: 0.26 * a.sin) * Quaternion(axis: .unitX, angle: 0.26 * (1.3 * a).cos)
             readings.append(q.inverseRotate(Vector3(0, 20, -40)) + Vector3(30, -10, 5))
         }
         XCTAssertThrowsError(try MagnetometerCalibration.fit(readings)) { error in
@@ -291,7 +306,10 @@ final class RealInputTests: XCTestCase {
         // swing far beyond any steady field.
         try "{\"magnetometer\": {\"hard_iron\": [70, -40, 0]}}".write(
             toFile: cal, atomically: true, encoding: .utf8)
-        let r = run(["replay", TestData.projectData + "/sim_magnetic_disturbance_50hz.csv", "--calibration", cal, "--output", dir + "/e.csv"])
+        let r = run([
+            "replay", TestData.projectData + "/sim_magnetic_disturbance_50hz.csv", "--calibration", cal, "--output",
+            dir + "/e.csv",
+        ])
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssert(r.err.contains("rejected on"), r.err)
     }

@@ -10,7 +10,6 @@ import MotionFusion
         Data("WARNING: benchmarks built in DEBUG mode; figures are meaningless. Use Benchmarks/run.sh.\n".utf8))
 #endif
 
-LinearAlgebra.configure()
 var quick = false
 var json = false
 var tracePath: String?
@@ -30,9 +29,7 @@ while !args.isEmpty {
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
-        print(
-            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|imports|replay|folder|crossover] [TRACE]"
-        )
+        print("usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|write|imports|replay|folder] [TRACE]")
         exit(0)
     default: tracePath = a
     }
@@ -66,19 +63,13 @@ func time(repeats: Int, _ body: () -> Void) -> Double {
 func peakRSS() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-        let kb = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return kb * 1024
+        return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
     }
     return 0
 }
 
-func report(_ fields: [String: Any], _ text: String) {
-    if json {
-        let data = try! JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
-        print(String(decoding: data, as: UTF8.self))
-    } else {
-        print(text)
-    }
+func report(_ fields: [String: JSONValue], _ text: String) {
+    print(json ? JSONValue.object(fields).text : text)
 }
 
 // MARK: Input trace
@@ -102,23 +93,27 @@ let fileBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] 
 if !json { print("MotionFusion benchmarks: \(path) (\(n) samples, \(fileBytes) bytes)\(quick ? ", quick" : "")\n") }
 let repeats = quick ? 5 : 15
 
-// MARK: Reconstruct scaling (run in its own process so peak memory is its own)
-
-if let total = scaleSamples {
-    // Cycle the input trace, shifting time, to make a trace of `total` samples on the fly.
+/// The input trace cycled (time shifted) to `total` samples, generated on the fly.
+func cycled(_ total: Int) -> () -> SensorSample? {
     let base = trace.samples
     let period = base.last!.t - base.first!.t + (base[1].t - base[0].t)
     var i = 0
-    var count = 0
-    var acc = 0.0
-    let t0 = now()
-    AttitudeSmoother().reconstruct(next: {
+    return {
         guard i < total else { return nil }
         var s = base[i % base.count]
         s.t += Double(i / base.count) * period
         i += 1
         return s
-    }) { s in
+    }
+}
+
+// MARK: Reconstruct scaling (run in its own process so peak memory is its own)
+
+if let total = scaleSamples {
+    var count = 0
+    var acc = 0.0
+    let t0 = now()
+    try! AttitudeSmoother().reconstruct(next: cycled(total)) { s in
         count += 1
         acc += s.attitude.w
     }
@@ -126,8 +121,9 @@ if let total = scaleSamples {
     consume(acc)
     report(
         [
-            "benchmark": "reconstruct", "mode": "9d", "samples": count, "ns_per_sample": seconds / Double(count) * 1e9,
-            "seconds": seconds, "peak_rss_bytes": peakRSS(),
+            "benchmark": "reconstruct", "mode": "9d", "samples": .integer(count),
+            "ns_per_sample": .number(seconds / Double(count) * 1e9), "seconds": .number(seconds),
+            "peak_rss_bytes": .integer(peakRSS()),
         ],
         String(
             format: "reconstruct %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB", count, seconds,
@@ -138,52 +134,35 @@ if let total = scaleSamples {
 // MARK: Long runs: every filter over N samples, quaternion norm and memory checked
 
 if let total = longRunSamples {
-    let base = trace.samples
-    let period = base.last!.t - base.first!.t + (base[1].t - base[0].t)
-    func worstNorm<F: AttitudeFilter>(_ filter: F) -> (Double, Int, Int, Double) {
-        var runner = FilterRunner(filter)
-        var worst = 0.0
-        var rssAtTenth = 0
-        let t0 = now()
-        for i in 0..<total {
-            var s = base[i % base.count]
-            s.t += Double(i / base.count) * period
-            _ = runner.step(s)
-            let q = runner.filter.attitude
-            let e = abs(q.squaredNorm.squareRoot() - 1)
-            if e > worst || !e.isFinite { worst = e.isFinite ? e : .infinity }
-            if i == total / 10 { rssAtTenth = peakRSS() }
+    struct LongRun: FilterVisitor {
+        let total: Int
+        func visit<F: AttitudeFilter>(_ filter: F) throws -> (Double, Int, Int, Double) {
+            var runner = FilterRunner(filter)
+            let next = cycled(total)
+            var worst = 0.0
+            var rssAtTenth = 0
+            var i = 0
+            let t0 = now()
+            while let s = next() {
+                _ = runner.step(s)
+                let e = abs(runner.filter.attitude.norm - 1)
+                if e > worst || !e.isFinite { worst = e.isFinite ? e : .infinity }
+                if i == total / 10 { rssAtTenth = peakRSS() }
+                i += 1
+            }
+            return (worst, rssAtTenth, peakRSS(), now() - t0)
         }
-        return (worst, rssAtTenth, peakRSS(), now() - t0)
     }
     for kind in FilterKind.allCases {
         for mode in kind.modes {
-            let r: (Double, Int, Int, Double)
-            switch kind {
-            case .ekf:
-                var p = KalmanFilter.Parameters()
-                p.mode = mode
-                r = worstNorm(KalmanFilter(parameters: p))
-            case .complementary:
-                var p = ComplementaryFilter.Parameters()
-                p.mode = mode
-                r = worstNorm(ComplementaryFilter(parameters: p))
-            case .mahony:
-                var p = MahonyFilter.Parameters()
-                p.mode = mode
-                r = worstNorm(MahonyFilter(parameters: p))
-            case .madgwick:
-                var p = MadgwickFilter.Parameters()
-                p.mode = mode
-                r = worstNorm(MadgwickFilter(parameters: p))
-            case .ecompass: r = worstNorm(ECompass())
-            case .tilt: r = worstNorm(AccelerometerTilt())
-            }
+            let r = try! FilterSetup(kind, mode: mode).withFilter(LongRun(total: total))
             report(
                 [
-                    "benchmark": "long_run", "filter": kind.rawValue, "mode": mode.rawValue, "samples": total,
-                    "max_norm_error": r.0, "rss_at_10_percent_bytes": r.1, "peak_rss_bytes": r.2, "seconds": r.3,
-                    "ns_per_sample": r.3 / Double(total) * 1e9,
+                    "benchmark": "long_run", "filter": .string(kind.rawValue), "mode": .string(mode.rawValue),
+                    "samples": .integer(total), "max_norm_error": .number(r.0),
+                    "rss_at_10_percent_bytes": .integer(r.1),
+                    "peak_rss_bytes": .integer(r.2), "seconds": .number(r.3),
+                    "ns_per_sample": .number(r.3 / Double(total) * 1e9),
                 ],
                 String(
                     format: "long run %-14@ %@ %11d samples  max |‖q‖−1| %.1e  RSS %.1f → %.1f MiB  %.1f s",
@@ -197,16 +176,17 @@ if let total = longRunSamples {
 
 for kind in FilterKind.allCases where want("filters") {
     for mode in kind.modes {
+        let run = RunConfiguration(kind, mode: mode)
         let t = time(repeats: repeats) {
-            let q = kind.attitudes(trace.samples, mode: mode)
+            let q = run.attitudes(trace.samples)
             consume(q[q.count / 2].w)
         }
         let ns = t / Double(n) * 1e9
         report(
             [
-                "benchmark": "filter", "filter": kind.rawValue, "mode": mode.rawValue, "samples": n,
-                "ns_per_sample": ns,
-                "samples_per_s": Double(n) / t,
+                "benchmark": "filter", "filter": .string(kind.rawValue), "mode": .string(mode.rawValue),
+                "samples": .integer(n),
+                "ns_per_sample": .number(ns), "samples_per_s": .number(Double(n) / t),
             ],
             String(
                 format: "filter %-14@ %@  %8.1f ns/sample  %6.2f M samples/s", kind.rawValue, mode.rawValue, ns,
@@ -214,29 +194,47 @@ for kind in FilterKind.allCases where want("filters") {
     }
 }
 
-// MARK: Parsing
+// MARK: Parsing and writing
 
 if want("parse") {
     let parseTime = time(repeats: repeats) {
-        let reader = try! NativeTraceReader(path: path)
+        let reader = try! DelimitedTraceReader(path: path)
         var acc = 0.0
         while let s = try! reader.next() { acc += s.t }
         consume(acc)
     }
     report(
         [
-            "benchmark": "parse_native", "samples": n, "bytes": fileBytes,
-            "mb_per_s": Double(fileBytes) / parseTime / 1e6,
-            "ns_per_sample": parseTime / Double(n) * 1e9,
+            "benchmark": "parse_native", "samples": .integer(n), "bytes": .integer(fileBytes),
+            "mb_per_s": .number(Double(fileBytes) / parseTime / 1e6),
+            "ns_per_sample": .number(parseTime / Double(n) * 1e9),
         ],
         String(
             format: "\nparse native CSV      %8.1f MB/s  (%.1f ms for %d bytes)", Double(fileBytes) / parseTime / 1e6,
             parseTime * 1e3, fileBytes))
 }
 
+let estimates = RunConfiguration().estimates(trace.samples)
+if want("write") {
+    let out = NSTemporaryDirectory() + "motionfusion-bench-write.csv"
+    let writeTime = time(repeats: repeats) {
+        let file = try! OutputTarget.resolve(out, protecting: InputFiles()).open()
+        let writer = EstimateWriter(output: file, configuration: RunConfiguration(), uncertainty: true)
+        for e in estimates { try! writer.write(e) }
+        try! writer.finish()
+    }
+    report(
+        [
+            "benchmark": "write_estimates", "samples": .integer(n),
+            "ns_per_sample": .number(writeTime / Double(n) * 1e9),
+        ],
+        String(
+            format: "write estimates       %8.1f ms  (%.0f ns per row)", writeTime * 1e3, writeTime / Double(n) * 1e9))
+}
+
 // MARK: Importers
 
-let formatsFolder = (path as NSString).deletingLastPathComponent + "/../formats"
+let formatsFolder = PathText.folder(path) + "/../formats"
 if want("imports") && FileManager.default.fileExists(atPath: formatsFolder) {
     if !json { print("\nimport speed (whole recording into memory, median)") }
     for (format, rel) in [
@@ -253,9 +251,8 @@ if want("imports") && FileManager.default.fileExists(atPath: formatsFolder) {
         }
         report(
             [
-                "benchmark": "import", "format": format, "samples": count,
-                "ns_per_sample": t / Double(max(1, count)) * 1e9,
-                "ms": t * 1e3,
+                "benchmark": "import", "format": .string(format), "samples": .integer(count),
+                "ns_per_sample": .number(t / Double(max(1, count)) * 1e9), "ms": .number(t * 1e3),
             ],
             String(
                 format: "  %-14@ %8d samples  %7.1f ms  %6.0f ns/sample", format, count, t * 1e3,
@@ -263,108 +260,114 @@ if want("imports") && FileManager.default.fileExists(atPath: formatsFolder) {
     }
 }
 
-// MARK: End-to-end replay
+// MARK: End-to-end replay, in process and as the command
+
+let executable =
+    PathText.folder(PathText.folder(PathText.folder(PathText.folder(#filePath)))) + "/.build/release/motionfusion"
+
+/// Runs the command `runs` times; the median wall time, and user+system CPU over wall (children).
+func command(_ arguments: [String], runs: Int) -> (wall: Double, cpuOverWall: Double, peakRSS: Int) {
+    var walls = [Double]()
+    var before = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &before)
+    var total = 0.0
+    for _ in 0..<runs {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        p.standardError = FileHandle.nullDevice
+        let t0 = now()
+        try! p.run()
+        p.waitUntilExit()
+        let w = now() - t0
+        walls.append(w)
+        total += w
+    }
+    var after = rusage()
+    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &after)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+    let cpu = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime)
+    return (median(walls), cpu / total, after.ru_maxrss * 1024)
+}
 
 if want("replay") {
     let outPath = NSTemporaryDirectory() + "motionfusion-bench-out.csv"
     let replayTime = time(repeats: quick ? 3 : 7) {
-        let t = try! TraceFormat.load(path: path)
-        var w = try! EstimateWriter(path: outPath)
-        FilterKind.default.run(t.samples, mode: .nineD) { e in try! w.write(e, used: true) }
-        try! w.finish()
+        let reader = try! TraceFormat.open(path: path)
+        let file = try! OutputTarget.resolve(outPath, protecting: InputFiles()).open()
+        let writer = EstimateWriter(output: file, configuration: RunConfiguration(), uncertainty: true)
+        try! RunConfiguration().run(next: reader.next) { e, _ in try writer.write(e) }
+        try! writer.finish()
     }
     report(
         [
-            "benchmark": "replay_end_to_end", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": n,
-            "ms": replayTime * 1e3, "ns_per_sample": replayTime / Double(n) * 1e9,
+            "benchmark": "replay_end_to_end", "filter": "ekf", "mode": "9d", "samples": .integer(n),
+            "ms": .number(replayTime * 1e3), "ns_per_sample": .number(replayTime / Double(n) * 1e9),
         ],
-        String(
-            format: "replay end to end     %8.1f ms  (parse, %@ 9D, write)", replayTime * 1e3,
-            FilterKind.default.rawValue))
+        String(format: "\nreplay end to end     %8.1f ms  (read, EKF 9D, write; in process)", replayTime * 1e3))
+    if FileManager.default.isExecutableFile(atPath: executable) {
+        for sub in ["replay", "reconstruct", "info"] {
+            let r = command(sub == "info" ? [sub, path] : [sub, path, "--output", outPath], runs: quick ? 3 : 7)
+            report(
+                [
+                    "benchmark": "command", "command": .string(sub), "samples": .integer(n),
+                    "ms": .number(r.wall * 1e3),
+                    "cpu_over_wall": .number(r.cpuOverWall),
+                ],
+                String(format: "motionfusion %-12@ %8.1f ms  CPU/wall %.2f", sub, r.wall * 1e3, r.cpuOverWall))
+        }
+        // Peak memory of replay on a long trace (1.5 million samples), streamed.
+        let long = NSTemporaryDirectory() + "motionfusion-bench-long.csv"
+        if !FileManager.default.fileExists(atPath: long) {
+            let file = try! OutputTarget.resolve(long, protecting: InputFiles()).open()
+            let writer = TraceWriter(output: file, columns: TraceWriter.Columns(trace))
+            let next = cycled(1_500_000)
+            while let s = next() { try! writer.write(s) }
+            try! writer.finish()
+        }
+        let r = command(["replay", long, "--output", outPath], runs: 1)
+        report(
+            [
+                "benchmark": "replay_long_trace", "samples": 1_500_000, "seconds": .number(r.wall),
+                "peak_rss_bytes": .integer(r.peakRSS), "cpu_over_wall": .number(r.cpuOverWall),
+            ],
+            String(
+                format: "replay 1.5 M samples  %8.2f s  peak RSS %.1f MiB  CPU/wall %.2f", r.wall,
+                Double(r.peakRSS) / 1048576, r.cpuOverWall))
+    }
 }
 
 // MARK: Folder throughput on all cores
 
-let broadFolder = (path as NSString).deletingLastPathComponent
+let broadFolder = PathText.folder(path)
 let folderFiles = ((try? FileManager.default.contentsOfDirectory(atPath: broadFolder)) ?? []).filter {
     $0.hasSuffix(".csv")
 }.sorted()
-if want("folder") && folderFiles.count > 1 {
+if want("folder") && folderFiles.count > 1 && FileManager.default.isExecutableFile(atPath: executable) {
     let outDir = NSTemporaryDirectory() + "motionfusion-bench-folder"
-    try? FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
-    func replayAll(parallel: Bool) -> (Double, Int) {
-        var counts = [Int](repeating: 0, count: folderFiles.count)
-        let t0 = now()
-        let work: (Int) -> Void = { i in
-            let trace = try! TraceFormat.load(path: broadFolder + "/" + folderFiles[i])
-            var w = try! EstimateWriter(path: outDir + "/" + folderFiles[i])
-            FilterKind.default.run(trace.samples, mode: .nineD) { e in try! w.write(e, used: true) }
-            try! w.finish()
-            counts[i] = trace.samples.count
-        }
-        if parallel {
-            counts.withUnsafeMutableBufferPointer { buf in
-                let base = buf.baseAddress!
-                DispatchQueue.concurrentPerform(iterations: folderFiles.count) { i in
-                    let trace = try! TraceFormat.load(path: broadFolder + "/" + folderFiles[i])
-                    var w = try! EstimateWriter(path: outDir + "/" + folderFiles[i])
-                    FilterKind.default.run(trace.samples, mode: .nineD) { e in try! w.write(e, used: true) }
-                    try! w.finish()
-                    base[i] = trace.samples.count
-                }
-            }
-        } else {
-            for i in folderFiles.indices { work(i) }
-        }
-        return (now() - t0, counts.reduce(0, +))
+    let single = NSTemporaryDirectory() + "motionfusion-bench-single"
+    try? FileManager.default.createDirectory(atPath: single, withIntermediateDirectories: true)
+    // One core: the files one after another (one process each); all cores: one folder run.
+    let t0 = now()
+    for f in folderFiles {
+        _ = command(["replay", broadFolder + "/" + f, "--output", single + "/" + f], runs: 1)
     }
-    let (serial, total) = replayAll(parallel: false)
-    let (parallelTime, _) = replayAll(parallel: true)
+    let serial = now() - t0
+    let parallel = command(["replay", broadFolder, "--output", outDir], runs: 1).wall
+    let total = folderFiles.count
     report(
         [
-            "benchmark": "folder_replay", "filter": FilterKind.default.rawValue, "mode": "9d", "samples": total,
-            "files": folderFiles.count,
-            "serial_s": serial, "parallel_s": parallelTime, "cores": ProcessInfo.processInfo.activeProcessorCount,
-            "ns_per_sample": parallelTime / Double(total) * 1e9,
+            "benchmark": "folder_replay", "files": .integer(total), "serial_s": .number(serial),
+            "parallel_s": .number(parallel), "speedup": .number(serial / parallel),
+            "cores": .integer(ProcessInfo.processInfo.activeProcessorCount),
         ],
         String(
-            format: "\nfolder replay (%d files, %d samples): %.2f s on one core, %.2f s on %d cores (%.1f M samples/s)",
-            folderFiles.count, total, serial, parallelTime, ProcessInfo.processInfo.activeProcessorCount,
-            Double(total) / parallelTime / 1e6))
-}
-
-// MARK: Small-matrix crossover
-
-if want("crossover") && !json { print("\nsmall-matrix crossover (ns per call, hand-written vs BLAS/LAPACK)") }
-var rng = SystemRandomNumberGenerator()
-for size in [2, 3, 4, 6, 8, 10, 12, 16, 24, 32] where want("crossover") {
-    var a = Matrix(rows: size, columns: size)
-    for i in a.storage.indices { a.storage[i] = Double.random(in: -1...1, using: &rng) }
-    let spd = LinearAlgebra.symmetricRankK(a) + Matrix.identity(size) * Double(size)
-    let calls = max(200, 200_000 / (size * size))
-    func perCall(_ backend: LinearAlgebraBackend, _ op: String) -> Double {
-        time(repeats: quick ? 3 : 7) {
-            for _ in 0..<calls {
-                if op == "gemm" {
-                    consume(LinearAlgebra.multiply(a, a, backend: backend).storage[0])
-                } else {
-                    consume((try! LinearAlgebra.cholesky(spd, backend: backend)).storage[0])
-                }
-            }
-        } / Double(calls) * 1e9
-    }
-    for op in ["gemm", "cholesky"] {
-        let hand = perCall(.handWritten, op)
-        let blas = perCall(.blas, op)
-        report(
-            ["benchmark": "crossover", "op": op, "size": size, "hand_ns": hand, "blas_ns": blas],
-            String(
-                format: "  %-8@ %3d×%-3d  hand %9.0f  blas %9.0f  %@", op, size, size, hand, blas,
-                hand < blas ? "hand" : "blas"))
-    }
+            format:
+                "\nfolder replay (%d files): %.2f s one after another, %.2f s as one folder run on %d cores (%.2f×)",
+            total, serial, parallel, ProcessInfo.processInfo.activeProcessorCount, serial / parallel))
 }
 
 report(
-    ["benchmark": "process", "peak_rss_bytes": peakRSS()],
+    ["benchmark": "process", "peak_rss_bytes": .integer(peakRSS())],
     String(format: "\npeak RSS %.1f MiB", Double(peakRSS()) / 1048576))
 if sink == 42 { print(sink) }

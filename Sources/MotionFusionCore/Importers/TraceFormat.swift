@@ -77,7 +77,6 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir.boolValue
     }
 
-
     /// Detects the format of a file, folder or `.zip` from its header lines and layout.
     public static func detect(path: String) throws -> TraceFormat {
         let here = SourceLocation(file: path, line: 0, column: 0)
