@@ -122,7 +122,8 @@ final class DataSafetyTests: XCTestCase {
     func testSpecialOutputsAreWrittenThrough() throws {
         let target = dir + "/target.csv"
         let link = dir + "/link.csv"
-        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.csv")  // dangling, relative
+        // A dangling, relative link.
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "target.csv")
         XCTAssertEqual(try run(["replay", trace, "--output", link]).status, 0)
         XCTAssertEqual(
             try FileManager.default.destinationOfSymbolicLink(atPath: link), "target.csv", "the link is kept")
