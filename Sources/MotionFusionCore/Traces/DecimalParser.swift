@@ -162,60 +162,61 @@ public enum DecimalParser {
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, separator: UInt8 = UInt8(ascii: ","),
         point: UInt8 = UInt8(ascii: ".")
     ) -> (Double, Int)? {
+        // Indices stay within [start, end], so wrapping arithmetic cannot wrap; it spares the
+        // overflow checks of `+=` in this hottest loop of every reader.
         var i = start
         guard i < end else { return nil }
         var negative = false
         if p[i] == 0x2D {
             negative = true
-            i += 1
+            i &+= 1
         }
         var mantissa: UInt64 = 0
-        var digits = 0
-        var exponent = 0
         let firstDigit = i
         while i < end {
             let d = p[i] &- 0x30
             if d >= 10 { break }
             mantissa = mantissa &* 10 &+ UInt64(d)
-            digits += 1
-            i += 1
+            i &+= 1
         }
-        var sawDigit = i > firstDigit
+        var digits = i &- firstDigit
+        var sawDigit = digits > 0
+        var exponent = 0
         if i < end && p[i] == point {
-            i += 1
+            i &+= 1
             let fractionStart = i
-            if i + 8 <= end, let eight = eightDigits(p + i), digits <= 10 {
+            if i &+ 8 <= end, digits <= 10, let eight = eightDigits(p + i) {
                 mantissa = mantissa &* 100_000_000 &+ eight
-                i += 8
+                i &+= 8
             }
             while i < end {
                 let d = p[i] &- 0x30
                 if d >= 10 { break }
                 mantissa = mantissa &* 10 &+ UInt64(d)
-                i += 1
+                i &+= 1
             }
-            digits += i - fractionStart
-            exponent = fractionStart - i
+            digits &+= i &- fractionStart
+            exponent = fractionStart &- i
             sawDigit = sawDigit || i > fractionStart
         }
         guard sawDigit, digits <= 18 else { return nil }
         if i < end && (p[i] | 0x20) == 0x65 {
-            i += 1
+            i &+= 1
             var expNegative = false
             if i < end && (p[i] == 0x2D || p[i] == 0x2B) {
                 expNegative = p[i] == 0x2D
-                i += 1
+                i &+= 1
             }
             let expStart = i
             var e = 0
-            while i < end && i - expStart < 4 {
+            while i < end && i &- expStart < 4 {
                 let d = p[i] &- 0x30
                 if d >= 10 { break }
-                e = e * 10 + Int(d)
-                i += 1
+                e = e &* 10 &+ Int(d)
+                i &+= 1
             }
             guard i > expStart else { return nil }
-            exponent += expNegative ? -e : e
+            exponent &+= expNegative ? -e : e
         }
         // A field ends at the separator (0: a space or tab).
         guard i == end || (separator == 0 ? (p[i] == 0x20 || p[i] == 0x09) : p[i] == separator) else { return nil }
@@ -246,13 +247,15 @@ public enum DecimalParser {
     static func parseWord(
         _ p: UnsafePointer<UInt8>, _ i: Int, _ e: Int, negative: Bool, start: Int
     ) -> Result {
-        var word = ""
-        for k in i..<e { word.append(Character(Unicode.Scalar(p[k] | 0x20))) }
-        switch word {
-        case "nan": return .value(.nan)
-        case "inf", "infinity": return .value(negative ? -.infinity : .infinity)
-        default: return .malformed(offset: i - start)
+        // Compared byte by byte, case-insensitively: no string is built per field.
+        func matches(_ word: StaticString) -> Bool {
+            guard e - i == word.utf8CodeUnitCount else { return false }
+            for k in 0..<word.utf8CodeUnitCount where (p[i + k] | 0x20) != word.utf8Start[k] { return false }
+            return true
         }
+        if matches("nan") { return .value(.nan) }
+        if matches("inf") || matches("infinity") { return .value(negative ? -.infinity : .infinity) }
+        return .malformed(offset: i - start)
     }
 
     /// Parses a Swift string (convenience for tests and options).
