@@ -1,0 +1,209 @@
+import Foundation
+import MotionFusion
+
+/// The settings of the commands that turn traces into estimate files: `replay` and `reconstruct`.
+struct TraceRunSettings {
+    var input = InputSettings()
+    var run = RunSettings()
+    var output: String?
+    var report: String?
+    var score = false
+    var trace = ""
+}
+
+/// What running one trace gave.
+struct TraceOutcome {
+    /// Input samples read.
+    var samples: Int
+    /// The mode actually run (9D falls back to 6D without a magnetometer).
+    var mode: FusionMode
+    /// The score against ground truth, when asked for and the trace has it.
+    var score: AttitudeErrorMetric.Result?
+}
+
+/// Everything one estimate row goes to: the writer, the score, the report, and the count of
+/// magnetometer rejections (for the calibration warning).
+final class EstimateSink {
+    let writer: EstimateWriter
+    var metric: AttitudeErrorMetric.Accumulator?
+    var report: HTMLReport?
+    var sawTruth = false
+    var magnetometerSamples = 0
+    var magnetometerRejected = 0
+
+    init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
+        self.writer = writer
+        metric = score ? AttitudeErrorMetric.Accumulator(mode: mode) : nil
+        self.report = report
+    }
+
+    func add(_ e: MotionEstimate, _ input: SensorSample) throws {
+        try writer.write(e)
+        if input.truth != nil { sawTruth = true }
+        metric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
+        report?.add(e, truth: input.truth)
+        if input.magnetometer != nil && !e.diagnostics.initialising {
+            magnetometerSamples += 1
+            if e.diagnostics.magnetometerRejected { magnetometerRejected += 1 }
+        }
+    }
+
+    var score: AttitudeErrorMetric.Result? { sawTruth ? metric?.result : nil }
+}
+
+/// How one trace is run into a sink: `replay` filters it, `reconstruct` reconstructs it. Returns
+/// the number of input samples read.
+typealias TraceJob = (_ reader: SampleReader, _ run: RunConfiguration, _ sink: EstimateSink) throws -> Int
+
+/// `replay` and `reconstruct`: one trace (or a folder of traces) through a job into estimate files,
+/// with the same options, safety checks, warnings and score.
+enum TraceRunCommand {
+    /// The command: input and run options, `--output`, `--score`, and `extra` options.
+    static func command(
+        name: String, summary: String, filters: Bool, extra: [Option<TraceRunSettings>],
+        uncertainty: @escaping (RunConfiguration) -> Bool,
+        job: @escaping TraceJob
+    ) -> Command<TraceRunSettings> {
+        Command(
+            name: name, summary: summary,
+            arguments: [
+                (
+                    "TRACE",
+                    "a trace file, a recording folder or .zip, a folder of traces (run in parallel), or - for standard input"
+                )
+            ],
+            options: InputSettings.options.map { $0.lifted(\.input) }
+                + RunSettings.options(filters: filters).map { $0.lifted(\.run) }
+                + [
+                    Option(
+                        "output", value: "FILE|-",
+                        "where to write the estimates: a file (written atomically), - for standard output (default), or a folder when TRACE is a folder"
+                    ) { s, v in s.output = v },
+                    .flag(
+                        "score", "print the error against the trace's ground truth (BROAD metric) on stderr", \.score),
+                ] + extra,
+            sections: [("OUTPUT COLUMNS", EstimateWriter.columnHelp)],
+            initial: TraceRunSettings(),
+            finish: { s, positionals in
+                try expectArguments(positionals, ["TRACE"])
+                s.trace = positionals[0]
+                try s.run.build()
+            },
+            run: { s, console in try execute(s, console, name: name, uncertainty: uncertainty, job: job) })
+    }
+
+    static func execute(
+        _ s: TraceRunSettings, _ console: ConsoleOutput, name: String,
+        uncertainty: @escaping (RunConfiguration) -> Bool, job: @escaping TraceJob
+    ) throws {
+        for w in s.run.modelWarnings { console.err("warning: \(w)\n") }
+        let inputs = try TraceInputs.expand(s.trace, format: s.input.format)
+        let extra = [s.run.calibrationPath].compactMap { $0 }
+        let what = name == "replay" ? s.run.configuration.filter.kind.rawValue : name
+        if inputs.count > 1 || inputs[0] != s.trace {
+            guard s.report == nil else { throw CommandLineError.usage("--report works on one trace, not a folder") }
+            try FolderRunner.process(
+                inputs, from: s.trace, outputFolder: s.output, input: s.input, extraInputs: extra, console
+            ) {
+                reader, target, console in
+                try runOne(
+                    reader, s, target, report: nil, liveInput: false, score: true, uncertainty: uncertainty, console,
+                    job)
+            }
+            return
+        }
+        let protected = InputFiles([s.trace] + extra)
+        let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
+        let report = try s.report.map { try OutputTarget.resolve($0, protecting: protected) }
+        if case .file(let a, _) = target.kind, case .file(let b, _)? = report?.kind, a == b {
+            throw CommandLineError.usage("--output and --report name the same file")
+        }
+        let reader = try s.input.open(s.trace)
+        let outcome = try runOne(
+            reader, s, target, report: report, liveInput: s.trace == "-", score: s.score, uncertainty: uncertainty,
+            console, job)
+        if s.score { console.err(scoreLine(s.trace, what, outcome)) }
+        if let r = s.report { console.err("report written to \(r)\n") }
+    }
+
+    /// One trace into one output (and report): warnings first (units, columns), the rows, then the
+    /// value-fault summary.
+    static func runOne(
+        _ reader: SampleReader, _ s: TraceRunSettings, _ target: OutputTarget, report reportTarget: OutputTarget?,
+        liveInput: Bool, score: Bool, uncertainty: (RunConfiguration) -> Bool, _ console: ConsoleOutput, _ job: TraceJob
+    ) throws -> TraceOutcome {
+        let printed = printWarnings(reader, from: 0, console)
+        let run = try adjusted(s.run.configuration, for: reader, askedFor9D: s.run.mode == .nineD, console)
+        let output = try target.open()
+        let writer = EstimateWriter(output: output, configuration: run, uncertainty: uncertainty(run))
+        writer.flushEachRow = liveInput && output.isInteractive
+        let report = reportTarget.map { _ in
+            HTMLReport(title: "MotionFusion: \(PathText.name(reader.description.source))")
+        }
+        let sink = EstimateSink(writer: writer, mode: run.mode, score: score || reportTarget != nil, report: report)
+        let samples: Int
+        do {
+            samples = try job(reader, run, sink)
+            try writer.finish()
+        } catch {
+            writer.abandon()
+            throw CommandLineError.from(error)
+        }
+        _ = printWarnings(reader, from: printed, console)
+        for w in reader.faults.warnings { console.err("\(w)\n") }
+        if run.calibration?.magnetometer != nil, run.mode == .nineD,
+            sink.magnetometerRejected * 2 > sink.magnetometerSamples
+        {
+            console.err(
+                "\(reader.description.source): warning: the calibrated magnetometer was rejected on \(sink.magnetometerRejected) of \(sink.magnetometerSamples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)\n"
+            )
+        }
+        if let reportTarget, let report = sink.report {
+            let html = report.html(metrics: sink.score, mode: run.mode, notes: ["\(s.trace), default parameters."])
+            try CommandLineError.rethrowing {
+                let file = try reportTarget.open()
+                try file.write(html)
+                try file.commit()
+            }
+        }
+        return TraceOutcome(samples: samples, mode: run.mode, score: sink.score)
+    }
+
+    /// The `--score` line.
+    static func scoreLine(_ path: String, _ what: String, _ outcome: TraceOutcome) -> String {
+        guard let r = outcome.score else { return "\(path): no ground truth to score against\n" }
+        return String(
+            format: "%@ %@ %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n", path, what,
+            outcome.mode.rawValue, r.totalRMSE, r.headingRMSE, r.inclinationRMSE, r.samplesUsed)
+    }
+
+    /// Prints a reader's warnings not printed yet.
+    static func printWarnings(_ reader: SampleReader, from start: Int, _ console: ConsoleOutput) -> Int {
+        let all = reader.warnings
+        for w in all.dropFirst(start) { console.err("\(w)\n") }
+        return all.count
+    }
+
+    /// The configuration adjusted to what the trace has: 9D without a magnetometer runs (and is
+    /// scored, and reported) as 6D, with a warning when 9D was asked for; the e-compass without one
+    /// is an error.
+    static func adjusted(
+        _ configuration: RunConfiguration, for reader: SampleReader, askedFor9D: Bool, _ console: ConsoleOutput
+    ) throws -> RunConfiguration {
+        var c = configuration
+        let d = reader.description
+        if c.mode == .nineD && !d.sensors.contains(.magnetometer) {
+            if c.filter.kind == .ecompass {
+                throw CommandLineError.input(
+                    "\(d.source): no magnetometer: the e-compass needs one (try --filter tilt)")
+            }
+            if askedFor9D {
+                console.err(
+                    "\(d.source): warning: --mode 9d but the recording has no magnetometer: running 6D (heading not referenced to north)\n"
+                )
+            }
+            c.mode = .sixD
+        }
+        return c
+    }
+}
