@@ -136,7 +136,9 @@ enum TraceRunCommand {
         let run = try adjusted(s.run.configuration, for: reader, askedFor9D: s.run.mode == .nineD, console)
         let output = try target.open()
         let writer = EstimateWriter(output: output, configuration: run, uncertainty: uncertainty(run))
-        writer.flushEachRow = liveInput && output.isInteractive
+        // Rows go out as they are computed to a terminal, and to a pipe when the input is live
+        // (a logger piped in); otherwise in large blocks.
+        writer.flushEachRow = output.isTerminal || (liveInput && output.isInteractive)
         let report = reportTarget.map { _ in
             HTMLReport(title: "MotionFusion: \(PathText.name(reader.description.source))")
         }

@@ -196,7 +196,10 @@ public final class OutputFile {
 
     deinit { abandon() }
 
-    /// Whether rows should be flushed as they come: a terminal or a pipe reading live.
+    /// Whether the output is a terminal.
+    public var isTerminal: Bool { isatty(fd) != 0 }
+
+    /// Whether the output is a terminal, a pipe or a socket: something a program may read live.
     public var isInteractive: Bool {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return false }
