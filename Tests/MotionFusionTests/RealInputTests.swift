@@ -176,6 +176,32 @@ final class RealInputTests: XCTestCase {
         XCTAssert(info.out.contains("samples       6001"), info.out)
     }
 
+    /// A live logger piped in: rows come out while the input is still open.
+    func testLivePipeGetsRowsAsTheyAreComputed() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: try TestData.executable())
+        p.arguments = ["replay", "-", "--output", "-"]
+        let input = Pipe()
+        let output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        var rows = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for k in 0..<400 { rows += "\(Double(k) * 0.01),0,0,0.1,0,0,9.81\n" }
+        input.fileHandleForWriting.write(Data(rows.utf8))
+        // Input stays open: the estimates of the rows sent so far must arrive anyway.
+        var received = Data()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, String(decoding: received, as: UTF8.self).split(separator: "\n").count < 300 {
+            received.append(output.fileHandleForReading.availableData)
+        }
+        XCTAssertGreaterThanOrEqual(String(decoding: received, as: UTF8.self).split(separator: "\n").count, 300)
+        try input.fileHandleForWriting.close()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+    }
+
     /// Sensor Logger and x-IMU3 keep their clocks (epoch seconds, device seconds); `info` shows
     /// the start time.
     func testRecordingClocksArePreserved() throws {
