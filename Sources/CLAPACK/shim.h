@@ -16,4 +16,5 @@ typedef __typeof__(&LAPACKE_dgels) motionfusion_dgels_fn;
 typedef __typeof__(&LAPACKE_dpbtrf) motionfusion_dpbtrf_fn;
 typedef __typeof__(&LAPACKE_dpbtrs) motionfusion_dpbtrs_fn;
 typedef __typeof__(&LAPACKE_dgbsv) motionfusion_dgbsv_fn;
+typedef __typeof__(&LAPACKE_dtbtrs) motionfusion_dtbtrs_fn;
 #endif

@@ -1,0 +1,579 @@
+import Foundation
+
+/// Offline attitude reconstruction as a robust batch maximum-a-posteriori estimate of the whole
+/// recording, solved on banded normal equations with LAPACK.
+///
+/// **States.** Knots every ``Parameters/knotInterval`` (at sample instants): the attitude (earth
+/// ENU from sensor), the gyroscope bias (a random walk) and the horizontal velocity of the sensor
+/// in the earth frame; optionally the magnetometer hard iron, a constant shared by all knots.
+/// Between knots the gyroscope is integrated (preintegration, with its derivative with respect to
+/// the bias), so every sample's attitude follows from its knot.
+///
+/// **Factors.**
+/// - Gyroscope: the rotation between consecutive knots equals the integrated, bias-corrected rate,
+///   with the gyroscope noise (and a rate-proportional scale-error term) as covariance.
+/// - Bias random walk between knots, and a wide prior on the first bias.
+/// - Accelerometer, as physics: the earth-frame specific force integrated over an interval is the
+///   change of velocity (horizontal components; gravity is vertical). The velocity itself has a
+///   weak zero-mean prior (a hand-held or mounted device does not travel fast for long), which is
+///   what makes the tilt observable, and a zero-velocity factor at rest. Linear accelerations are
+///   then not noise to be filtered but motion to be explained; a robust (Cauchy) weight on each
+///   interval's velocity increment discounts what cannot be explained (impacts, clipping).
+/// - Magnetometer: each sample's azimuth in the earth frame should be zero (magnetic north),
+///   constraining the heading only. Its weight falls with a robust (Cauchy) function of the
+///   azimuth residual and with the departure of the field strength and dip from values learnt
+///   from the recording, so disturbances fade out. Only the direction is used and the strength is
+///   learnt, so the unit (µT, gauss, normalised) never matters.
+/// - Rest: no rotation between knots that are at rest (which pins the bias), zero velocity.
+///
+/// **Solver.** Gauss–Newton on the manifold (attitude errors in the earth frame) with robust
+/// reweighting at every iteration (IRLS), starting from ``AttitudeSmoother``, until the largest
+/// attitude step is below ``Parameters/tolerance``. The normal equations are block-banded
+/// (bandwidth 15 with 8 unknowns per knot), bordered by the constants: assembled into LAPACK band
+/// storage and solved with `dpbtrf`/`dpbtrs` (``BorderedBandedSystem``).
+///
+/// **Memory.** Long recordings are solved in windows that overlap by ``Parameters/lookahead``;
+/// the data before a window's boundary is carried into the next window as an exact Gaussian
+/// marginal on the boundary knot (the Schur complement of the band factor), so memory is bounded
+/// by the window and cost is linear in the length.
+///
+/// **Uncertainty.** Per-sample one-sigma attitude and heading from the diagonal blocks of the
+/// inverse normal matrix, by selected inversion on the band factor (Takahashi recurrence), mapped
+/// to each sample through the preintegration Jacobian.
+public struct BatchAttitudeEstimator: Sendable {
+    /// Tuning. Every value is in SI units (or relative), independent of the sample rate.
+    public struct Parameters: Sendable {
+        /// The filter of the initialising smoother; its ``KalmanFilter/Parameters/mode`` selects 6D
+        /// or 9D and its `expectedFieldNorm`/`expectedDip` give the expected field. Default
+        /// ``KalmanFilter/Parameters`` defaults (9D).
+        public var filter = KalmanFilter.Parameters()
+        /// Time between knots, s. Default 0.05.
+        public var knotInterval = 0.05
+        /// Gyroscope white noise density, rad/s/√Hz. Default 0.003.
+        public var gyroscopeNoise = 0.003
+        /// Relative rate error (scale factor, misalignment): adds `(s·|ω|)²` per second to the
+        /// attitude noise between knots. Default 0.01.
+        public var rateScaleUncertainty = 0.01
+        /// Gyroscope bias random walk, rad/s/√s. Default 1e-5.
+        public var biasRandomWalk = 1e-5
+        /// Standard deviation of the zero-mean prior on the first bias, rad/s. Default 5 °/s.
+        public var initialBiasUncertainty = 5.0.radians
+        /// Noise density of the integrated specific force (accelerometer noise and model error),
+        /// m/s²/√Hz. Default 0.05.
+        public var accelerometerNoise = 0.05
+        /// Typical horizontal speed of the device, m/s, and how long a speed typically lasts, s: the
+        /// zero-mean velocity prior has density `|v|² / (2·speed²·time)` per second. Defaults 0.5
+        /// and 1.
+        public var typicalSpeed = 0.5
+        public var speedCorrelationTime = 1.0
+        /// Scale of the robust loss on an interval's velocity increment, in its standard
+        /// deviations. Default 5.
+        public var accelerometerOutlierScale = 5.0
+        /// Magnetometer azimuth noise density, rad·√s (includes the slowly varying, orientation
+        /// dependent error of a real field). Default 0.1.
+        public var magnetometerNoise = 0.1
+        /// Scale of the robust loss on a sample's azimuth residual, rad. Default 10°.
+        public var headingOutlierScale = 10.0.radians
+        /// Relative departure of the field strength from the learnt strength that halves a
+        /// magnetometer sample's weight. Default 0.05.
+        public var fieldNormTolerance = 0.05
+        /// Departure of the dip from the learnt dip that halves a sample's weight, rad. Default 5°.
+        public var dipTolerance = 5.0.radians
+        /// The robust loss. Default Cauchy.
+        public var robustLoss = RobustLoss.cauchy
+        /// Rate noise density while at rest, rad/s·√s (the rest factor's strength). Default 0.002.
+        public var restRateNoise = 0.002
+        /// Velocity standard deviation at a knot at rest, m/s. Default 0.02.
+        public var restVelocityNoise = 0.02
+        /// Prior standard deviations on the first knot's tilt and heading, rad (the heading prior
+        /// fixes the arbitrary heading in 6D). Defaults 0.3, 1 (9D) and 0.001 (6D).
+        public var initialTiltUncertainty = 0.3
+        public var initialHeadingUncertainty = 1.0
+        public var sixDHeadingUncertainty = 0.001
+        /// Estimate the magnetometer hard iron as a constant. Default false.
+        public var estimateHardIron = false
+        /// Standard deviation of the hard-iron prior, relative to the field strength. Default 0.5.
+        public var hardIronUncertainty = 0.5
+        /// Gauss–Newton stops when the largest attitude step is below this, rad. Default 1e-5.
+        public var tolerance = 1e-5
+        /// Most Gauss–Newton iterations per window. Default 8.
+        public var maximumIterations = 8
+        /// Longest window emitted at once, s and samples. Defaults 300 s and 300 000.
+        public var windowDuration = 300.0
+        public var windowSamples = 300_000
+        /// How far past the emitted part a window reaches, s and samples. Defaults 60 s and 60 000.
+        public var lookahead = 60.0
+        public var lookaheadSamples = 60_000
+        /// Magnetometer delay relative to the gyroscope, s; nil estimates it from the data
+        /// (``SensorDelayEstimator``). Default nil.
+        public var magnetometerDelay: Double? = nil
+        /// Longest time a gyroscope or accelerometer value is held for samples without one, s.
+        /// Default 0.1.
+        public var maximumHold = 0.1
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// One reconstructed sample.
+    public struct Sample: Sendable {
+        /// The estimate (attitude, bias, one-sigma uncertainties; diagnostics flag the samples whose
+        /// accelerometer or magnetometer weight fell below one half as rejected).
+        public var estimate: MotionEstimate
+        /// The input sample as read.
+        public var input: SensorSample
+        /// Robust weight of the accelerometer factor this sample belongs to, 0…1.
+        public var accelerometerWeight: Double
+        /// Robust weight of this sample's magnetometer factor, 0…1 (0 without a magnetometer value
+        /// and in 6D).
+        public var magnetometerWeight: Double
+    }
+
+    /// Figures of one run.
+    public struct Statistics: Sendable {
+        /// Windows solved.
+        public var windows = 0
+        /// Gauss–Newton iterations over all windows.
+        public var iterations = 0
+        /// Windows whose normal equations could not be solved (the initialiser's attitude was kept).
+        public var failedWindows = 0
+        /// Magnetometer delay used, s.
+        public var magnetometerDelay = 0.0
+        /// Estimated hard iron (reading units), when estimated.
+        public var hardIron: Vector3?
+        /// Learnt field strength (reading units) and dip (rad) of the last window.
+        public var fieldNorm = Double.nan, fieldDip = Double.nan
+    }
+
+    /// Tuning in use.
+    public var parameters: Parameters
+
+    /// Creates an estimator.
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// Reconstructs every sample of an in-memory recording.
+    public func reconstruct(_ samples: [SensorSample]) -> [Sample] {
+        var out = [Sample]()
+        out.reserveCapacity(samples.count)
+        var i = 0
+        // Nothing here throws: the input is in memory and the body only appends.
+        _ = try? reconstruct(
+            next: {
+                guard i < samples.count else { return nil }
+                i += 1
+                return samples[i - 1]
+            }, progress: nil
+        ) { out.append($0) }
+        return out
+    }
+
+    /// Streaming reconstruction: pulls samples from `next` until it returns nil and hands each
+    /// reconstructed sample to `body` in input order (one output per input). Memory is bounded by
+    /// the window, not by the recording. `progress` receives the number of samples emitted so far
+    /// after each window.
+    @discardableResult
+    public func reconstruct(
+        next: () throws -> SensorSample?, progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void
+    ) throws -> Statistics {
+        var driver = Driver(parameters: parameters)
+        try driver.run(next: next, progress: progress, body)
+        return driver.statistics
+    }
+}
+
+extension BatchAttitudeEstimator {
+    /// The streaming window driver.
+    struct Driver {
+        let parameters: Parameters
+        let useMagnetometer: Bool
+        var statistics = Statistics()
+        /// Samples (with the initialiser's estimate) not yet emitted, from the current window's start.
+        var pending: [AttitudeSmoother.Sample] = []
+        /// States carried from the previous window for the knots of its overlap.
+        var carriedQ: [Quaternion] = []
+        var carriedB: [Vector3] = []
+        var carriedV: [SIMD2<Double>] = []
+        var carriedHardIron = Vector3.zero
+        var prior: BatchWindow.Prior?
+        var magnetometerDelay = 0.0
+        var emitted = 0
+        /// Longest lookahead gap seen (for window triggering).
+        var latestTime = -Double.infinity
+
+        init(parameters: Parameters) {
+            self.parameters = parameters
+            useMagnetometer = parameters.filter.mode == .nineD
+        }
+
+        mutating func run(
+            next: () throws -> SensorSample?, progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void
+        ) throws {
+            let p = parameters
+            // Read the first window to estimate the magnetometer delay before initialising.
+            var head = [SensorSample]()
+            var exhausted = false
+            let firstSpan = p.windowDuration + p.lookahead
+            let firstCount = p.windowSamples + p.lookaheadSamples
+            while head.count < firstCount {
+                guard let s = try next() else {
+                    exhausted = true
+                    break
+                }
+                head.append(s)
+                if let f = head.first?.t, s.t.isFinite, f.isFinite, s.t - f >= firstSpan { break }
+            }
+            if let d = p.magnetometerDelay {
+                magnetometerDelay = d
+            } else if useMagnetometer {
+                magnetometerDelay = SensorDelayEstimator.estimate(head, sensor: .magnetometer) ?? 0
+            }
+            statistics.magnetometerDelay = magnetometerDelay
+            var smootherParameters = AttitudeSmoother.Parameters()
+            smootherParameters.filter = p.filter
+            smootherParameters.magnetometerDelay = magnetometerDelay
+            let smoother = AttitudeSmoother(parameters: smootherParameters)
+            var headIndex = 0
+            try smoother.reconstruct(next: {
+                if headIndex < head.count {
+                    headIndex += 1
+                    return head[headIndex - 1]
+                }
+                if exhausted { return nil }
+                return try next()
+            }) { s in
+                pending.append(s)
+                if s.t.isFinite { latestTime = max(latestTime, s.t) }
+                if windowIsFull {
+                    try processWindow(final: false, body)
+                    progress?(emitted)
+                }
+            }
+            while !pending.isEmpty {
+                try processWindow(final: true, body)
+                progress?(emitted)
+            }
+        }
+
+        /// Whether the pending samples reach past a whole window and its lookahead.
+        var windowIsFull: Bool {
+            let p = parameters
+            if pending.count >= p.windowSamples + p.lookaheadSamples { return true }
+            guard let first = pending.first?.t, first.isFinite else { return false }
+            return latestTime - first >= p.windowDuration + p.lookahead
+        }
+
+        /// Knot sample indices over `samples` (a knot every knot interval, at sample instants).
+        static func knots(_ samples: ArraySlice<AttitudeSmoother.Sample>, interval: Double) -> [Int] {
+            var out = [Int]()
+            out.reserveCapacity(samples.count / 4 + 1)
+            var lastT = -Double.infinity
+            for (i, s) in samples.enumerated() {
+                if out.isEmpty {
+                    out.append(i)
+                    if s.t.isFinite { lastT = s.t }
+                    continue
+                }
+                guard s.t.isFinite else { continue }
+                if !lastT.isFinite {
+                    lastT = s.t
+                } else if s.t - lastT >= interval * (1 - 1e-9) {
+                    out.append(i)
+                    lastT = s.t
+                }
+            }
+            return out
+        }
+
+        /// Solves the window at the head of `pending`, emits its first part (all of it when final)
+        /// and carries the rest.
+        mutating func processWindow(final: Bool, _ body: (Sample) throws -> Void) throws {
+            let p = parameters
+            guard !pending.isEmpty else { return }
+            let allKnots = Self.knots(pending[...], interval: p.knotInterval)
+            // Boundary knot E (first emitted sample of the next window) and the window's last knot.
+            var boundary = allKnots.count
+            var lastKnot = allKnots.count - 1
+            if !final {
+                let t0 = pending[0].t
+                boundary =
+                    allKnots.firstIndex {
+                        $0 >= p.windowSamples
+                            || (pending[$0].t.isFinite && t0.isFinite && pending[$0].t - t0 >= p.windowDuration)
+                    } ?? allKnots.count - 1
+                boundary = max(1, min(boundary, allKnots.count - 1))
+                let tb = pending[allKnots[boundary]].t
+                lastKnot =
+                    allKnots.firstIndex {
+                        $0 - allKnots[boundary] >= p.lookaheadSamples
+                            || (pending[$0].t.isFinite && tb.isFinite && pending[$0].t - tb >= p.lookahead)
+                    } ?? allKnots.count - 1
+                lastKnot = max(boundary, lastKnot)
+            }
+            let sampleEnd = final ? pending.count : allKnots[lastKnot] + 1
+            var window = makeWindow(
+                pending[0..<sampleEnd], knots: Array(allKnots[0...lastKnot]))
+            let (iterations, system) = window.optimise()
+            statistics.windows += 1
+            statistics.iterations += iterations
+            var inverse: BorderedBandedSystem.SelectedInverse?
+            if let system {
+                inverse = try? system.selectedInverse()
+            }
+            if inverse == nil {
+                statistics.failedWindows += 1
+                window = makeWindow(pending[0..<sampleEnd], knots: Array(allKnots[0...lastKnot]))
+            }
+            statistics.fieldNorm = window.fieldNorm
+            statistics.fieldDip = window.fieldDip
+            if window.estimateHardIron { statistics.hardIron = window.hardIron }
+            let emitEnd = final ? pending.count : allKnots[boundary]
+            try emit(window, inverse, upTo: emitEnd, body)
+            if final {
+                pending.removeAll()
+                return
+            }
+            // Carry: the marginal prior on the boundary knot and the overlap's states.
+            prior = window.marginal(at: boundary)
+            if prior == nil {
+                // Fall back to a loose prior around the solution.
+                prior = initialPrior(window, knot: boundary)
+            }
+            carriedQ = Array(window.q[boundary...])
+            carriedB = Array(window.b[boundary...])
+            carriedV = Array(window.v[boundary...])
+            carriedHardIron = window.hardIron
+            pending.removeFirst(emitEnd)
+        }
+
+        /// A loose prior on a knot's state (the first window's, or a fallback).
+        func initialPrior(_ w: BatchWindow, knot k: Int) -> BatchWindow.Prior {
+            let p = parameters
+            let m = BatchWindow.knotSize + w.borderWidth
+            var info = Matrix(rows: m, columns: m)
+            let tilt = 1 / (p.initialTiltUncertainty * p.initialTiltUncertainty)
+            let headingSigma = useMagnetometer ? p.initialHeadingUncertainty : p.sixDHeadingUncertainty
+            info[0, 0] = tilt
+            info[1, 1] = tilt
+            info[2, 2] = 1 / (headingSigma * headingSigma)
+            for a in 3..<6 { info[a, a] = 1 / (p.initialBiasUncertainty * p.initialBiasUncertainty) }
+            for a in 6..<8 { info[a, a] = 1 / (p.typicalSpeed * p.typicalSpeed) }
+            if w.borderWidth > 0 {
+                let s = w.fieldNorm.isFinite && w.fieldNorm > 0 ? w.fieldNorm : 1
+                let sigma = p.hardIronUncertainty * s
+                for a in 8..<11 { info[a, a] = 1 / (sigma * sigma) }
+            }
+            return BatchWindow.Prior(
+                attitude: w.q[k], bias: k == 0 ? .zero : w.b[k], velocity: k == 0 ? .zero : w.v[k],
+                hardIron: k == 0 ? .zero : w.hardIron, information: info)
+        }
+
+        /// Builds a window from samples and knots, with the initial states.
+        func makeWindow(_ samples: ArraySlice<AttitudeSmoother.Sample>, knots: [Int]) -> BatchWindow {
+            let p = parameters
+            var w = BatchWindow(parameters: p, useMagnetometer: useMagnetometer)
+            let n = samples.count
+            let base = samples.startIndex
+            w.t.reserveCapacity(n)
+            w.rate.reserveCapacity(n)
+            w.step.reserveCapacity(n)
+            w.blind.reserveCapacity(n)
+            w.acc.reserveCapacity(n)
+            w.accValid.reserveCapacity(n)
+            w.mag = [Vector3](repeating: .zero, count: n)
+            w.magValid = [Bool](repeating: false, count: n)
+            w.magTime = [Double](repeating: 0, count: n)
+            w.rest.reserveCapacity(n)
+            let missing2 = p.filter.missingRateUncertainty * p.filter.missingRateUncertainty
+            var lastTime = Double.nan
+            var lastGyro: Vector3?
+            var lastGyroTime = -Double.infinity
+            var lastAcc: Vector3?
+            var lastAccTime = -Double.infinity
+            for s in samples {
+                let input = s.input
+                var dt = 0.0
+                if input.t.isFinite {
+                    if lastTime.isFinite, input.t > lastTime { dt = input.t - lastTime }
+                    if !lastTime.isFinite || input.t > lastTime { lastTime = input.t }
+                }
+                w.t.append(input.t)
+                w.step.append(dt)
+                var omega = Vector3.zero
+                var blind = 0.0
+                if let g = input.gyroscope, g.isFinite {
+                    // The sample's rate stands for the step ending at it (the rate a sensor reports
+                    // is its mean over the last sample period), as in the online filters.
+                    omega = g
+                    lastGyro = g
+                    if input.t.isFinite { lastGyroTime = input.t }
+                } else if let g = lastGyro, input.t.isFinite, input.t - lastGyroTime <= p.maximumHold {
+                    omega = g
+                } else {
+                    blind = missing2 * dt
+                }
+                w.rate.append(omega)
+                w.blind.append(blind)
+                if let a = input.accelerometer, a.isFinite {
+                    w.acc.append(a)
+                    w.accValid.append(true)
+                    lastAcc = a
+                    if input.t.isFinite { lastAccTime = input.t }
+                } else if let a = lastAcc, input.t.isFinite, input.t - lastAccTime <= p.maximumHold {
+                    w.acc.append(a)
+                    w.accValid.append(true)
+                } else {
+                    w.acc.append(.zero)
+                    w.accValid.append(false)
+                }
+                w.rest.append(s.estimate.diagnostics.atRest)
+            }
+            // Magnetometer at its delay-compensated instant, and the time each value stands for.
+            if useMagnetometer {
+                let idx = samples.indices.filter {
+                    if let m = samples[$0].input.magnetometer, m.isFinite, samples[$0].input.t.isFinite { return true }
+                    return false
+                }
+                var j = 0
+                var previousT = Double.nan
+                for k in idx {
+                    let tk = samples[k].input.t
+                    let target = tk + magnetometerDelay
+                    while j + 1 < idx.count && samples[idx[j + 1]].input.t < target { j += 1 }
+                    let a = samples[idx[j]].input
+                    let bSample = samples[idx[min(j + 1, idx.count - 1)]].input
+                    var m = a.magnetometer!
+                    if target > a.t && bSample.t > a.t {
+                        let u = min(1, (target - a.t) / (bSample.t - a.t))
+                        m = a.magnetometer! * (1 - u) + bSample.magnetometer! * u
+                    }
+                    let local = k - base
+                    w.mag[local] = m
+                    w.magValid[local] = true
+                    let span = previousT.isFinite ? tk - previousT : w.step[local]
+                    w.magTime[local] = min(max(span, 0), p.maximumHold)
+                    previousT = tk
+                }
+            }
+            w.magWeight = [Float](repeating: 1, count: n)
+            // Knots and initial states: carried from the previous window where it overlapped, the
+            // initialiser's beyond (turned about the vertical to continue the carried heading).
+            w.knots = knots
+            let k = knots.count
+            w.q.reserveCapacity(k)
+            w.b.reserveCapacity(k)
+            w.v.reserveCapacity(k)
+            var turn = Quaternion.identity
+            for (j, i) in knots.enumerated() {
+                let s = samples[base + i]
+                if j < carriedQ.count {
+                    w.q.append(carriedQ[j])
+                    w.b.append(carriedB[j])
+                    w.v.append(carriedV[j])
+                    let yaw = EulerAngles(carriedQ[j]).yaw - EulerAngles(s.estimate.attitude).yaw
+                    turn = Quaternion(axis: .unitZ, angle: yaw)
+                } else {
+                    w.q.append((turn * s.estimate.attitude).normalized)
+                    w.b.append(s.estimate.gyroscopeBias)
+                    w.v.append(.zero)
+                }
+            }
+            w.accWeight = [Double](repeating: 1, count: k)
+            w.hardIron = carriedQ.isEmpty ? .zero : carriedHardIron
+            // Field reference: median strength and dip at the initial attitudes.
+            if useMagnetometer {
+                var norms = [Double]()
+                var dips = [Double]()
+                for i in 0..<n where w.magValid[i] {
+                    let m = w.mag[i] - w.hardIron
+                    let mE = samples[base + i].estimate.attitude.rotate(m)
+                    let h = (mE.x * mE.x + mE.y * mE.y).squareRoot()
+                    norms.append(m.norm)
+                    dips.append(Double.atan2(-mE.z, h))
+                }
+                if !norms.isEmpty {
+                    w.fieldNorm = Self.median(&norms)
+                    w.fieldDip = Self.median(&dips)
+                }
+            }
+            w.prior = prior ?? (k > 0 ? initialPrior(w, knot: 0) : nil)
+            return w
+        }
+
+        static func median(_ values: inout [Double]) -> Double {
+            values.sort()
+            return values[values.count / 2]
+        }
+
+        /// Emits samples `0 ..< end` of the window.
+        mutating func emit(
+            _ w: BatchWindow, _ inverse: BorderedBandedSystem.SelectedInverse?, upTo end: Int,
+            _ body: (Sample) throws -> Void
+        ) throws {
+            let ks = BatchWindow.knotSize
+            let noise2 = parameters.gyroscopeNoise * parameters.gyroscopeNoise
+            for k in 0..<w.knotCount {
+                let r = w.range(k)
+                guard r.lowerBound < end else { break }
+                let bias = w.b[k]
+                // Covariance of (θ, b) at the knot.
+                var cov = [Double](repeating: 0, count: 36)
+                if let inverse {
+                    for a in 0..<6 { for c in 0..<6 { cov[a * 6 + c] = inverse.element(k * ks + a, k * ks + c) } }
+                }
+                // Spread the gyroscope residual to the next knot over the interval.
+                var pre = BatchWindow.Preintegration()
+                var correction = Vector3.zero
+                var duration = 0.0
+                if k + 1 < w.knotCount {
+                    var full = BatchWindow.Preintegration()
+                    for i in (r.lowerBound + 1)...r.upperBound { w.advance(&full, i, bias: bias) }
+                    correction = (w.q[k + 1] * (w.q[k] * full.quaternion).conjugate).rotationVector
+                    duration = full.duration
+                }
+                let rk = Matrix3(w.q[k])
+                for i in r where i < end {
+                    if i > r.lowerBound { w.advance(&pre, i, bias: bias) }
+                    let alpha = duration > 0 ? min(1, pre.duration / duration) : 0
+                    var q = w.q[k] * pre.quaternion
+                    if alpha > 0 { q = Quaternion(rotationVector: correction * alpha) * q }
+                    q = q.normalized
+                    let s = pending[i]
+                    var d = s.estimate.diagnostics
+                    d.initialising = false
+                    let accW = w.accWeight[k]
+                    let magW = w.magValid[i] ? Double(w.magWeight[i]) : 0
+                    d.accelerometerRejected = !w.accValid[i] || accW < 0.5
+                    d.magnetometerRejected = !useMagnetometer || !w.magValid[i] || magW < 0.5
+                    if inverse != nil {
+                        // Σ = A Σk Aᵀ + gyroscope noise since the knot, A = [I, R J].
+                        let g = rk * pre.rotation * pre.jacobian
+                        var sigma = Matrix3.zero
+                        for a in 0..<3 {
+                            for c in 0..<3 {
+                                var v = cov[a * 6 + c]
+                                for m in 0..<3 {
+                                    v += g[c, m] * cov[a * 6 + 3 + m] + g[a, m] * cov[(3 + m) * 6 + c]
+                                    for l in 0..<3 { v += g[a, m] * cov[(3 + m) * 6 + 3 + l] * g[c, l] }
+                                }
+                                sigma[a, c] = v
+                            }
+                        }
+                        let grow = noise2 * pre.duration
+                        let trace = sigma.trace + 3 * grow
+                        d.attitudeUncertainty = max(0, trace).squareRoot()
+                        d.headingUncertainty = max(0, sigma[2, 2] + grow).squareRoot()
+                    }
+                    let input = s.input
+                    let e = MotionEstimate(
+                        t: input.t, attitude: q.canonical, gyroscopeBias: bias, diagnostics: d,
+                        gyroscope: input.gyroscope, accelerometer: input.accelerometer,
+                        magnetometer: input.magnetometer)
+                    try body(
+                        Sample(
+                            estimate: e, input: input, accelerometerWeight: w.accValid[i] ? accW : 0,
+                            magnetometerWeight: magW))
+                    emitted += 1
+                }
+            }
+        }
+    }
+}
