@@ -52,8 +52,8 @@ public struct BatchAttitudeEstimator: Sendable {
         /// Gyroscope white noise density, rad/s/√Hz. Default 0.003.
         public var gyroscopeNoise = 0.003
         /// Relative rate error (scale factor, misalignment): adds `(s·|ω|)²` per second to the
-        /// attitude noise between knots. Default 0.01.
-        public var rateScaleUncertainty = 0.01
+        /// attitude noise between knots. Default 0.002.
+        public var rateScaleUncertainty = 0.002
         /// Gyroscope bias random walk, rad/s/√s. Default 1e-5.
         public var biasRandomWalk = 1e-5
         /// Standard deviation of the zero-mean prior on the first bias, rad/s. Default 5 °/s.
@@ -72,13 +72,24 @@ public struct BatchAttitudeEstimator: Sendable {
         /// Magnetometer azimuth noise density, rad·√s (includes the slowly varying, orientation
         /// dependent error of a real field). Default 0.1.
         public var magnetometerNoise = 0.1
+        /// Standard deviation (rad) and correlation time (s) of the slowly varying error of the
+        /// magnetic azimuth (field inhomogeneity, orientation-dependent calibration error), a
+        /// first-order Gauss–Markov state per knot: the magnetometer is an absolute heading
+        /// reference only to within this. Defaults 0.5° and 30 s.
+        public var magneticDisturbance = 0.5.radians
+        public var magneticDisturbanceTime = 30.0
         /// Scale of the robust loss on a sample's azimuth residual, rad. Default 10°.
         public var headingOutlierScale = 10.0.radians
         /// Relative departure of the field strength from the learnt strength that halves a
-        /// magnetometer sample's weight. Default 0.05.
-        public var fieldNormTolerance = 0.05
-        /// Departure of the dip from the learnt dip that halves a sample's weight, rad. Default 5°.
-        public var dipTolerance = 5.0.radians
+        /// magnetometer sample's weight. Default 0.03.
+        public var fieldNormTolerance = 0.03
+        /// Departure of the dip from the learnt dip that halves a sample's weight, rad. Default 3°.
+        public var dipTolerance = 3.0.radians
+        /// Learn the reference field strength and dip (from which disturbances are judged) from the
+        /// samples at rest when there are at least ``minimumRestForReference`` seconds of them
+        /// (the device lying still gives the cleanest field); otherwise from all samples. Default true.
+        public var fieldReferenceFromRest = true
+        public var minimumRestForReference = 5.0
         /// The robust loss. Default Cauchy.
         public var robustLoss = RobustLoss.cauchy
         /// Rate noise density while at rest, rad/s·√s (the rest factor's strength). Default 0.002.
@@ -92,6 +103,11 @@ public struct BatchAttitudeEstimator: Sendable {
         public var sixDHeadingUncertainty = 0.001
         /// Estimate the magnetometer hard iron as a constant. Default false.
         public var estimateHardIron = false
+        /// Estimate the magnetometer hard and soft iron (and the earth field) jointly with the
+        /// attitude, with a full-vector field factor (heading-only in the attitude), and report it as
+        /// ``Statistics/magnetometerCalibration``. Initialised by the ellipsoid fit
+        /// (``MagnetometerCalibration/fit(_:minimumCoverage:)``) when it succeeds. Default false.
+        public var estimateMagnetometerCalibration = false
         /// Standard deviation of the hard-iron prior, relative to the field strength. Default 0.5.
         public var hardIronUncertainty = 0.5
         /// Gauss–Newton stops when the largest attitude step is below this, rad. Default 1e-5.
@@ -140,6 +156,8 @@ public struct BatchAttitudeEstimator: Sendable {
         public var magnetometerDelay = 0.0
         /// Estimated hard iron (reading units), when estimated.
         public var hardIron: Vector3?
+        /// The magnetometer calibration fitted with the attitude, when asked for and determinable.
+        public var magnetometerCalibration: MagnetometerCalibration?
         /// Learnt field strength (reading units) and dip (rad) of the last window.
         public var fieldNorm = Double.nan, fieldDip = Double.nan
     }
@@ -192,7 +210,14 @@ extension BatchAttitudeEstimator {
         var carriedQ: [Quaternion] = []
         var carriedB: [Vector3] = []
         var carriedV: [SIMD2<Double>] = []
-        var carriedHardIron = Vector3.zero
+        var carriedD: [Double] = []
+        var carriedGlobals: [Double] = []
+        /// The reference field strength and dip learnt in the first window.
+        var fieldReference: (norm: Double, dip: Double)?
+        /// Whether the magnetometer is calibrated (decided on the first window) and the fit it starts from.
+        var calibration: (enabled: Bool, start: MagnetometerCalibration?)?
+        /// Raw magnetometer readings kept (thinned) for the calibration's coverage and residual.
+        var calibrationReadings: [Vector3] = []
         var prior: BatchWindow.Prior?
         var magnetometerDelay = 0.0
         var emitted = 0
@@ -288,6 +313,26 @@ extension BatchAttitudeEstimator {
         mutating func processWindow(final: Bool, _ body: (Sample) throws -> Void) throws {
             let p = parameters
             guard !pending.isEmpty else { return }
+            if calibration == nil {
+                // Calibrate only when the first window turns through enough directions for the
+                // ellipsoid fit to succeed (it also starts the joint estimate).
+                var start: MagnetometerCalibration?
+                if p.estimateMagnetometerCalibration && useMagnetometer {
+                    let readings = pending.compactMap { $0.input.magnetometer }.filter(\.isFinite)
+                    start = try? MagnetometerCalibration.fit(readings)
+                    // Keep the fit only when it makes the strength steadier than the raw readings
+                    // (a recording that hardly turns gives an ellipsoid that fits noise).
+                    if let fit = start {
+                        let norms = readings.map(\.norm)
+                        let mean = norms.reduce(0, +) / Double(max(1, norms.count))
+                        let spread =
+                            (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, norms.count)))
+                            .squareRoot()
+                        if !(fit.residual < spread) { start = nil }
+                    }
+                }
+                calibration = (p.estimateMagnetometerCalibration && useMagnetometer, start)
+            }
             let allKnots = Self.knots(pending[...], interval: p.knotInterval)
             // Boundary knot E (first emitted sample of the next window) and the window's last knot.
             var boundary = allKnots.count
@@ -322,9 +367,16 @@ extension BatchAttitudeEstimator {
                 statistics.failedWindows += 1
                 window = makeWindow(pending[0..<sampleEnd], knots: Array(allKnots[0...lastKnot]))
             }
+            if fieldReference == nil && window.fieldNorm.isFinite && window.fieldDip.isFinite {
+                fieldReference = (window.fieldNorm, window.fieldDip)
+            }
             statistics.fieldNorm = window.fieldNorm
             statistics.fieldDip = window.fieldDip
             if window.estimateHardIron { statistics.hardIron = window.hardIron }
+            if window.calibrating {
+                keepCalibrationReadings(window)
+                if final { statistics.magnetometerCalibration = calibration(window) }
+            }
             let emitEnd = final ? pending.count : allKnots[boundary]
             try emit(window, inverse, upTo: emitEnd, body)
             if final {
@@ -340,7 +392,8 @@ extension BatchAttitudeEstimator {
             carriedQ = Array(window.q[boundary...])
             carriedB = Array(window.b[boundary...])
             carriedV = Array(window.v[boundary...])
-            carriedHardIron = window.hardIron
+            carriedD = Array(window.d[boundary...])
+            carriedGlobals = window.globals
             pending.removeFirst(emitEnd)
         }
 
@@ -356,20 +409,29 @@ extension BatchAttitudeEstimator {
             info[2, 2] = 1 / (headingSigma * headingSigma)
             for a in 3..<6 { info[a, a] = 1 / (p.initialBiasUncertainty * p.initialBiasUncertainty) }
             for a in 6..<8 { info[a, a] = 1 / (p.typicalSpeed * p.typicalSpeed) }
-            if w.borderWidth > 0 {
-                let s = w.fieldNorm.isFinite && w.fieldNorm > 0 ? w.fieldNorm : 1
+            info[8, 8] = 1 / (p.magneticDisturbance * p.magneticDisturbance)
+            let s = w.fieldNorm.isFinite && w.fieldNorm > 0 ? w.fieldNorm : 1
+            if w.borderWidth >= 3 {
                 let sigma = p.hardIronUncertainty * s
-                for a in 8..<11 { info[a, a] = 1 / (sigma * sigma) }
+                for a in 9..<12 { info[a, a] = 1 / (sigma * sigma) }
+            }
+            if w.calibrating {
+                // Soft iron: 0.3 per element around the start; its scale is tied to the field
+                // strength by a stiff prior on its trace.
+                for a in 12..<18 { info[a, a] = 1 / (0.3 * 0.3) }
+                for a in 12..<15 { for c in 12..<15 { info[a, c] += 1e6 } }
+                for a in 18..<20 { info[a, a] = 1 / (0.5 * s * 0.5 * s) }
             }
             return BatchWindow.Prior(
                 attitude: w.q[k], bias: k == 0 ? .zero : w.b[k], velocity: k == 0 ? .zero : w.v[k],
-                hardIron: k == 0 ? .zero : w.hardIron, information: info)
+                disturbance: k == 0 ? 0 : w.d[k], globals: w.globals, information: info)
         }
 
         /// Builds a window from samples and knots, with the initial states.
         func makeWindow(_ samples: ArraySlice<AttitudeSmoother.Sample>, knots: [Int]) -> BatchWindow {
             let p = parameters
-            var w = BatchWindow(parameters: p, useMagnetometer: useMagnetometer)
+            var w = BatchWindow(
+                parameters: p, useMagnetometer: useMagnetometer, calibrating: calibration?.enabled ?? false)
             let n = samples.count
             let base = samples.startIndex
             w.t.reserveCapacity(n)
@@ -468,34 +530,107 @@ extension BatchAttitudeEstimator {
                     w.q.append(carriedQ[j])
                     w.b.append(carriedB[j])
                     w.v.append(carriedV[j])
+                    w.d.append(carriedD[j])
                     let yaw = EulerAngles(carriedQ[j]).yaw - EulerAngles(s.estimate.attitude).yaw
                     turn = Quaternion(axis: .unitZ, angle: yaw)
                 } else {
                     w.q.append((turn * s.estimate.attitude).normalized)
                     w.b.append(s.estimate.gyroscopeBias)
                     w.v.append(.zero)
+                    w.d.append(0)
                 }
             }
             w.accWeight = [Double](repeating: 1, count: k)
-            w.hardIron = carriedQ.isEmpty ? .zero : carriedHardIron
+            if !carriedQ.isEmpty {
+                w.globals = carriedGlobals
+            } else if w.calibrating, let fit = calibration?.start {
+                // Start the calibration from the ellipsoid fit.
+                do {
+                    w.globals[0] = fit.hardIron.x
+                    w.globals[1] = fit.hardIron.y
+                    w.globals[2] = fit.hardIron.z
+                    let m = fit.softIron
+                    w.globals[3] = m[0, 0]
+                    w.globals[4] = m[1, 1]
+                    w.globals[5] = m[2, 2]
+                    w.globals[6] = m[0, 1]
+                    w.globals[7] = m[0, 2]
+                    w.globals[8] = m[1, 2]
+                }
+            }
             // Field reference: median strength and dip at the initial attitudes.
             if useMagnetometer {
                 var norms = [Double]()
                 var dips = [Double]()
+                var restNorms = [Double]()
+                var restDips = [Double]()
+                let soft = w.softIron
                 for i in 0..<n where w.magValid[i] {
-                    let m = w.mag[i] - w.hardIron
+                    let m = soft * (w.mag[i] - w.hardIron)
                     let mE = samples[base + i].estimate.attitude.rotate(m)
                     let h = (mE.x * mE.x + mE.y * mE.y).squareRoot()
                     norms.append(m.norm)
                     dips.append(Double.atan2(-mE.z, h))
+                    if w.rest[i] {
+                        restNorms.append(norms.last!)
+                        restDips.append(dips.last!)
+                    }
                 }
-                if !norms.isEmpty {
+                let restTime = w.magTime.indices.reduce(0.0) { w.rest[$1] && w.magValid[$1] ? $0 + w.magTime[$1] : $0 }
+                if let reference = fieldReference {
+                    // Learnt in the first window and kept, so every window judges disturbances alike.
+                    w.fieldNorm = reference.norm
+                    w.fieldDip = reference.dip
+                    w.fieldReferenceFixed = true
+                } else if p.fieldReferenceFromRest && restTime >= p.minimumRestForReference {
+                    w.fieldNorm = Self.median(&restNorms)
+                    w.fieldDip = Self.median(&restDips)
+                    w.fieldReferenceFixed = true
+                } else if !norms.isEmpty {
                     w.fieldNorm = Self.median(&norms)
                     w.fieldDip = Self.median(&dips)
+                }
+                if w.calibrating && carriedQ.isEmpty && w.fieldNorm.isFinite && w.fieldDip.isFinite {
+                    w.globals[9] = w.fieldNorm * Foundation.cos(w.fieldDip)
+                    w.globals[10] = w.fieldNorm * Foundation.sin(w.fieldDip)
                 }
             }
             w.prior = prior ?? (k > 0 ? initialPrior(w, knot: 0) : nil)
             return w
+        }
+
+        /// Keeps about 20 000 raw magnetometer readings spread over the recording.
+        mutating func keepCalibrationReadings(_ w: BatchWindow) {
+            for i in w.mag.indices where w.magValid[i] && w.magWeight[i] >= 0.5 {
+                calibrationReadings.append(w.mag[i])
+            }
+            if calibrationReadings.count > 20_000 {
+                let step = calibrationReadings.count / 10_000
+                calibrationReadings = stride(from: 0, to: calibrationReadings.count, by: step).map {
+                    calibrationReadings[$0]
+                }
+            }
+        }
+
+        /// The calibration in the form `calibrate` writes: `W·(raw − h)` with det W = 1 and the
+        /// field strength in reading units.
+        func calibration(_ w: BatchWindow) -> MagnetometerCalibration? {
+            let soft = w.softIron
+            let det = soft.determinant
+            let g = w.globals
+            guard det > 0, det.isFinite, g.allSatisfy(\.isFinite) else { return nil }
+            let norm = Foundation.cbrt(det)
+            let normalised = Matrix3(soft.row0 / norm, soft.row1 / norm, soft.row2 / norm)
+            let strength = (g[9] * g[9] + g[10] * g[10]).squareRoot() / norm
+            let calibrated = calibrationReadings.map { normalised * ($0 - w.hardIron) }
+            guard !calibrated.isEmpty else { return nil }
+            let residual =
+                (calibrated.reduce(0.0) { $0 + ($1.norm - strength) * ($1.norm - strength) }
+                / Double(calibrated.count)).squareRoot()
+            return MagnetometerCalibration(
+                hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
+                coverage: MagnetometerCalibration.directionCoverage(calibrated), samplesUsed: calibrated.count,
+                samplesOffered: calibrationReadings.count)
         }
 
         static func median(_ values: inout [Double]) -> Double {

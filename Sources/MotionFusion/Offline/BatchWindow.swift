@@ -1,14 +1,19 @@
+import Foundation
+
 /// One window of the batch estimator: the samples, the knots and their states, and the
 /// Gauss–Newton solver over them (see ``BatchAttitudeEstimator`` for the model).
 ///
 /// Unknowns, in band order, per knot `k`: the earth-frame attitude error `θₖ` (3), the gyroscope
-/// bias `bₖ` (3) and the horizontal velocity `vₖ` (2); then the constants shared by every knot
-/// (the magnetometer hard iron, when estimated) as the border of the arrowhead system.
+/// bias `bₖ` (3), the horizontal velocity `vₖ` (2) and the magnetic azimuth disturbance `dₖ` (1);
+/// then the constants shared by every knot (the magnetometer hard iron, when estimated) as the
+/// border of the arrowhead system.
 struct BatchWindow {
     /// Unknowns per knot.
-    static let knotSize = 8
+    static let knotSize = 9
     /// Lower bandwidth of the normal matrix: a factor couples at most knot `k` and `k + 1`.
     static let bandwidth = 2 * knotSize - 1
+    /// Unknowns a magnetometer sample touches at most: θz, b (3), d, and the 11 constants.
+    static let magStride = 16
 
     // MARK: Samples
 
@@ -38,11 +43,17 @@ struct BatchWindow {
     var q: [Quaternion] = []
     var b: [Vector3] = []
     var v: [SIMD2<Double>] = []
-    /// Magnetometer hard iron (same unit as the readings).
-    var hardIron = Vector3.zero
+    /// Slowly varying error of the magnetic azimuth at each knot, rad.
+    var d: [Double] = []
+    /// The constants (border unknowns): the hard iron (reading units); with a magnetometer
+    /// calibration also the symmetric soft iron `(w00, w11, w22, w01, w02, w12)` and the earth
+    /// field's horizontal and downward components `(H, Z)` (reading units).
+    var globals: [Double] = []
     /// Learnt field strength (reading units) and dip (rad), for the disturbance weights.
     var fieldNorm = Double.nan
     var fieldDip = Double.nan
+    /// Whether the reference field is kept as set (learnt at rest) rather than re-learnt.
+    var fieldReferenceFixed = false
     /// Robust weights: accelerometer per knot interval, magnetometer per sample.
     var accWeight: [Double] = []
     var magWeight: [Float] = []
@@ -52,8 +63,9 @@ struct BatchWindow {
         var attitude: Quaternion
         var bias: Vector3
         var velocity: SIMD2<Double>
-        var hardIron: Vector3
-        /// Information over (θ, b, v, hard iron if estimated).
+        var disturbance: Double
+        var globals: [Double]
+        /// Information over (θ, b, v, d, constants).
         var information: Matrix
     }
     var prior: Prior?
@@ -63,12 +75,30 @@ struct BatchWindow {
     let parameters: BatchAttitudeEstimator.Parameters
     let useMagnetometer: Bool
     let estimateHardIron: Bool
-    var borderWidth: Int { estimateHardIron ? 3 : 0 }
+    /// Full magnetometer calibration: hard and soft iron with a full-vector field factor.
+    let calibrating: Bool
+    var borderWidth: Int { calibrating ? 11 : (estimateHardIron ? 3 : 0) }
 
-    init(parameters: BatchAttitudeEstimator.Parameters, useMagnetometer: Bool) {
+    init(parameters: BatchAttitudeEstimator.Parameters, useMagnetometer: Bool, calibrating: Bool) {
         self.parameters = parameters
         self.useMagnetometer = useMagnetometer
-        self.estimateHardIron = useMagnetometer && parameters.estimateHardIron
+        self.calibrating = useMagnetometer && calibrating
+        estimateHardIron = useMagnetometer && (parameters.estimateHardIron || self.calibrating)
+        globals = [Double](repeating: 0, count: self.calibrating ? 11 : (estimateHardIron ? 3 : 0))
+        if self.calibrating {
+            globals[3] = 1
+            globals[4] = 1
+            globals[5] = 1
+        }
+    }
+
+    /// The hard iron (zero when not estimated).
+    var hardIron: Vector3 { globals.count >= 3 ? Vector3(globals[0], globals[1], globals[2]) : .zero }
+    /// The soft iron (identity when not estimated).
+    var softIron: Matrix3 {
+        guard calibrating else { return .identity }
+        let g = globals
+        return Matrix3(Vector3(g[3], g[6], g[7]), Vector3(g[6], g[4], g[8]), Vector3(g[7], g[8], g[5]))
     }
 
     var sampleCount: Int { t.count }
@@ -151,6 +181,7 @@ struct BatchWindow {
         let zuptWeight = 1 / (p.restVelocityNoise * p.restVelocityNoise)
         let restNoise2 = p.restRateNoise * p.restRateNoise
         let loss = p.robustLoss
+        var calibrationSums = (norm: 0.0, dip: 0.0, weight: 0.0)
         var magNormSum = 0.0
         var magDipSum = 0.0
         var magWeightSum = 0.0
@@ -208,11 +239,8 @@ struct BatchWindow {
                         let dth = (q[0] * prior.attitude.conjugate).rotationVector
                         let db = b[0] - prior.bias
                         let dv = v[0] - prior.velocity
-                        var e = [dth.x, dth.y, dth.z, db.x, db.y, db.z, dv.x, dv.y]
-                        if pw > 0 {
-                            let dh = hardIron - prior.hardIron
-                            e += [dh.x, dh.y, dh.z]
-                        }
+                        var e = [dth.x, dth.y, dth.z, db.x, db.y, db.z, dv.x, dv.y, d[0] - prior.disturbance]
+                        for c in 0..<pw { e.append(globals[c] - prior.globals[c]) }
                         for r in 0..<m {
                             var g = 0.0
                             for c in 0..<m { g += prior.information[r, c] * e[c] }
@@ -231,9 +259,9 @@ struct BatchWindow {
                         }
                     }
 
-                    var magIdx = [Int](repeating: 0, count: 4 + pw)
-                    var magH = [Double](repeating: 0, count: 49)
-                    var magG = [Double](repeating: 0, count: 7)
+                    var magIdx = [Int](repeating: 0, count: 5 + pw)
+                    var magH = [Double](repeating: 0, count: Self.magStride * Self.magStride)
+                    var magG = [Double](repeating: 0, count: Self.magStride)
                     var accIdx = [Int](repeating: 0, count: 10)
                     var accJ = [Double](repeating: 0, count: 20)
                     var accR = [Double](repeating: 0, count: 2)
@@ -250,8 +278,9 @@ struct BatchWindow {
                             var accTime = 0.0
                             var totalTime = 0.0
                             var allRest = true
-                            for a in 0..<49 { magH[a] = 0 }
-                            for a in 0..<7 { magG[a] = 0 }
+                            for a in magH.indices { magH[a] = 0 }
+                            for a in magG.indices { magG[a] = 0 }
+                            let dk = d[k]
                             var pre = Preintegration()
                             let r = range(k)
                             for i in r {
@@ -266,6 +295,12 @@ struct BatchWindow {
                                     accTime += tau
                                 }
                                 guard useMagnetometer && magValid[i] else { continue }
+                                if calibrating {
+                                    calibrationFactor(
+                                        i, rk: rk, pre: pre, updateWeights: updateWeights, magH: &magH, magG: &magG,
+                                        sums: &calibrationSums)
+                                    continue
+                                }
                                 let m = mag[i] - hardIron
                                 let mK = pre.rotation * m
                                 let mE = rk * mK
@@ -273,6 +308,7 @@ struct BatchWindow {
                                 let norm = m.norm
                                 guard hh > 0, norm > 0 else { continue }
                                 let psi = Double.atan2(mE.x, mE.y)
+                                let residual = psi - dk
                                 let dip = Double.atan2(-mE.z, hh.squareRoot())
                                 var w = Double(magWeight[i])
                                 if updateWeights {
@@ -282,7 +318,7 @@ struct BatchWindow {
                                         let ed = (dip - refDip) / dipTol
                                         field = 1 / (1 + en * en + ed * ed)
                                     }
-                                    w = field * loss.weight(squaredScaledResidual: psi * psi / headingScale2)
+                                    w = field * loss.weight(squaredScaledResidual: residual * residual / headingScale2)
                                     magWeight[i] = Float(w)
                                 }
                                 magNormSum += w * norm
@@ -290,25 +326,26 @@ struct BatchWindow {
                                 magWeightSum += w
                                 let lambda = w * magTime[i] / magNoise2
                                 guard lambda > 0 else { continue }
-                                // Row: θz → −1, b → −(R_i J)ᵀ e_z, hard iron → −(y R_i,0 − x R_i,1)/hh.
+                                // Residual ψ − d. Row: θz → −1, b → −(R_i J)ᵀ e_z, d → −1,
+                                // hard iron → −(y R_i,0 − x R_i,1)/hh.
                                 let z = pre.rotation.transposed * rkRow2  // row 2 of R_i
                                 let gb = pre.jacobian.transposed * z
-                                var row = (-1.0, -gb.x, -gb.y, -gb.z, 0.0, 0.0, 0.0)
+                                var row = (-1.0, -gb.x, -gb.y, -gb.z, -1.0, 0.0, 0.0, 0.0)
                                 if pw > 0 {
                                     let x0 = pre.rotation.transposed * rk.row0
                                     let x1 = pre.rotation.transposed * rk.row1
                                     let a = (x0 * mE.y - x1 * mE.x) * (-1 / hh)
-                                    row.4 = a.x
-                                    row.5 = a.y
-                                    row.6 = a.z
+                                    row.5 = a.x
+                                    row.6 = a.y
+                                    row.7 = a.z
                                 }
                                 withUnsafeBytes(of: row) { raw in
                                     let rv = raw.bindMemory(to: Double.self)
-                                    let count = 4 + pw
+                                    let count = 5 + pw
                                     for a in 0..<count {
                                         let la = lambda * rv[a]
-                                        magG[a] -= la * psi
-                                        for c in 0...a { magH[a * 7 + c] += la * rv[c] }
+                                        magG[a] -= la * residual
+                                        for c in 0...a { magH[a * Self.magStride + c] += la * rv[c] }
                                     }
                                 }
                             }
@@ -317,12 +354,13 @@ struct BatchWindow {
                                 magIdx[1] = o + 3
                                 magIdx[2] = o + 4
                                 magIdx[3] = o + 5
-                                for c in 0..<pw { magIdx[4 + c] = n + c }
-                                let count = 4 + pw
+                                magIdx[4] = o + 8
+                                for c in 0..<pw { magIdx[5 + c] = n + c }
+                                let count = 5 + pw
                                 for a in 0..<count {
                                     rhs[magIdx[a]] += magG[a]
                                     for c in 0...a {
-                                        let val = magH[a * 7 + c]
+                                        let val = magH[a * Self.magStride + c]
                                         if val == 0 { continue }
                                         let ia = magIdx[a]
                                         let ic = magIdx[c]
@@ -382,6 +420,19 @@ struct BatchWindow {
                                     rhs[n1 + a] -= wr * er[a]
                                 }
                             }
+                            // Magnetic azimuth disturbance: first-order Gauss–Markov between knots.
+                            do {
+                                let decay = (-max(pre.duration, 0) / p.magneticDisturbanceTime).exp
+                                let variance = max(
+                                    p.magneticDisturbance * p.magneticDisturbance * (1 - decay * decay), 1e-12)
+                                let wd = 1 / variance
+                                let rd = d[k + 1] - decay * d[k]
+                                addH(o + 8, o + 8, wd * decay * decay)
+                                addH(n1 + 8, n1 + 8, wd)
+                                addH(n1 + 8, o + 8, -wd * decay)
+                                rhs[o + 8] += wd * decay * rd
+                                rhs[n1 + 8] -= wd * rd
+                            }
                             // Bias random walk.
                             let wb = 1 / (p.biasRandomWalk * p.biasRandomWalk * max(pre.duration, 1e-4))
                             let db = b[k + 1] - b[k]
@@ -410,7 +461,7 @@ struct BatchWindow {
                                 for a in 0..<10 {
                                     accJ[a] = j0[a]
                                     accJ[10 + a] = j1[a]
-                                    accIdx[a] = a < 8 ? o + a : n1 + a - 2
+                                    accIdx[a] = a < 8 ? o + a : n1 + 6 + (a - 8)
                                 }
                                 accR[0] = res.x
                                 accR[1] = res.y
@@ -425,7 +476,11 @@ struct BatchWindow {
                 }
             }
         }
-        if updateWeights && magWeightSum > 0 {
+        if calibrating && updateWeights && calibrationSums.weight > 0 && !fieldReferenceFixed {
+            fieldNorm = calibrationSums.norm / calibrationSums.weight
+            fieldDip = calibrationSums.dip / calibrationSums.weight
+        }
+        if !calibrating && updateWeights && magWeightSum > 0 && !fieldReferenceFixed {
             fieldNorm = magNormSum / magWeightSum
             fieldDip = magDipSum / magWeightSum
         }
@@ -454,13 +509,11 @@ extension BatchWindow {
             let db = Vector3(delta[o + 3], delta[o + 4], delta[o + 5])
             b[k] += db
             v[k] += SIMD2(delta[o + 6], delta[o + 7])
+            d[k] += delta[o + 8]
             maxTheta = max(maxTheta, norm)
             maxBias = max(maxBias, db.norm)
         }
-        if estimateHardIron {
-            let o = count * ks
-            hardIron += Vector3(delta[o], delta[o + 1], delta[o + 2])
-        }
+        for c in 0..<borderWidth { globals[c] += delta[count * ks + c] }
         return (maxTheta, maxBias)
     }
 
@@ -495,12 +548,13 @@ extension BatchWindow {
             delta.allSatisfy(\.isFinite)
         else { return nil }
         let dth = Vector3(delta[0], delta[1], delta[2])
-        var h = hardIron
-        if estimateHardIron { h += Vector3(delta[ks], delta[ks + 1], delta[ks + 2]) }
+        var g = globals
+        for c in 0..<borderWidth { g[c] += delta[ks + c] }
         return Prior(
             attitude: (Quaternion(rotationVector: dth) * q[boundary]).normalized,
             bias: b[boundary] + Vector3(delta[3], delta[4], delta[5]),
-            velocity: v[boundary] + SIMD2(delta[6], delta[7]), hardIron: h, information: info.symmetrizedMatrix)
+            velocity: v[boundary] + SIMD2(delta[6], delta[7]), disturbance: d[boundary] + delta[8], globals: g,
+            information: info.symmetrizedMatrix)
     }
 }
 
@@ -510,5 +564,85 @@ extension Matrix {
         var m = self
         for i in 0..<rows { for j in 0..<i { let v = (m[i, j] + m[j, i]) / 2; m[i, j] = v; m[j, i] = v } }
         return m
+    }
+}
+
+extension BatchWindow {
+    /// The full-vector magnetometer factor of a calibration: `R_i·W·(m_i − h) = (0, H, −Z)` in the
+    /// earth frame, scaled by the learnt field strength; its attitude and bias derivatives keep
+    /// only the rotation about the vertical (the magnetometer still informs the heading only).
+    /// Unknown order in `magH`/`magG`: θz, b (3), d (unused), h (3), W (6), H, Z.
+    mutating func calibrationFactor(
+        _ i: Int, rk: Matrix3, pre: Preintegration, updateWeights: Bool, magH: inout [Double], magG: inout [Double],
+        sums: inout (norm: Double, dip: Double, weight: Double)
+    ) {
+        let p = parameters
+        let g = globals
+        let u = mag[i] - Vector3(g[0], g[1], g[2])
+        let w = softIron
+        let c = w * u
+        let rs = rk * pre.rotation
+        let rc = rs * c
+        let field = Vector3(0, g[9], -g[10])
+        let strength = max((g[9] * g[9] + g[10] * g[10]).squareRoot(), 1e-12)
+        let s = fieldNorm.isFinite && fieldNorm > 0 ? fieldNorm : strength
+        let res = (rc - field) * (1 / s)
+        let hh = (rc.x * rc.x + rc.y * rc.y).squareRoot()
+        let dip = Double.atan2(-rc.z, hh)
+        let norm = c.norm
+        var weight = Double(magWeight[i])
+        if updateWeights {
+            let en = (norm / strength - 1) / p.fieldNormTolerance
+            let ed = (dip - Double.atan2(g[10], g[9])) / p.dipTolerance
+            let scale2 = p.headingOutlierScale * p.headingOutlierScale
+            weight = p.robustLoss.weight(squaredScaledResidual: res.squaredNorm / scale2) / (1 + en * en + ed * ed)
+            magWeight[i] = Float(weight)
+        }
+        sums.norm += weight * norm
+        sums.dip += weight * dip
+        sums.weight += weight
+        let sigma = p.magnetometerNoise * max(0.2, Foundation.cos(fieldDip.isFinite ? fieldDip : 1))
+        let lambda = weight * magTime[i] / (sigma * sigma)
+        guard lambda > 0 else { return }
+        // Jacobian rows (3) over 16 unknowns.
+        var jac = [Double](repeating: 0, count: 3 * Self.magStride)
+        let turn = Vector3(-rc.y, rc.x, 0) * (1 / s)  // ∂/∂(rotation about the vertical)
+        let z = pre.rotation.transposed * rk.row2
+        let gb = pre.jacobian.transposed * z
+        let rw = rs * w
+        for r in 0..<3 {
+            let o = r * Self.magStride
+            jac[o] = turn[r]
+            jac[o + 1] = turn[r] * gb.x
+            jac[o + 2] = turn[r] * gb.y
+            jac[o + 3] = turn[r] * gb.z
+            // h: −R W / s.
+            jac[o + 5] = -rw[r, 0] / s
+            jac[o + 6] = -rw[r, 1] / s
+            jac[o + 7] = -rw[r, 2] / s
+            // W: R · ∂(W u)/∂w / s, w = (w00, w11, w22, w01, w02, w12).
+            let r0 = rs[r, 0] / s
+            let r1 = rs[r, 1] / s
+            let r2 = rs[r, 2] / s
+            jac[o + 8] = r0 * u.x
+            jac[o + 9] = r1 * u.y
+            jac[o + 10] = r2 * u.z
+            jac[o + 11] = r0 * u.y + r1 * u.x
+            jac[o + 12] = r0 * u.z + r2 * u.x
+            jac[o + 13] = r1 * u.z + r2 * u.y
+        }
+        // H, Z: residual − (0, H, −Z)/s.
+        jac[1 * Self.magStride + 14] = -1 / s
+        jac[2 * Self.magStride + 15] = 1 / s
+        for a in 0..<Self.magStride where a != 4 {
+            var ga = 0.0
+            for r in 0..<3 { ga += jac[r * Self.magStride + a] * res[r] }
+            magG[a] -= lambda * ga
+            for c in 0...a where c != 4 {
+                var h = 0.0
+                for r in 0..<3 { h += jac[r * Self.magStride + a] * jac[r * Self.magStride + c] }
+                magH[a * Self.magStride + c] += lambda * h
+            }
+        }
     }
 }

@@ -55,11 +55,15 @@ func parameters() -> BatchAttitudeEstimator.Parameters {
         case "accout": p.accelerometerOutlierScale = d
         case "mag": p.magnetometerNoise = d
         case "headout": p.headingOutlierScale = d.radians
+        case "dist": p.magneticDisturbance = d.radians
+        case "restref": p.fieldReferenceFromRest = d != 0
+        case "disttime": p.magneticDisturbanceTime = d
         case "normtol": p.fieldNormTolerance = d
         case "diptol": p.dipTolerance = d.radians
         case "rest": p.restRateNoise = d
         case "zupt": p.restVelocityNoise = d
         case "hardiron": p.estimateHardIron = d != 0
+        case "calib": p.estimateMagnetometerCalibration = d != 0
         case "iter": p.maximumIterations = Int(d)
         case "tol": p.tolerance = d
         case "window": p.windowDuration = d
@@ -79,6 +83,7 @@ struct Outcome {
     var attitudes: [Quaternion]
     var sigma: [Double]
     var seconds: Double
+    var bias: [Vector3] = []
 }
 
 func now() -> Double {
@@ -99,12 +104,12 @@ func reconstruct(_ samples: [SensorSample], method: String) -> Outcome {
         let out = AttitudeSmoother(parameters: p).reconstruct(samples)
         return Outcome(
             attitudes: out.map(\.attitude), sigma: out.map(\.estimate.diagnostics.attitudeUncertainty),
-            seconds: now() - t0)
+            seconds: now() - t0, bias: out.map(\.estimate.gyroscopeBias))
     default:
         let out = BatchAttitudeEstimator(parameters: parameters()).reconstruct(samples)
         return Outcome(
             attitudes: out.map(\.estimate.attitude), sigma: out.map(\.estimate.diagnostics.attitudeUncertainty),
-            seconds: now() - t0)
+            seconds: now() - t0, bias: out.map(\.estimate.gyroscopeBias))
     }
 }
 
@@ -248,6 +253,22 @@ func broad() throws {
         let c = coverage(o, samples, offsetDegrees: r.headingOffset)
         totals.append(r.totalRMSE)
         coverages.append(c)
+        if let dump = options["dump"] {
+            // t, signed heading error (deg), total error (deg), sigma (deg), moving
+            var text = ""
+            for (i, s) in samples.enumerated() {
+                guard let truth = s.truth, truth.isFinite else { continue }
+                let e = (o.attitudes[i] * truth.conjugate).normalized
+                let h = 2 * Double.atan2(e.z, e.w)
+                let total = 2 * abs(e.w).acosClamped
+                let sg = i < o.sigma.count ? o.sigma[i] : .nan
+                let b = i < o.bias.count ? o.attitudes[i].rotate(o.bias[i]) : .zero
+                text +=
+                    "\(s.t),\(h.degrees),\(total.degrees),\(sg.degrees),\(s.moving == true ? 1 : 0),\(b.z.degrees)\n"
+            }
+            try text.write(
+                toFile: dump + "/" + String(f.prefix(2)) + "_" + method + ".csv", atomically: true, encoding: .utf8)
+        }
         print(
             String(
                 format: "%@ %@ %@ total %.2f heading %.2f incl %.2f  cover %.0f%%", String(f.prefix(2)), mode.rawValue,
@@ -322,7 +343,88 @@ func scale() throws {
             seconds / Double(max(1, count)) * 1e9, Double(usage.ru_maxrss) / 1024, acc))
 }
 
+/// Magnetometer calibration: joint (batch) against the ellipsoid fit, judged by the azimuth error of
+/// the calibrated field at the true attitude and by the spread of its strength.
+func calibrationComparison() throws {
+    let dir = dataRoot + "/broad"
+    var files = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasSuffix(".csv") }.sorted()
+    if let t = options["trials"] {
+        let wanted = t.split(separator: ",").map(String.init)
+        files = files.filter { f in wanted.contains { f.hasPrefix($0) } }
+    }
+    func judge(_ samples: [SensorSample], _ apply: (Vector3) -> Vector3) -> (azimuth: Double, norm: Double) {
+        var az = [Double]()
+        var norms = [Double]()
+        for s in samples {
+            guard let m = s.magnetometer, let q = s.truth, q.isFinite else { continue }
+            let c = apply(m)
+            let e = q.rotate(c)
+            az.append(Double.atan2(e.x, e.y).degrees)
+            norms.append(c.norm)
+        }
+        let mean = az.reduce(0, +) / Double(az.count)
+        let rms = (az.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(az.count)).squareRoot()
+        let nm = norms.reduce(0, +) / Double(norms.count)
+        let ns = (norms.reduce(0) { $0 + ($1 - nm) * ($1 - nm) } / Double(norms.count)).squareRoot() / nm
+        return (rms, ns * 100)
+    }
+    for f in files {
+        let samples = try Trace.readNative(path: dir + "/" + f).samples
+        var p = parameters()
+        p.estimateMagnetometerCalibration = true
+        var estimates = [Quaternion]()
+        var index = 0
+        let stats = try BatchAttitudeEstimator(parameters: p).reconstruct(
+            next: {
+                guard index < samples.count else { return nil }
+                index += 1
+                return samples[index - 1]
+            }, progress: nil
+        ) { estimates.append($0.estimate.attitude) }
+        let r = AttitudeErrorMetric.evaluate(estimates: estimates, trace: Trace(samples: samples), mode: .nineD)!
+        let raw = judge(samples) { $0 }
+        var line = String(format: "%@ raw az %.2f° norm %.1f%%", String(f.prefix(2)), raw.azimuth, raw.norm)
+        if let fit = try? MagnetometerCalibration.fit(samples.compactMap(\.magnetometer)) {
+            let j = judge(samples) { fit.apply($0) }
+            line += String(format: " | ellipsoid az %.2f° norm %.1f%%", j.azimuth, j.norm)
+        } else {
+            line += " | ellipsoid refused"
+        }
+        if let c = stats.magnetometerCalibration {
+            let j = judge(samples) { c.apply($0) }
+            line += String(format: " | joint az %.2f° norm %.1f%% (|h| %.2f)", j.azimuth, j.norm, c.hardIron.norm)
+        } else {
+            line += " | joint none"
+        }
+        line += String(format: " | attitude total %.2f", r.totalRMSE)
+        print(line)
+    }
+}
+
+/// Simulated traces (the tests' settings: 120 s at 100 Hz, calibrated consumer errors, seed 7).
+func simulated() {
+    for name in positional {
+        guard let scenario = MotionSimulator.Scenario(rawValue: name) else { continue }
+        var settings = MotionSimulator.Settings()
+        settings.scenario = scenario
+        settings.duration = Double(options["duration"] ?? "120") ?? 120
+        settings.rate = 100
+        settings.errors = .calibrated
+        settings.seed = UInt64(options["seed"] ?? "7") ?? 7
+        let trace = MotionSimulator(settings: settings).run()
+        let o = reconstruct(trace.samples, method: method)
+        let r = AttitudeErrorMetric.evaluate(estimates: o.attitudes, trace: trace, mode: mode)!
+        let c = coverage(o, trace.samples, offsetDegrees: r.headingOffset)
+        print(
+            String(
+                format: "%@ %@ %@ total %.3f heading %.3f incl %.3f cover %.0f%%", name, mode.rawValue, method,
+                r.totalRMSE, r.headingRMSE, r.inclinationRMSE, c * 100))
+    }
+}
+
 switch command {
+case "sim": simulated()
+case "calib": try calibrationComparison()
 case "broad": try broad()
 case "euroc": try euroc()
 case "scale": try scale()
