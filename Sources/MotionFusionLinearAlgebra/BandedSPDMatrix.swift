@@ -94,7 +94,8 @@ public struct BandedSPDMatrix: Sendable {
             isFactored = true
             return
         }
-        let info = try LAPACKLibrary.get().dpbtrf(
+        // Finiteness is checked above, so LAPACKE's own NaN scan (`_work` skips it) is not needed.
+        let info = try LAPACKLibrary.get().dpbtrfWork(
             LAPACK_COL_MAJOR, Int8(UInt8(ascii: "L")), Int32(order), Int32(bandwidth), &band,
             Int32(bandwidth + 1))
         LinearAlgebra.countBandedCall()
@@ -116,7 +117,7 @@ public struct BandedSPDMatrix: Sendable {
         precondition(b.count == order * columns, "right-hand side needs one row per unknown")
         guard b.allSatisfy(\.isFinite) else { throw LinearAlgebraError.nonFinite(routine: "dpbtrs") }
         if order == 0 || columns == 0 { return }
-        let info = try LAPACKLibrary.get().dpbtrs(
+        let info = try LAPACKLibrary.get().dpbtrsWork(
             LAPACK_COL_MAJOR, Int8(UInt8(ascii: "L")), Int32(order), Int32(bandwidth), Int32(columns),
             band, Int32(bandwidth + 1), &b, Int32(order))
         LinearAlgebra.countBandedCall()

@@ -32,6 +32,8 @@ struct BatchWindow {
     var mag: [Vector3] = []
     var magValid: [Bool] = []
     var magTime: [Double] = []
+    /// Norm of each magnetometer value.
+    var magNorm: [Double] = []
     /// Rest flags.
     var rest: [Bool] = []
 
@@ -118,24 +120,24 @@ struct BatchWindow {
     struct Preintegration {
         var rotation = Matrix3.identity
         var quaternion = Quaternion.identity
-        var jacobian = Matrix3.zero
+        /// `Σ ΔR_j·dt_j` over the steps so far: with it the bias Jacobian is `−ΔRᵀ·sum` (the
+        /// closed form of `J ← Eᵀ·J − Jr(φ)·dt` with `Jr ≈ I`, exact to the first order in the
+        /// rotation per step), so no 3×3 product is needed per sample.
+        var sum = Matrix3.zero
         var variance = 0.0
         var duration = 0.0
+
+        /// The derivative of `rotation` (right perturbation) with respect to the bias.
+        var jacobian: Matrix3 { (rotation.transposed * sum) * -1 }
 
         /// Integrates the bias-corrected rate `omega` over `dt`, adding `noise` (rad²/s) per second
         /// and `extra` (rad²).
         @inline(__always)
         mutating func advance(_ omega: Vector3, _ dt: Double, noise: Double, extra: Double) {
             guard dt > 0 else { return }
-            let phi = omega * dt
-            let e = Quaternion(rotationVector: phi)
-            let em = Matrix3(e)
-            quaternion = quaternion * e
-            rotation = rotation * em
-            // J ← Eᵀ J − Jr(φ) dt, with Jr(φ) ≈ I − ½[φ]×.
-            let h = phi * 0.5
-            let jr = Matrix3(Vector3(1, h.z, -h.y), Vector3(-h.z, 1, h.x), Vector3(h.y, -h.x, 1))
-            jacobian = em.transposed * jacobian - jr * dt
+            quaternion = quaternion * Quaternion(rotationVector: omega * dt)
+            rotation = Matrix3(quaternion)
+            sum += rotation * dt
             variance += noise * dt + extra
             duration += dt
         }
@@ -188,6 +190,10 @@ struct BatchWindow {
         // Field reference for the disturbance weights.
         let refNorm = fieldNorm
         let refDip = fieldDip
+        let refSinDip = Foundation.sin(refDip)
+        // A dip departure δ moves the sine by cos(dip)·δ.
+        let refDipScale = max(Foundation.cos(refDip), 0.05) * dipTol
+        let hard = hardIron
 
         band.withUnsafeMutableBufferPointer { band in
             rhs.withUnsafeMutableBufferPointer { rhs in
@@ -274,7 +280,8 @@ struct BatchWindow {
                             let hasNext = k < lastKnot && k + 1 < knots.count
                             let bias = b[k]
                             var pSum = Vector3.zero  // Σ ΔR f τ
-                            var qSum = Matrix3.zero  // Σ ΔR [f]× J τ
+                            var magLambda = 0.0
+                            var magGradient = 0.0
                             var accTime = 0.0
                             var totalTime = 0.0
                             var allRest = true
@@ -289,9 +296,7 @@ struct BatchWindow {
                                 totalTime += tau
                                 if !rest[i] { allRest = false }
                                 if accValid[i] && tau > 0 {
-                                    let f = acc[i]
-                                    pSum += pre.rotation * f * tau
-                                    qSum += pre.rotation * (Matrix3.cross(f) * pre.jacobian) * tau
+                                    pSum += pre.rotation * acc[i] * tau
                                     accTime += tau
                                 }
                                 guard useMagnetometer && magValid[i] else { continue }
@@ -301,53 +306,62 @@ struct BatchWindow {
                                         sums: &calibrationSums)
                                     continue
                                 }
-                                let m = mag[i] - hardIron
-                                let mK = pre.rotation * m
-                                let mE = rk * mK
+                                let m = mag[i] - hard
+                                let mE = rk * (pre.rotation * m)
                                 let hh = mE.x * mE.x + mE.y * mE.y
-                                let norm = m.norm
+                                let norm = pw > 0 ? m.norm : magNorm[i]
                                 guard hh > 0, norm > 0 else { continue }
-                                let psi = Double.atan2(mE.x, mE.y)
+                                // Azimuth: a short series where it is small (most samples), else atan2.
+                                let psi: Double
+                                if mE.y > 0 && abs(mE.x) < 0.1 * mE.y {
+                                    let u = mE.x / mE.y
+                                    let u2 = u * u
+                                    psi = u * (1 - u2 * (1.0 / 3 - u2 * (1.0 / 5 - u2 * (1.0 / 7))))
+                                } else {
+                                    psi = Double.atan2(mE.x, mE.y)
+                                }
                                 let residual = psi - dk
-                                let dip = Double.atan2(-mE.z, hh.squareRoot())
+                                // Sine of the dip (the rotation keeps the norm).
+                                let sinDip = -mE.z / norm
                                 var w = Double(magWeight[i])
                                 if updateWeights {
                                     var field = 1.0
                                     if refNorm.isFinite && refDip.isFinite {
                                         let en = (norm / refNorm - 1) / normTol
-                                        let ed = (dip - refDip) / dipTol
+                                        let ed = (sinDip - refSinDip) / refDipScale
                                         field = 1 / (1 + en * en + ed * ed)
                                     }
                                     w = field * loss.weight(squaredScaledResidual: residual * residual / headingScale2)
                                     magWeight[i] = Float(w)
                                 }
                                 magNormSum += w * norm
-                                magDipSum += w * dip
+                                magDipSum += w * sinDip
                                 magWeightSum += w
                                 let lambda = w * magTime[i] / magNoise2
                                 guard lambda > 0 else { continue }
-                                // Residual ψ − d. Row: θz → −1, b → −(R_i J)ᵀ e_z, d → −1,
-                                // hard iron → −(y R_i,0 − x R_i,1)/hh.
-                                let z = pre.rotation.transposed * rkRow2  // row 2 of R_i
-                                let gb = pre.jacobian.transposed * z
-                                var row = (-1.0, -gb.x, -gb.y, -gb.z, -1.0, 0.0, 0.0, 0.0)
-                                if pw > 0 {
-                                    let x0 = pre.rotation.transposed * rk.row0
-                                    let x1 = pre.rotation.transposed * rk.row1
-                                    let a = (x0 * mE.y - x1 * mE.x) * (-1 / hh)
-                                    row.5 = a.x
-                                    row.6 = a.y
-                                    row.7 = a.z
+                                // Residual ψ − d: ∂/∂θz = −1, ∂/∂d = −1. The bias moves a sample's
+                                // azimuth by at most |δb|·knot interval, far below the magnetometer
+                                // noise: left out. With a hard iron: ∂/∂h = −(y R_i,0 − x R_i,1)/hh.
+                                if pw == 0 {
+                                    magLambda += lambda
+                                    magGradient += lambda * residual
+                                    continue
                                 }
-                                withUnsafeBytes(of: row) { raw in
-                                    let rv = raw.bindMemory(to: Double.self)
-                                    let count = 5 + pw
-                                    for a in 0..<count {
-                                        let la = lambda * rv[a]
-                                        magG[a] -= la * residual
-                                        for c in 0...a { magH[a * Self.magStride + c] += la * rv[c] }
-                                    }
+                                let rs = rk * pre.rotation
+                                let a = (rs.row0 * mE.y - rs.row1 * mE.x) * (-1 / hh)
+                                let row = [-1.0, 0, 0, 0, -1, a.x, a.y, a.z]
+                                for ia in 0..<8 where row[ia] != 0 {
+                                    let la = lambda * row[ia]
+                                    magG[ia] -= la * residual
+                                    for ic in 0...ia { magH[ia * Self.magStride + ic] += la * row[ic] }
                                 }
+                            }
+                            if magLambda > 0 {
+                                magH[0] += magLambda
+                                magH[4 * Self.magStride] += magLambda
+                                magH[4 * Self.magStride + 4] += magLambda
+                                magG[0] += magGradient
+                                magG[4] += magGradient
                             }
                             if useMagnetometer {
                                 magIdx[0] = o + 2
@@ -390,7 +404,7 @@ struct BatchWindow {
                             let predicted = q[k] * pre.quaternion
                             let e = (q[k + 1] * predicted.conjugate).rotationVector
                             let wg = 1 / max(pre.variance, 1e-14)
-                            let g = rk * pre.rotation * pre.jacobian
+                            let g = (rk * pre.sum) * -1  // R_k ΔR J = −R_k Σ ΔR dt
                             for a in 0..<3 {
                                 addH(o + a, o + a, wg)
                                 addH(n1 + a, n1 + a, wg)
@@ -454,10 +468,11 @@ struct BatchWindow {
                                         squaredScaledResidual: (res.x * res.x + res.y * res.y) / (sigma2 * accScale2))
                                     accWeight[k] = wa
                                 }
-                                let rq = rk * qSum
-                                // Rows over (θ 3, b 3, v_k 2, v_{k+1} 2).
-                                let j0: [Double] = [0, -u.z, u.y, rq[0, 0], rq[0, 1], rq[0, 2], -1, 0, 1, 0]
-                                let j1: [Double] = [u.z, 0, -u.x, rq[1, 0], rq[1, 1], rq[1, 2], 0, -1, 0, 1]
+                                // Rows over (θ 3, b 3, v_k 2, v_{k+1} 2). The bias changes an interval's
+                                // velocity increment by |δb|·interval·|f|·interval, far below its noise:
+                                // left out.
+                                let j0: [Double] = [0, -u.z, u.y, 0, 0, 0, -1, 0, 1, 0]
+                                let j1: [Double] = [u.z, 0, -u.x, 0, 0, 0, 0, -1, 0, 1]
                                 for a in 0..<10 {
                                     accJ[a] = j0[a]
                                     accJ[10 + a] = j1[a]
@@ -482,7 +497,7 @@ struct BatchWindow {
         }
         if !calibrating && updateWeights && magWeightSum > 0 && !fieldReferenceFixed {
             fieldNorm = magNormSum / magWeightSum
-            fieldDip = magDipSum / magWeightSum
+            fieldDip = Foundation.asin(max(-1, min(1, magDipSum / magWeightSum)))
         }
         var system = BorderedBandedSystem(order: n, bandwidth: Self.bandwidth, borderWidth: pw)
         system.band.band = band

@@ -64,6 +64,7 @@ func parameters() -> BatchAttitudeEstimator.Parameters {
         case "zupt": p.restVelocityNoise = d
         case "hardiron": p.estimateHardIron = d != 0
         case "calib": p.estimateMagnetometerCalibration = d != 0
+        case "init": p.initialiser = BatchInitialiser(rawValue: value) ?? .smoother
         case "iter": p.maximumIterations = Int(d)
         case "tol": p.tolerance = d
         case "window": p.windowDuration = d
@@ -329,10 +330,11 @@ func scale() throws {
             acc += s.attitude.w
         }
     } else {
-        try BatchAttitudeEstimator(parameters: parameters()).reconstruct(next: next, progress: nil) { s in
+        let st = try BatchAttitudeEstimator(parameters: parameters()).reconstruct(next: next, progress: nil) { s in
             count += 1
             acc += s.estimate.attitude.w
         }
+        print("windows \(st.windows) iterations \(st.iterations) failed \(st.failedWindows)")
     }
     let seconds = now() - t0
     var usage = rusage()
