@@ -485,6 +485,15 @@ extension BatchAttitudeEstimator {
             var lastGyroTime = -Double.infinity
             var lastAcc: Vector3?
             var lastAccTime = -Double.infinity
+            // The typical step: a step well beyond it is a dropout, over which the motion is unknown.
+            var steps = [Double]()
+            var previousT = Double.nan
+            for s in samples.prefix(2000) {
+                if previousT.isFinite, s.input.t.isFinite, s.input.t > previousT { steps.append(s.input.t - previousT) }
+                if s.input.t.isFinite { previousT = s.input.t }
+            }
+            let nominal = steps.isEmpty ? 0.01 : Self.median(&steps)
+            var previousGyro: Vector3?
             for s in samples {
                 let input = s.input
                 var dt = 0.0
@@ -500,7 +509,16 @@ extension BatchAttitudeEstimator {
                     // The sample's rate stands for the step ending at it (the rate a sensor reports
                     // is its mean over the last sample period), as in the online filters.
                     omega = g
+                    if dt > 2.5 * nominal, let previous = previousGyro {
+                        // A dropout: take the mean of the rates on either side, and let the attitude
+                        // move by the rotation that may have been missed.
+                        omega = (g + previous) * 0.5
+                        let missed = dt - nominal
+                        let change = (g - previous).norm * missed
+                        blind = missing2 * missed + change * change
+                    }
                     lastGyro = g
+                    previousGyro = g
                     if input.t.isFinite { lastGyroTime = input.t }
                 } else if let g = lastGyro, input.t.isFinite, input.t - lastGyroTime <= p.maximumHold {
                     omega = g

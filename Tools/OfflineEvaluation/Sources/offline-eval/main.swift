@@ -201,25 +201,46 @@ func variant(_ name: String, _ samples: [SensorSample]) -> [SensorSample] {
             var s = $0; s.gyroscope = s.gyroscope.map { $0 + b }; return s
         }
     case "jitter":
-        // Irregular timestamps (±20 % of the period), and gaps of up to 0.19 s dropped every ~5 s;
-        // deterministic.
+        // An irregular sensor: instants 6 ms ± 20 % apart with gaps of up to 0.19 s every ~5 s; each
+        // value is the mean over the nominal period ending at its instant (so a gap loses the
+        // motion inside it, as a real dropout does). Deterministic.
         var state: UInt64 = 12345
         func uniform() -> Double {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             return Double(state >> 11) / Double(1 << 53)
         }
+        guard let first = samples.first?.t, let last = samples.last?.t else { return samples }
+        let nominal = 0.006
         var out = [SensorSample]()
-        let period = samples.count > 1 ? samples[1].t - samples[0].t : 0.01
-        var i = 0
-        while i < samples.count {
-            var s = samples[i]
-            s.t += (uniform() - 0.5) * 0.4 * period
-            out.append(s)
-            if uniform() < period / 5 {
-                i += Int(0.19 * uniform() / period) + 1
-            } else {
-                i += 1
+        var j = 0
+        var t = first + nominal
+        while t <= last {
+            while j + 1 < samples.count && samples[j + 1].t <= t - nominal { j += 1 }
+            var rotation = Quaternion.identity
+            var acc = Vector3.zero
+            var mag = Vector3.zero
+            var count = 0.0
+            var k = j
+            while k + 1 < samples.count && samples[k + 1].t <= t {
+                let s = samples[k + 1]
+                let dt = s.t - samples[k].t
+                if let g = s.gyroscope { rotation = rotation * Quaternion(rotationVector: g * dt) }
+                if let a = s.accelerometer { acc += a }
+                if let m = s.magnetometer { mag += m }
+                count += 1
+                k += 1
             }
+            var sample = SensorSample(t: t)
+            if count > 0 {
+                sample.gyroscope = rotation.rotationVector / nominal
+                sample.accelerometer = acc / count
+                sample.magnetometer = mag / count
+            }
+            sample.truth = samples[k].truth
+            sample.moving = samples[k].moving
+            out.append(sample)
+            t += nominal * (0.8 + 0.4 * uniform())
+            if uniform() < 0.0012 { t += 0.19 * uniform() }
         }
         return out
     default:
