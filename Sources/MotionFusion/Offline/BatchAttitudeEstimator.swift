@@ -612,8 +612,13 @@ extension BatchAttitudeEstimator {
                     w.globals[8] = m[1, 2]
                 }
             }
-            // Field reference: median strength and dip at the initial attitudes.
-            if useMagnetometer {
+            // Field reference: median strength and dip at the initial attitudes (first window only;
+            // later windows keep it).
+            if useMagnetometer, let reference = fieldReference {
+                w.fieldNorm = reference.norm
+                w.fieldDip = reference.dip
+                w.fieldReferenceFixed = true
+            } else if useMagnetometer {
                 var norms = [Double]()
                 var dips = [Double]()
                 var restNorms = [Double]()
@@ -699,30 +704,43 @@ extension BatchAttitudeEstimator {
         ) throws {
             let ks = BatchWindow.knotSize
             let noise2 = parameters.gyroscopeNoise * parameters.gyroscopeNoise
+            // Attitude variance (trace) and heading variance at a knot, from the selected inverse.
+            func variances(_ k: Int) -> (trace: Double, heading: Double) {
+                guard let inverse, k < w.knotCount else { return (.nan, .nan) }
+                let o = k * ks
+                let h = inverse.element(o + 2, o + 2)
+                return (inverse.element(o, o) + inverse.element(o + 1, o + 1) + h, h)
+            }
+            var rotations = [Quaternion]()
+            var elapsed = [Double]()
+            var next = variances(0)
             for k in 0..<w.knotCount {
                 let r = w.range(k)
                 guard r.lowerBound < end else { break }
                 let bias = w.b[k]
-                // Covariance of (θ, b) at the knot.
-                var cov = [Double](repeating: 0, count: 36)
-                if let inverse {
-                    for a in 0..<6 { for c in 0..<6 { cov[a * 6 + c] = inverse.element(k * ks + a, k * ks + c) } }
+                let here = next
+                next = k + 1 < w.knotCount ? variances(k + 1) : here
+                // Integrate once over the knot (and to the next knot's sample).
+                rotations.removeAll(keepingCapacity: true)
+                elapsed.removeAll(keepingCapacity: true)
+                var pre = BatchWindow.Preintegration()
+                for i in r {
+                    if i > r.lowerBound { w.advance(&pre, i, bias: bias) }
+                    rotations.append(pre.quaternion)
+                    elapsed.append(pre.duration)
                 }
                 // Spread the gyroscope residual to the next knot over the interval.
-                var pre = BatchWindow.Preintegration()
                 var correction = Vector3.zero
                 var duration = 0.0
                 if k + 1 < w.knotCount {
-                    var full = BatchWindow.Preintegration()
-                    for i in (r.lowerBound + 1)...r.upperBound { w.advance(&full, i, bias: bias) }
-                    correction = (w.q[k + 1] * (w.q[k] * full.quaternion).conjugate).rotationVector
-                    duration = full.duration
+                    w.advance(&pre, r.upperBound, bias: bias)
+                    correction = (w.q[k + 1] * (w.q[k] * pre.quaternion).conjugate).rotationVector
+                    duration = pre.duration
                 }
-                let rk = Matrix3(w.q[k])
                 for i in r where i < end {
-                    if i > r.lowerBound { w.advance(&pre, i, bias: bias) }
-                    let alpha = duration > 0 ? min(1, pre.duration / duration) : 0
-                    var q = w.q[k] * pre.quaternion
+                    let j = i - r.lowerBound
+                    let alpha = duration > 0 ? min(1, elapsed[j] / duration) : 0
+                    var q = w.q[k] * rotations[j]
                     if alpha > 0 { q = Quaternion(rotationVector: correction * alpha) * q }
                     q = q.normalized
                     let s = pending[i]
@@ -733,23 +751,13 @@ extension BatchAttitudeEstimator {
                     d.accelerometerRejected = !w.accValid[i] || accW < 0.5
                     d.magnetometerRejected = !useMagnetometer || !w.magValid[i] || magW < 0.5
                     if inverse != nil {
-                        // Σ = A Σk Aᵀ + gyroscope noise since the knot, A = [I, R J].
-                        let g = (rk * pre.sum) * -1  // R_k ΔR J
-                        var sigma = Matrix3.zero
-                        for a in 0..<3 {
-                            for c in 0..<3 {
-                                var v = cov[a * 6 + c]
-                                for m in 0..<3 {
-                                    v += g[c, m] * cov[a * 6 + 3 + m] + g[a, m] * cov[(3 + m) * 6 + c]
-                                    for l in 0..<3 { v += g[a, m] * cov[(3 + m) * 6 + 3 + l] * g[c, l] }
-                                }
-                                sigma[a, c] = v
-                            }
-                        }
-                        let grow = noise2 * pre.duration
-                        let trace = sigma.trace + 3 * grow
+                        // Between knots: the knots' variances interpolated, plus the gyroscope noise of
+                        // a bridge pinned at both knots (the bias adds less than 1e-4 rad within a knot).
+                        let bridge = noise2 * duration * alpha * (1 - alpha)
+                        let trace = here.trace * (1 - alpha) + next.trace * alpha + 3 * bridge
+                        let heading = here.heading * (1 - alpha) + next.heading * alpha + bridge
                         d.attitudeUncertainty = max(0, trace).squareRoot()
-                        d.headingUncertainty = max(0, sigma[2, 2] + grow).squareRoot()
+                        d.headingUncertainty = max(0, heading).squareRoot()
                     }
                     let input = s.input
                     let e = MotionEstimate(

@@ -34,6 +34,14 @@ struct BatchWindow {
     var magTime: [Double] = []
     /// Norm of each magnetometer value.
     var magNorm: [Double] = []
+    /// Cached integration of each knot (fast path), and each magnetometer value turned into its
+    /// knot's frame with that integration.
+    var cache: [KnotCache?] = []
+    /// Sine of the reference dip, and how far a departure of one dip tolerance moves it (set at
+    /// each assembly).
+    var referenceSinDip = 0.0
+    var referenceDipScale = 1.0
+    var magKnot: [Vector3] = []
     /// Rest flags.
     var rest: [Bool] = []
 
@@ -184,6 +192,7 @@ struct BatchWindow {
         let restNoise2 = p.restRateNoise * p.restRateNoise
         let loss = p.robustLoss
         var calibrationSums = (norm: 0.0, dip: 0.0, weight: 0.0)
+        var fastSums = (norm: 0.0, dip: 0.0, weight: 0.0)
         var magNormSum = 0.0
         var magDipSum = 0.0
         var magWeightSum = 0.0
@@ -193,6 +202,8 @@ struct BatchWindow {
         let refSinDip = Foundation.sin(refDip)
         // A dip departure δ moves the sine by cos(dip)·δ.
         let refDipScale = max(Foundation.cos(refDip), 0.05) * dipTol
+        referenceSinDip = refSinDip
+        referenceDipScale = refDipScale
         let hard = hardIron
 
         band.withUnsafeMutableBufferPointer { band in
@@ -276,7 +287,6 @@ struct BatchWindow {
                         for k in 0...last {
                             let o = k * ks
                             let rk = Matrix3(q[k])
-                            let rkRow2 = rk.row2
                             let hasNext = k < lastKnot && k + 1 < knots.count
                             let bias = b[k]
                             var pSum = Vector3.zero  // Σ ΔR f τ
@@ -290,7 +300,33 @@ struct BatchWindow {
                             let dk = d[k]
                             var pre = Preintegration()
                             let r = range(k)
+                            // Fast path (no constants): the knot's integration is cached and reused
+                            // while its bias stays put; only the magnetometer azimuths are redone.
+                            let fast = pw == 0
+                            var toNext = Preintegration()
+                            if fast {
+                                let c = cachedKnot(k, hasNext: hasNext)
+                                pSum = c.pSum
+                                accTime = c.accTime
+                                totalTime = c.totalTime
+                                allRest = c.allRest
+                                toNext = c.toNext
+                                // First-order change of the rotation to the next knot with the bias.
+                                let db = bias - c.bias
+                                if db != .zero {
+                                    let turn = toNext.jacobian * db
+                                    toNext.quaternion = toNext.quaternion * Quaternion(rotationVector: turn)
+                                    toNext.rotation = Matrix3(toNext.quaternion)
+                                }
+                            }
                             for i in r {
+                                if fast {
+                                    guard useMagnetometer && magValid[i] else { continue }
+                                    fastMagnetometer(
+                                        i, rk: rk, dk: dk, updateWeights: updateWeights, lambda: &magLambda,
+                                        gradient: &magGradient, sums: &fastSums)
+                                    continue
+                                }
                                 if i > r.lowerBound { advance(&pre, i, bias: bias) }
                                 let tau = weightTime(i)
                                 totalTime += tau
@@ -398,7 +434,7 @@ struct BatchWindow {
                             rhs[o + 7] -= vw * v[k].y
                             guard hasNext else { continue }
                             // Step to the next knot's sample.
-                            advance(&pre, r.upperBound, bias: bias)
+                            if fast { pre = toNext } else { advance(&pre, r.upperBound, bias: bias) }
                             let n1 = o + ks
                             // Gyroscope: e = log(R_{k+1} (R_k ΔR)ᵀ); ∂e/∂θk = −I, ∂e/∂θk+1 = I, ∂e/∂bk = −R_k ΔR J.
                             let predicted = q[k] * pre.quaternion
@@ -495,6 +531,9 @@ struct BatchWindow {
             fieldNorm = calibrationSums.norm / calibrationSums.weight
             fieldDip = calibrationSums.dip / calibrationSums.weight
         }
+        magNormSum += fastSums.norm
+        magDipSum += fastSums.dip
+        magWeightSum += fastSums.weight
         if !calibrating && updateWeights && magWeightSum > 0 && !fieldReferenceFixed {
             fieldNorm = magNormSum / magWeightSum
             fieldDip = Foundation.asin(max(-1, min(1, magDipSum / magWeightSum)))
@@ -660,4 +699,96 @@ extension BatchWindow {
             }
         }
     }
+}
+
+extension BatchWindow {
+    /// What a knot's samples add up to with the knot's bias, kept across iterations.
+    struct KnotCache {
+        /// The bias the integration used.
+        var bias: Vector3
+        /// Integration to the next knot's sample.
+        var toNext: Preintegration
+        /// `Σ ΔR·f·τ`, the time with an accelerometer value, the knot's time.
+        var pSum: Vector3
+        var accTime: Double
+        var totalTime: Double
+        /// Every sample at rest.
+        var allRest: Bool
+    }
+
+    /// The knot's cached integration, redone when its bias has moved enough to turn a sample by
+    /// more than 1e-5 rad within the knot.
+    mutating func cachedKnot(_ k: Int, hasNext: Bool) -> KnotCache {
+        if cache.count != knots.count { cache = [KnotCache?](repeating: nil, count: knots.count) }
+        if magKnot.count != t.count { magKnot = [Vector3](repeating: .zero, count: t.count) }
+        let bias = b[k]
+        if let c = cache[k], (c.bias - bias).norm * max(c.toNext.duration, parameters.knotInterval) < 1e-5 {
+            return c
+        }
+        var pre = Preintegration()
+        var pSum = Vector3.zero
+        var accTime = 0.0
+        var totalTime = 0.0
+        var allRest = true
+        let r = range(k)
+        for i in r {
+            if i > r.lowerBound { advance(&pre, i, bias: bias) }
+            let tau = weightTime(i)
+            totalTime += tau
+            if !rest[i] { allRest = false }
+            if accValid[i] && tau > 0 {
+                pSum += pre.rotation * acc[i] * tau
+                accTime += tau
+            }
+            if magValid[i] { magKnot[i] = pre.rotation * mag[i] }
+        }
+        if hasNext { advance(&pre, r.upperBound, bias: bias) }
+        let c = KnotCache(
+            bias: bias, toNext: pre, pSum: pSum, accTime: accTime, totalTime: totalTime, allRest: allRest)
+        cache[k] = c
+        return c
+    }
+
+    /// One magnetometer sample on the fast path: its azimuth residual against the knot's attitude
+    /// and disturbance, its robust weight, and its information and gradient on (θz, d).
+    @inline(__always)
+    mutating func fastMagnetometer(
+        _ i: Int, rk: Matrix3, dk: Double, updateWeights: Bool, lambda: inout Double, gradient: inout Double,
+        sums: inout (norm: Double, dip: Double, weight: Double)
+    ) {
+        let p = parameters
+        let mE = rk * magKnot[i]
+        let hh = mE.x * mE.x + mE.y * mE.y
+        let norm = magNorm[i]
+        guard hh > 0, norm > 0 else { return }
+        let psi: Double
+        if mE.y > 0 && abs(mE.x) < 0.1 * mE.y {
+            let u = mE.x / mE.y
+            let u2 = u * u
+            psi = u * (1 - u2 * (1.0 / 3 - u2 * (1.0 / 5 - u2 * (1.0 / 7))))
+        } else {
+            psi = Double.atan2(mE.x, mE.y)
+        }
+        let residual = psi - dk
+        let sinDip = -mE.z / norm
+        var w = Double(magWeight[i])
+        if updateWeights {
+            var field = 1.0
+            if fieldNorm.isFinite && fieldDip.isFinite {
+                let en = (norm / fieldNorm - 1) / p.fieldNormTolerance
+                let ed = (sinDip - referenceSinDip) / referenceDipScale
+                field = 1 / (1 + en * en + ed * ed)
+            }
+            let scale2 = p.headingOutlierScale * p.headingOutlierScale
+            w = field * p.robustLoss.weight(squaredScaledResidual: residual * residual / scale2)
+            magWeight[i] = Float(w)
+        }
+        sums.norm += w * norm
+        sums.dip += w * sinDip
+        sums.weight += w
+        let l = w * magTime[i] / (p.magnetometerNoise * p.magnetometerNoise)
+        lambda += l
+        gradient += l * residual
+    }
+
 }
