@@ -65,11 +65,12 @@ public struct BatchAttitudeEstimator: Sendable {
         /// Time between knots, s. Default 0.1 (accuracy on the dev recordings is the same from
         /// 0.05 to 0.2 s; the cost of the band solve falls with it).
         public var knotInterval = 0.1
-        /// Gyroscope white noise density, rad/s/√Hz. Default 0.003.
-        public var gyroscopeNoise = 0.003
+        /// Gyroscope white noise density, rad/s/√Hz. Default 0.002 (as the online filter).
+        public var gyroscopeNoise = 0.002
         /// Relative rate error (scale factor, misalignment): adds `(s·|ω|)²` per second to the
-        /// attitude noise between knots. Default 0.002.
-        public var rateScaleUncertainty = 0.002
+        /// attitude noise between knots. Default 0.0015 (with the gyroscope noise, it sets the
+        /// one-sigma uncertainty so that 70 % of the BROAD samples lie within it).
+        public var rateScaleUncertainty = 0.0015
         /// Gyroscope bias random walk, rad/s/√s. Default 1e-5.
         public var biasRandomWalk = 1e-5
         /// Standard deviation of the zero-mean prior on the first bias, rad/s. Default 5 °/s.
@@ -82,6 +83,13 @@ public struct BatchAttitudeEstimator: Sendable {
         /// and 1.
         public var typicalSpeed = 0.5
         public var speedCorrelationTime = 1.0
+        /// Noise density of the gravity direction (each knot's mean specific force should point
+        /// up), rad·√s; 0 leaves the factor out. With the velocity factors it makes the tilt
+        /// respond within seconds, which lets the bias follow the gyroscope's drift during motion.
+        /// Default 0.01.
+        public var gravityNoise = 0.01
+        /// Scale of the robust loss on a knot's gravity direction, rad. Default 5°.
+        public var gravityOutlierScale = 5.0.radians
         /// Scale of the robust loss on an interval's velocity increment, in its standard
         /// deviations. Default 5.
         public var accelerometerOutlierScale = 5.0
@@ -598,6 +606,7 @@ extension BatchAttitudeEstimator {
                 }
             }
             w.accWeight = [Double](repeating: 1, count: k)
+            w.gravityWeight = [Double](repeating: 1, count: k)
             if !carriedQ.isEmpty {
                 w.globals = carriedGlobals
             } else if w.calibrating, let fit = calibration?.start {
@@ -752,7 +761,7 @@ extension BatchAttitudeEstimator {
                     let s = pending[i]
                     var d = s.estimate.diagnostics
                     d.initialising = false
-                    let accW = w.accWeight[k]
+                    let accW = w.accWeight[k] * (parameters.gravityNoise > 0 ? w.gravityWeight[k] : 1)
                     let magW = w.magValid[i] ? Double(w.magWeight[i]) : 0
                     d.accelerometerRejected = !w.accValid[i] || accW < 0.5
                     d.magnetometerRejected = !useMagnetometer || !w.magValid[i] || magW < 0.5

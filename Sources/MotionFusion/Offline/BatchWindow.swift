@@ -74,6 +74,8 @@ struct BatchWindow {
     var fieldReferenceFixed = false
     /// Robust weights: accelerometer per knot interval, magnetometer per sample.
     var accWeight: [Double] = []
+    /// Robust weight of each knot's gravity-direction factor.
+    var gravityWeight: [Double] = []
     var magWeight: [Float] = []
 
     /// Gaussian prior on the first knot (and the constants).
@@ -200,6 +202,8 @@ struct BatchWindow {
         let zuptWeight = 1 / (p.restVelocityNoise * p.restVelocityNoise)
         let restNoise2 = p.restRateNoise * p.restRateNoise
         let loss = p.robustLoss
+        let gravityNoise2 = p.gravityNoise * p.gravityNoise
+        let gravityScale2 = p.gravityOutlierScale * p.gravityOutlierScale
         var calibrationSums = (norm: 0.0, dip: 0.0, weight: 0.0)
         var fastSums = (norm: 0.0, dip: 0.0, weight: 0.0)
         var magNormSum = 0.0
@@ -451,6 +455,36 @@ struct BatchWindow {
                             addH(o + 7, o + 7, vw)
                             rhs[phys(o + 6)] -= vw * v[k].x
                             rhs[phys(o + 7)] -= vw * v[k].y
+                            // Gravity direction: the knot's mean specific force in the earth frame
+                            // should be vertical (horizontal components of its direction), robustly
+                            // weighted against linear acceleration.
+                            if gravityNoise2 > 0 && totalTime > 0 && accTime >= 0.9 * totalTime {
+                                let u = rk * pSum
+                                let norm = u.norm
+                                if norm > 0 {
+                                    let e = u * (1 / norm)
+                                    let r0 = e.x
+                                    let r1 = e.y
+                                    var wgv = gravityWeight[k]
+                                    if updateWeights {
+                                        wgv = loss.weight(squaredScaledResidual: (r0 * r0 + r1 * r1) / gravityScale2)
+                                        gravityWeight[k] = wgv
+                                    }
+                                    let lambda = wgv * totalTime / gravityNoise2
+                                    // ∂r/∂θ = −rows 0, 1 of [e]×.
+                                    let j0 = (0.0, e.z, -e.y)
+                                    let j1 = (-e.z, 0.0, e.x)
+                                    let ja = [j0.0, j0.1, j0.2]
+                                    let jb = [j1.0, j1.1, j1.2]
+                                    for a in 0..<3 {
+                                        rhs[phys(o + a)] -= lambda * (ja[a] * r0 + jb[a] * r1)
+                                        for c in 0...a {
+                                            let h = lambda * (ja[a] * ja[c] + jb[a] * jb[c])
+                                            if h != 0 { addH(o + a, o + c, h) }
+                                        }
+                                    }
+                                }
+                            }
                             guard hasNext else { continue }
                             // Step to the next knot's sample.
                             if fast { pre = toNext } else { advance(&pre, r.upperBound, bias: bias) }

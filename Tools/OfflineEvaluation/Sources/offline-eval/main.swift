@@ -56,6 +56,8 @@ func parameters() -> BatchAttitudeEstimator.Parameters {
         case "mag": p.magnetometerNoise = d
         case "headout": p.headingOutlierScale = d.radians
         case "dist": p.magneticDisturbance = d.radians
+        case "grav": p.gravityNoise = d
+        case "gravout": p.gravityOutlierScale = d.radians
         case "restref": p.fieldReferenceFromRest = d != 0
         case "disttime": p.magneticDisturbanceTime = d
         case "normtol": p.fieldNormTolerance = d
