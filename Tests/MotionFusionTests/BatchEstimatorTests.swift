@@ -222,7 +222,7 @@ final class BatchBroadAccuracyTests: XCTestCase {
     func testBroadAccuracy() throws {
         let paths = try TestData.broadTrials()
         let traces = try paths.map { try Trace.readNative(path: $0) }
-        for (mode, bound) in [(FusionMode.nineD, 1.6), (.sixD, 2.3)] {
+        for (mode, bound) in [(FusionMode.nineD, 1.65), (.sixD, 2.05)] {
             var batch = [Double](repeating: 0, count: traces.count)
             var online = [Double](repeating: 0, count: traces.count)
             DispatchQueue.concurrentPerform(iterations: traces.count) { i in

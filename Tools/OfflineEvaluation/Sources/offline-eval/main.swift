@@ -57,6 +57,7 @@ func parameters() -> BatchAttitudeEstimator.Parameters {
         case "headout": p.headingOutlierScale = d.radians
         case "dist": p.magneticDisturbance = d.radians
         case "grav": p.gravityNoise = d
+        case "gauge": p.sixDHeadingUncertainty = d.radians
         case "gravout": p.gravityOutlierScale = d.radians
         case "restref": p.fieldReferenceFromRest = d != 0
         case "disttime": p.magneticDisturbanceTime = d
