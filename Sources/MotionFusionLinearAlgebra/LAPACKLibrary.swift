@@ -18,6 +18,9 @@ struct LAPACKLibrary {
     let dpbtrf: motionfusion_dpbtrf_fn
     let dpbtrs: motionfusion_dpbtrs_fn
     let dgbsv: motionfusion_dgbsv_fn
+    let dtbtrs: motionfusion_dtbtrs_fn
+    let dpbtrfWork: motionfusion_dpbtrf_work_fn
+    let dpbtrsWork: motionfusion_dpbtrs_work_fn
 
     /// Threads OpenBLAS may use: `MOTIONFUSION_BLAS_THREADS`, default 1 (its threads slow the
     /// small and banded problems this package solves).
@@ -71,14 +74,18 @@ struct LAPACKLibrary {
             let dgels = symbol(lapacke, "LAPACKE_dgels", motionfusion_dgels_fn.self),
             let dpbtrf = symbol(lapacke, "LAPACKE_dpbtrf", motionfusion_dpbtrf_fn.self),
             let dpbtrs = symbol(lapacke, "LAPACKE_dpbtrs", motionfusion_dpbtrs_fn.self),
-            let dgbsv = symbol(lapacke, "LAPACKE_dgbsv", motionfusion_dgbsv_fn.self)
+            let dgbsv = symbol(lapacke, "LAPACKE_dgbsv", motionfusion_dgbsv_fn.self),
+            let dtbtrs = symbol(lapacke, "LAPACKE_dtbtrs", motionfusion_dtbtrs_fn.self),
+            let dpbtrfWork = symbol(lapacke, "LAPACKE_dpbtrf_work", motionfusion_dpbtrf_work_fn.self),
+            let dpbtrsWork = symbol(lapacke, "LAPACKE_dpbtrs_work", motionfusion_dpbtrs_work_fn.self)
         else {
             return .failure(.unavailable("OpenBLAS or LAPACKE lacks an expected entry point"))
         }
         return .success(
             LAPACKLibrary(
                 dgemv: dgemv, dpotrf: dpotrf, dpotrs: dpotrs, dsyevd: dsyevd, dgels: dgels, dpbtrf: dpbtrf,
-                dpbtrs: dpbtrs, dgbsv: dgbsv))
+                dpbtrs: dpbtrs, dgbsv: dgbsv, dtbtrs: dtbtrs, dpbtrfWork: dpbtrfWork,
+                dpbtrsWork: dpbtrsWork))
     }
 
     /// The library, loading it on first use; throws when it is not installed.

@@ -1,4 +1,5 @@
 import CLAPACK
+import Synchronization
 
 /// Dense operations over LAPACKE (and CBLAS), with hand-written kernels for small sizes where a
 /// library call's fixed cost dominates. This is the only module that touches the C libraries, and
@@ -17,6 +18,12 @@ public enum LinearAlgebra {
     /// Loads OpenBLAS and LAPACKE now (normally they load on first use). Throws when they are not
     /// installed.
     public static func load() throws { _ = try LAPACKLibrary.get() }
+
+    /// Calls made into LAPACK's band routines (`dpbtrf`, `dpbtrs`, `dtbtrs`, `dgbsv`) by this
+    /// process so far: lets a test show that a computation reached the banded solver.
+    public static var bandedCallCount: Int { bandedCalls.load(ordering: .relaxed) }
+    static let bandedCalls = Atomic<Int>(0)
+    static func countBandedCall() { bandedCalls.add(1, ordering: .relaxed) }
 
     /// `a · x` for a vector `x`.
     public static func multiply(_ a: Matrix, vector x: [Double]) -> [Double] {

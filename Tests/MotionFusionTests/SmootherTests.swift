@@ -98,3 +98,60 @@ final class SmootherWindowTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(html.components(separatedBy: "<svg").count - 1, 7)
     }
 }
+
+final class ReportTests: XCTestCase {
+    /// Points of the first path of the chart whose label is `label`, as (command, x, y).
+    func path(_ html: String, chart label: String) -> [(String, Double, Double)] {
+        guard let start = html.range(of: "aria-label=\"\(label)\"") else { return [] }
+        let rest = html[start.upperBound...]
+        guard let d = rest.range(of: "<path d=\""), let end = rest[d.upperBound...].range(of: "\"") else { return [] }
+        let tokens = rest[d.upperBound..<end.lowerBound].split(separator: " ")
+        var out = [(String, Double, Double)]()
+        var i = 0
+        while i + 1 < tokens.count {
+            let head = tokens[i]
+            out.append((String(head.prefix(1)), Double(head.dropFirst()) ?? .nan, Double(tokens[i + 1]) ?? .nan))
+            i += 2
+        }
+        return out
+    }
+
+    /// Yaw and heading lines leave at one edge and come back at the other where the angle wraps,
+    /// instead of a stroke across the chart; weights are plotted when given.
+    func testAngleWrapsBreakTheLineAndWeightsArePlotted() {
+        var report = HTMLReport(title: "wrap")
+        for k in 0..<2000 {
+            // Turning about the vertical at 36 °/s for 20 s: yaw passes ±180° and heading 0/360° twice.
+            let q = Quaternion(axis: .unitZ, angle: Double(k) * 0.01 * 36.0.radians)
+            let e = MotionEstimate(
+                t: Double(k) * 0.01, attitude: q, gyroscopeBias: .zero, diagnostics: FilterDiagnostics(),
+                gyroscope: nil,
+                accelerometer: nil, magnetometer: nil)
+            report.add(e, truth: q, accelerometerWeight: k % 500 < 50 ? 0.2 : 1, magnetometerWeight: 1)
+        }
+        let html = report.html(metrics: nil, mode: .nineD)
+        for label in ["yaw (°)", "heading (° from north)"] {
+            let points = path(html, chart: label)
+            XCTAssertGreaterThan(points.count, 100, label)
+            let height = 166.0  // the plot area of a 220-pixel chart
+            var moves = 0
+            for (a, b) in zip(points, points.dropFirst()) {
+                if b.0 == "M" {
+                    moves += 1
+                    continue
+                }
+                XCTAssertLessThan(abs(b.2 - a.2), height / 2, "\(label): a stroke across the chart")
+            }
+            XCTAssertGreaterThanOrEqual(moves, 2, "\(label): the line breaks at each wrap")
+        }
+        XCTAssert(html.contains("Robust weights"))
+        XCTAssert(html.contains("aria-label=\"robust weight (0–1)\""))
+        XCTAssertFalse(html.contains("<script"))
+        // Without weights (the smoother), no weights chart.
+        var plain = HTMLReport(title: "plain")
+        for s in AttitudeSmoother().reconstruct(FilterTests.simulated(.slowRotation, duration: 5)) {
+            plain.add(s.estimate, truth: s.input.truth)
+        }
+        XCTAssertFalse(plain.html(metrics: nil, mode: .nineD).contains("Robust weights"))
+    }
+}

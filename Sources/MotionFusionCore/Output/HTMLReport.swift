@@ -15,6 +15,9 @@ public struct HTMLReport {
         var sigma: Double, sigmaHeading: Double
         var bias: Vector3
         var accRejected: Bool, magRejected: Bool, rest: Bool
+        /// Robust weights of the accelerometer and magnetometer (NaN when not given); a thinned
+        /// bucket keeps its smallest, so down-weighting stays visible.
+        var accWeight: Double, magWeight: Double
     }
 
     /// Title shown at the top.
@@ -31,8 +34,11 @@ public struct HTMLReport {
     /// Creates an empty report.
     public init(title: String) { self.title = title }
 
-    /// Adds one estimate, with the ground truth of its sample when known.
-    public mutating func add(_ s: MotionEstimate, truth: Quaternion?) {
+    /// Adds one estimate, with the ground truth of its sample when known, and the robust weights
+    /// (0…1) the reconstruction gave its accelerometer and magnetometer, when it has them.
+    public mutating func add(
+        _ s: MotionEstimate, truth: Quaternion?, accelerometerWeight: Double? = nil, magnetometerWeight: Double? = nil
+    ) {
         samples += 1
         let e = EulerAngles(s.attitude)
         var p = Point(
@@ -42,7 +48,7 @@ public struct HTMLReport {
             sigma: s.diagnostics.attitudeUncertainty.degrees, sigmaHeading: s.diagnostics.headingUncertainty.degrees,
             bias: s.gyroscopeBias * (180 / .pi),
             accRejected: s.diagnostics.accelerometerRejected, magRejected: s.diagnostics.magnetometerRejected,
-            rest: s.diagnostics.atRest)
+            rest: s.diagnostics.atRest, accWeight: accelerometerWeight ?? .nan, magWeight: magnetometerWeight ?? .nan)
         if let q = truth, q.isFinite {
             let te = EulerAngles(q)
             p.truthRoll = te.roll.degrees
@@ -56,6 +62,8 @@ public struct HTMLReport {
             if p.error.isFinite && !(keep.error >= p.error) { keep.error = p.error }
             keep.accRejected = keep.accRejected || p.accRejected
             keep.magRejected = keep.magRejected || p.magRejected
+            keep.accWeight = Self.smaller(keep.accWeight, p.accWeight)
+            keep.magWeight = Self.smaller(keep.magWeight, p.magWeight)
             pending = keep
         } else {
             pending = p
@@ -76,6 +84,8 @@ public struct HTMLReport {
                         if b.error.isFinite && !(a.error >= b.error) { a.error = b.error }
                         a.accRejected = a.accRejected || b.accRejected
                         a.magRejected = a.magRejected || b.magRejected
+                        a.accWeight = Self.smaller(a.accWeight, b.accWeight)
+                        a.magWeight = Self.smaller(a.magWeight, b.magWeight)
                     }
                     thinned.append(a)
                     i += 2
@@ -84,6 +94,13 @@ public struct HTMLReport {
                 stride *= 2
             }
         }
+    }
+
+    /// The smaller of two weights, ignoring NaN (unknown).
+    static func smaller(_ a: Double, _ b: Double) -> Double {
+        if a.isNaN { return b }
+        if b.isNaN { return a }
+        return min(a, b)
     }
 
     /// The HTML document. `metrics` adds the score table; `notes` are shown as a list.
@@ -114,17 +131,20 @@ public struct HTMLReport {
         }
         for n in notes { body += "<p class=\"note\">\(escape(n))</p>\n" }
         let t = all.map(\.t)
-        func series(_ name: String, _ color: String, _ v: [Double], dashed: Bool = false) -> Series {
-            Series(name: name, color: color, values: v, dashed: dashed)
+        func series(
+            _ name: String, _ color: String, _ v: [Double], dashed: Bool = false, wrap: ClosedRange<Double>? = nil
+        ) -> Series {
+            Series(name: name, color: color, values: v, dashed: dashed, wrap: wrap)
         }
         body += "<h2>Attitude</h2>\n"
-        for (label, est, truth) in [
-            ("roll (°)", all.map(\.roll), all.map(\.truthRoll)), ("pitch (°)", all.map(\.pitch), all.map(\.truthPitch)),
-            ("yaw (°)", all.map(\.yaw), all.map(\.truthYaw)),
-            ("heading (° from north)", all.map(\.heading), all.map(\.truthHeading)),
+        for (label, est, truth, wrap) in [
+            ("roll (°)", all.map(\.roll), all.map(\.truthRoll), -180.0...180.0),
+            ("pitch (°)", all.map(\.pitch), all.map(\.truthPitch), nil),
+            ("yaw (°)", all.map(\.yaw), all.map(\.truthYaw), -180.0...180.0),
+            ("heading (° from north)", all.map(\.heading), all.map(\.truthHeading), 0.0...360.0),
         ] {
-            var s = [series("estimate", "#1f77b4", est)]
-            if hasTruth { s.append(series("ground truth", "#d62728", truth, dashed: true)) }
+            var s = [series("estimate", "#1f77b4", est, wrap: wrap)]
+            if hasTruth { s.append(series("ground truth", "#d62728", truth, dashed: true, wrap: wrap)) }
             body += chart(label, t, s)
         }
         if hasTruth {
@@ -147,6 +167,17 @@ public struct HTMLReport {
                 series("x", "#1f77b4", all.map(\.bias.x)), series("y", "#2ca02c", all.map(\.bias.y)),
                 series("z", "#ff7f0e", all.map(\.bias.z)),
             ])
+        if all.contains(where: { $0.accWeight.isFinite || $0.magWeight.isFinite }) {
+            body += "<h2>Robust weights</h2>\n"
+            body +=
+                "<p class=\"note\">Weight of each sensor in the reconstruction, 1 = fully trusted; dips show where linear acceleration or magnetic disturbances were discounted (smallest weight per plotted bucket).</p>\n"
+            body += chart(
+                "robust weight (0–1)", t,
+                [
+                    series("accelerometer", "#ff7f0e", all.map(\.accWeight)),
+                    series("magnetometer", "#9467bd", all.map(\.magWeight), dashed: true),
+                ], range: 0...1)
+        }
         body += "<h2>Disturbances</h2>\n"
         body += flags(
             t,
@@ -173,6 +204,9 @@ public struct HTMLReport {
         var color: String
         var values: [Double]
         var dashed: Bool
+        /// The interval an angle wraps in (e.g. −180…180, 0…360): the line leaves at one edge and
+        /// comes back at the other instead of crossing the chart. Nil for plain values.
+        var wrap: ClosedRange<Double>? = nil
     }
 
     func f(_ v: Double) -> String { String(format: "%.3f", v) }
@@ -199,12 +233,24 @@ public struct HTMLReport {
         return out
     }
 
-    func chart(_ label: String, _ t: [Double], _ series: [Series], band: [(Double, Double)]? = nil) -> String {
+    func chart(
+        _ label: String, _ t: [Double], _ series: [Series], band: [(Double, Double)]? = nil,
+        range: ClosedRange<Double>? = nil
+    ) -> String {
         let w = Self.width, h = Self.height
         let x0 = Self.left, x1 = w - Self.right, y0 = h - Self.bottom, y1 = Self.top
         guard let tMin = t.first, let tMax = t.last, tMax > tMin else { return "<p>(not enough samples to plot)</p>\n" }
         let finite = series.flatMap(\.values).filter(\.isFinite)
         guard var lo = finite.min(), var hi = finite.max() else { return "<p>(no values to plot)</p>\n" }
+        if let range {
+            lo = min(lo, range.lowerBound)
+            hi = max(hi, range.upperBound)
+        }
+        // A wrapping angle that reaches near both edges is shown over its whole interval.
+        if let wrap = series.first?.wrap, hi - lo > (wrap.upperBound - wrap.lowerBound) / 2 {
+            lo = min(lo, wrap.lowerBound)
+            hi = max(hi, wrap.upperBound)
+        }
         if hi - lo < 1e-9 {
             lo -= 1
             hi += 1
@@ -248,9 +294,22 @@ public struct HTMLReport {
                     penDown = false
                     continue
                 }
-                // Break lines at wrap-arounds of angles (jumps over half the range).
-                if penDown, i > 0, s.values[i - 1].isFinite, abs(v - s.values[i - 1]) > (hi - lo) * 0.5 {
-                    penDown = false
+                if penDown, let wrap = s.wrap, i > 0, s.values[i - 1].isFinite {
+                    // The shorter way round crosses the wrap point: go to the edge, come back at the
+                    // other edge.
+                    let period = wrap.upperBound - wrap.lowerBound
+                    let previous = s.values[i - 1]
+                    var delta = v - previous
+                    if delta > period / 2 { delta -= period } else if delta < -period / 2 { delta += period }
+                    let unwrapped = previous + delta
+                    if unwrapped > wrap.upperBound || unwrapped < wrap.lowerBound {
+                        let edge = unwrapped > wrap.upperBound ? wrap.upperBound : wrap.lowerBound
+                        let other = unwrapped > wrap.upperBound ? wrap.lowerBound : wrap.upperBound
+                        let u = delta != 0 ? (edge - previous) / delta : 0
+                        let tc = t[i - 1] + (t[i] - t[i - 1]) * u
+                        path += "L" + f(px(tc)) + " " + f(py(edge)) + " "
+                        path += "M" + f(px(tc)) + " " + f(py(other)) + " "
+                    }
                 }
                 path += (penDown ? "L" : "M") + f(px(t[i])) + " " + f(py(v)) + " "
                 penDown = true

@@ -1,0 +1,248 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+/// The batch estimator (offline reconstruction's default) against exact and optical ground truth.
+final class BatchEstimatorTests: XCTestCase {
+    func batch(_ mode: FusionMode, _ configure: (inout BatchAttitudeEstimator.Parameters) -> Void = { _ in })
+        -> BatchAttitudeEstimator
+    {
+        var p = BatchAttitudeEstimator.Parameters()
+        p.filter.mode = mode
+        configure(&p)
+        return BatchAttitudeEstimator(parameters: p)
+    }
+
+    func rmse(_ q: [Quaternion], _ trace: Trace, _ mode: FusionMode) -> Double {
+        AttitudeErrorMetric.evaluate(estimates: q, trace: trace, mode: mode)!.totalRMSE
+    }
+
+    func testBeatsTheOnlineFilterAndTheSmootherOnSimulatedTraces() {
+        for scenario in [MotionSimulator.Scenario.mixed, .translation] {
+            let trace = FilterTests.simulated(scenario, duration: 120)
+            for mode in [FusionMode.nineD, .sixD] {
+                let out = batch(mode).reconstruct(trace.samples)
+                XCTAssertEqual(out.count, trace.samples.count, "one output per input")
+                XCTAssertEqual(out.map(\.estimate.t), trace.samples.map(\.t), "in input order")
+                XCTAssert(out.allSatisfy { $0.estimate.attitude.isFinite })
+                XCTAssert(out.allSatisfy { $0.estimate.diagnostics.attitudeUncertainty.isFinite })
+                let offline = rmse(out.map(\.estimate.attitude), trace, mode)
+                let online = rmse(
+                    RunConfiguration(FilterKind.default, mode: mode).attitudes(trace.samples), trace, mode)
+                var sp = AttitudeSmoother.Parameters()
+                sp.filter.mode = mode
+                let smoothed = rmse(AttitudeSmoother(parameters: sp).reconstruct(trace).map(\.attitude), trace, mode)
+                print(
+                    "simulated \(scenario) \(mode.rawValue): batch \(offline)°, smoother \(smoothed)°, online \(online)°"
+                )
+                XCTAssertLessThan(offline, online, "\(scenario) \(mode.rawValue)")
+                // The magnetometer noise is set for real fields (correlated errors of a few degrees),
+                // more cautious than this simulator's white noise: allow the smoother a small edge.
+                XCTAssertLessThan(offline, smoothed + 0.15, "\(scenario) \(mode.rawValue)")
+            }
+        }
+    }
+
+    /// The normal equations go through LAPACK's band Cholesky (dpbtrf/dpbtrs).
+    func testReachesTheBandedLAPACKSolver() {
+        let trace = FilterTests.simulated(.slowRotation, duration: 10)
+        let before = LinearAlgebra.bandedCallCount
+        let out = batch(.nineD).reconstruct(trace.samples)
+        XCTAssertEqual(out.count, trace.samples.count)
+        XCTAssertTrue(LinearAlgebra.isLibraryLoaded)
+        // At least one factorisation and one solve per Gauss–Newton iteration.
+        XCTAssertGreaterThanOrEqual(LinearAlgebra.bandedCallCount - before, 4)
+    }
+
+    /// Degenerate input: one output per input, nothing NaN, no crash.
+    func testDegenerateInput() {
+        for mode in [FusionMode.nineD, .sixD] {
+            let estimator = batch(mode)
+            XCTAssertTrue(estimator.reconstruct([]).isEmpty, "empty input")
+            let one = estimator.reconstruct([
+                SensorSample(
+                    t: 0, gyroscope: .zero, accelerometer: Vector3(0, 0, 9.81), magnetometer: Vector3(0, 20, -40))
+            ])
+            XCTAssertEqual(one.count, 1)
+            XCTAssert(one[0].estimate.attitude.isFinite)
+            var trace = FilterTests.simulated(.mixed, duration: 20)
+            // No magnetometer at all, zero acceleration for a while, a gap, a repeated and a NaN time.
+            for k in trace.samples.indices {
+                trace.samples[k].magnetometer = nil
+                if k > 300 && k < 500 { trace.samples[k].accelerometer = .zero }
+            }
+            trace.samples.removeSubrange(800..<950)
+            trace.samples[1200].t = trace.samples[1199].t
+            trace.samples[1300].t = .nan
+            trace.samples[1400].gyroscope = nil
+            trace.samples[1401].accelerometer = Vector3(.nan, 0, 0)
+            let out = estimator.reconstruct(trace.samples)
+            XCTAssertEqual(out.count, trace.samples.count)
+            XCTAssert(out.allSatisfy { $0.estimate.attitude.isFinite && $0.estimate.gyroscopeBias.isFinite })
+            XCTAssert(out.allSatisfy { $0.estimate.diagnostics.attitudeUncertainty.isFinite })
+            XCTAssert(out.allSatisfy { $0.magnetometerWeight == 0 }, "no magnetometer, no weight")
+            // Nothing but timestamps.
+            let bare = estimator.reconstruct((0..<50).map { SensorSample(t: Double($0) * 0.01) })
+            XCTAssertEqual(bare.count, 50)
+            XCTAssert(bare.allSatisfy { $0.estimate.attitude.isFinite })
+        }
+    }
+
+    /// Windows with marginal priors carried across give the same result as one window.
+    func testWindowsAgreeWithOneWindow() {
+        let trace = FilterTests.simulated(.mixed, duration: 120)
+        let one = batch(.nineD) { $0.magnetometerDelay = 0 }.reconstruct(trace.samples)
+        let windowed = batch(.nineD) {
+            $0.magnetometerDelay = 0
+            $0.windowDuration = 30
+            $0.lookahead = 40
+        }.reconstruct(trace.samples)
+        XCTAssertEqual(one.count, windowed.count)
+        XCTAssertEqual(windowed.map(\.estimate.t), trace.samples.map(\.t))
+        let diff = zip(one, windowed).map { $0.estimate.attitude.angle(to: $1.estimate.attitude).degrees }
+        let rms = (diff.reduce(0) { $0 + $1 * $1 } / Double(diff.count)).squareRoot()
+        print("windowed vs one window: RMS \(rms)°, worst \(diff.max()!)°")
+        // The lookahead is shorter than the recording: the last part of each window sees less future.
+        XCTAssertLessThan(rms, 0.25)
+        XCTAssertLessThan(diff.max()!, 1.0)
+        let a = rmse(one.map(\.estimate.attitude), trace, .nineD)
+        let b = rmse(windowed.map(\.estimate.attitude), trace, .nineD)
+        XCTAssertEqual(a, b, accuracy: 0.05)
+    }
+
+    /// The magnetometer's unit never matters: µT and gauss give the same attitude; unit vectors
+    /// (which hide the strength changes that flag disturbances) give nearly the same accuracy.
+    func testMagnetometerUnitsDoNotMatter() {
+        for scenario in [MotionSimulator.Scenario.magneticDisturbance, .slowRotation] {
+            let trace = FilterTests.simulated(scenario, duration: 60)
+            let reference = batch(.nineD).reconstruct(trace.samples).map(\.estimate.attitude)
+            func transformed(_ f: (Vector3) -> Vector3) -> [SensorSample] {
+                trace.samples.map { s -> SensorSample in
+                    var s = s
+                    s.magnetometer = s.magnetometer.map(f)
+                    return s
+                }
+            }
+            let gauss = batch(.nineD).reconstruct(transformed { $0 / 100 }).map(\.estimate.attitude)
+            XCTAssertLessThan(zip(reference, gauss).map { $0.angle(to: $1).degrees }.max()!, 1e-6)
+            let unit = batch(.nineD).reconstruct(transformed { $0.normalized ?? $0 }).map(\.estimate.attitude)
+            let a = rmse(reference, trace, .nineD)
+            let b = rmse(unit, trace, .nineD)
+            print("\(scenario): µT \(a)°, unit vectors \(b)°")
+            XCTAssertLessThan(b, a + (scenario == .slowRotation ? 0.05 : 0.7), "\(scenario)")
+        }
+    }
+
+    /// The one-sigma uncertainty is honest on simulated data: most samples lie within it, not all.
+    func testUncertaintyCoverage() {
+        let trace = FilterTests.simulated(.mixed, duration: 120)
+        let out = batch(.nineD).reconstruct(trace.samples)
+        var inside = 0
+        var total = 0
+        for (s, o) in zip(trace.samples, out) {
+            guard let truth = s.truth else { continue }
+            total += 1
+            if o.estimate.attitude.angle(to: truth) <= o.estimate.diagnostics.attitudeUncertainty { inside += 1 }
+        }
+        let coverage = Double(inside) / Double(total)
+        print("simulated coverage \(coverage)")
+        XCTAssertGreaterThan(coverage, 0.5)
+        XCTAssertLessThan(coverage, 0.98)
+    }
+
+    /// The joint magnetometer calibration recovers a known hard and soft iron better than, or as
+    /// well as, the ellipsoid fit.
+    func testMagnetometerCalibrationIsRecovered() throws {
+        let trace = FilterTests.simulated(.orientations, duration: 120, errors: .ideal)
+        let hard = Vector3(12, -7, 20)
+        let softInverse = Matrix3(Vector3(1.08, 0.05, -0.03), Vector3(0.05, 0.95, 0.02), Vector3(-0.03, 0.02, 1.0))
+        let distorted = trace.samples.map { s -> SensorSample in
+            var s = s
+            s.magnetometer = s.magnetometer.map { softInverse * $0 + hard }
+            return s
+        }
+        var p = OfflineReconstruction.Parameters()
+        p.estimateMagnetometerCalibration = true
+        let (out, result) = try OfflineReconstruction(parameters: p).reconstruct(distorted)
+        let calibration = try XCTUnwrap(result.magnetometerCalibration)
+        print("joint hard iron \(calibration.hardIron), strength \(calibration.fieldStrength)")
+        XCTAssertLessThan((calibration.hardIron - hard).norm, 1.0)
+        // The calibrated field points the same way as the true field in the sensor frame.
+        var worst = 0.0
+        for s in trace.samples.prefix(3000) {
+            guard let m = s.magnetometer else { continue }
+            let c = calibration.apply(softInverse * m + hard)
+            worst = max(worst, Double.atan2(c.cross(m).norm, c.dot(m)).degrees)
+        }
+        XCTAssertLessThan(worst, 2)
+        let q = rmse(out.map(\.estimate.attitude), Trace(samples: distorted), .nineD)
+        print("attitude with joint calibration \(q)°")
+        XCTAssertLessThan(q, 2)
+        // The ellipsoid fit on the same readings, for comparison.
+        let fit = try MagnetometerCalibration.fit(distorted.compactMap(\.magnetometer))
+        XCTAssertLessThan((calibration.hardIron - hard).norm, (fit.hardIron - hard).norm + 0.5)
+    }
+
+    /// The entry point: the smoother method reproduces the smoother, the batch method reports progress.
+    func testEntryPoint() throws {
+        let trace = FilterTests.simulated(.slowRotation, duration: 30)
+        var p = OfflineReconstruction.Parameters()
+        p.method = .smoother
+        let smoothed = try OfflineReconstruction(parameters: p).reconstruct(trace.samples).samples
+        let reference = AttitudeSmoother().reconstruct(trace)
+        XCTAssertEqual(smoothed.map(\.estimate.attitude), reference.map(\.attitude))
+        var fractions = [Double]()
+        var count = 0
+        var i = 0
+        p.method = .batch
+        p.batch.windowDuration = 10
+        p.batch.lookahead = 5
+        let result = try OfflineReconstruction(parameters: p).reconstruct(
+            next: {
+                guard i < trace.samples.count else { return nil }
+                i += 1
+                return trace.samples[i - 1]
+            }, expectedSampleCount: trace.samples.count, progress: { fractions.append($0) }
+        ) { s in
+            XCTAssert((0...1).contains(s.accelerometerWeight) && (0...1).contains(s.magnetometerWeight))
+            count += 1
+        }
+        XCTAssertEqual(count, trace.samples.count)
+        XCTAssertEqual(result.samples, count)
+        XCTAssertGreaterThanOrEqual(fractions.count, 3, "progress after each window")
+        XCTAssertEqual(fractions, fractions.sorted())
+        XCTAssertEqual(fractions.last, 1)
+        XCTAssertEqual(ReconstructionMethod.default, .batch)
+    }
+}
+
+/// The batch estimator on the real BROAD trials (skipped when `../shared/data/broad` is absent).
+final class BatchBroadAccuracyTests: XCTestCase {
+    func testBroadAccuracy() throws {
+        let paths = try TestData.broadTrials()
+        let traces = try paths.map { try Trace.readNative(path: $0) }
+        for (mode, bound) in [(FusionMode.nineD, 1.65), (.sixD, 2.05)] {
+            var batch = [Double](repeating: 0, count: traces.count)
+            var online = [Double](repeating: 0, count: traces.count)
+            DispatchQueue.concurrentPerform(iterations: traces.count) { i in
+                var p = BatchAttitudeEstimator.Parameters()
+                p.filter.mode = mode
+                let q = BatchAttitudeEstimator(parameters: p).reconstruct(traces[i].samples).map(\.estimate.attitude)
+                batch[i] = AttitudeErrorMetric.evaluate(estimates: q, trace: traces[i], mode: mode)!.totalRMSE
+                let o = RunConfiguration(FilterKind.default, mode: mode).attitudes(traces[i].samples)
+                online[i] = AttitudeErrorMetric.evaluate(estimates: o, trace: traces[i], mode: mode)!.totalRMSE
+            }
+            let mean = batch.reduce(0, +) / Double(batch.count)
+            print("BROAD batch \(mode.rawValue): \(mean)° per trial \(batch)")
+            XCTAssertLessThanOrEqual(mean, bound, "\(mode.rawValue)")
+            if mode == .nineD {
+                // Never more than 0.1° worse than the online filter, except trial 01, where the
+                // magnetometer's azimuth is 3° off during the whole motion phase (docs/Accuracy.md).
+                for (i, path) in paths.enumerated() where !path.contains("/01_") {
+                    XCTAssertLessThanOrEqual(batch[i], online[i] + 0.1, path)
+                }
+            }
+        }
+    }
+}
