@@ -6,31 +6,91 @@ enum ReconstructCommand {
         name: "reconstruct", summary: "Best offline attitude of a whole recording, using past and future samples",
         filters: false,
         extra: [
-            Option("report", value: "FILE.html", "also write a self-contained HTML report with charts") { s, v in
+            .choice(
+                "method",
+                "batch: robust MAP estimate of the whole recording over banded LAPACK (default); smoother: forward-backward EKF",
+                \.method),
+            Option(
+                "report", value: "FILE.html", "also write a self-contained HTML report with charts and robust weights"
+            ) { s, v in
                 s.report = v
-            }
+            },
+            Option(
+                "calibrate-mag", value: "CAL.json",
+                "fit the magnetometer's hard and soft iron jointly with the attitude (batch, 9D) and write them as a calibrate-compatible file"
+            ) { s, v in s.calibrateMagnetometer = v },
         ], uncertainty: { _ in true }, job: reconstruct)
 
-    /// Reconstructs the trace (memory bounded by the estimator's window, whatever the length),
-    /// resampled when an output rate is set.
-    static func reconstruct(_ reader: SampleReader, _ run: RunConfiguration, _ sink: EstimateSink) throws -> Int {
+    /// Reconstructs the trace (memory bounded by the estimator's windows, whatever the length),
+    /// resampled when an output rate is set, with a progress bar on a terminal.
+    static func reconstruct(
+        _ reader: SampleReader, _ run: RunConfiguration, _ settings: TraceRunSettings, _ sink: EstimateSink,
+        _ console: ConsoleOutput
+    ) throws -> Int {
         guard case .ekf(let filter) = run.filter else { throw CommandLineError.usage("reconstruct runs the EKF") }
-        var p = AttitudeSmoother.Parameters()
+        var p = OfflineReconstruction.Parameters()
+        p.method = settings.method ?? .default
         p.filter = filter
+        p.estimateMagnetometerCalibration = settings.calibrateMagnetometer != nil
+        if p.estimateMagnetometerCalibration && (p.method != .batch || run.mode != .nineD) {
+            throw CommandLineError.usage("--calibrate-mag needs the batch method in 9D with a magnetometer")
+        }
         var samples = 0
         var resampler = run.outputRate.map { Resampler(rate: $0, maximumGap: run.runner.maximumGap) }
         let calibration = run.calibration
-        try AttitudeSmoother(parameters: p).reconstruct(next: {
+        let bar = ProgressBar(console)
+        let result = try OfflineReconstruction(parameters: p).reconstruct(next: {
             guard let s = try reader.next() else { return nil }
             samples += 1
+            if samples & 0xFFFF == 0, let f = reader.progress { bar.show(f) }
             return calibration?.apply(s) ?? s
-        }) { s in
+        }) { r in
             if resampler != nil {
-                try resampler!.push(s.estimate, s.input, emit: sink.add)
+                try resampler!.push(r.estimate, r.input, emit: sink.add)
             } else {
-                try sink.add(s.estimate, s.input)
+                try sink.add(
+                    r.estimate, r.input, accelerometerWeight: r.accelerometerWeight,
+                    magnetometerWeight: r.magnetometerWeight)
             }
         }
+        bar.finish()
+        if let target = settings.calibrationTarget {
+            guard let fitted = result.magnetometerCalibration else {
+                throw CommandLineError.input(
+                    "\(reader.description.source): the magnetometer calibration could not be determined from this recording"
+                )
+            }
+            var c = SensorCalibration()
+            c.magnetometer = fitted
+            try CommandLineError.rethrowing {
+                let file = try target.open()
+                try file.write(c.json)
+                try file.commit()
+            }
+            console.err("magnetometer calibration written to \(target.given)\n")
+        }
         return samples
+    }
+}
+
+/// A progress bar on a terminal's standard error (nothing elsewhere).
+final class ProgressBar {
+    let draw: ((String) -> Void)?
+    var shown = false
+
+    init(_ console: ConsoleOutput) { draw = console.progress }
+
+    func show(_ fraction: Double) {
+        guard let draw else { return }
+        let width = 30
+        let filled = Int((Double(width) * min(1, max(0, fraction))).rounded(.down))
+        draw(
+            "\r\u{1B}[K[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
+                + String(Int((fraction * 100).rounded())) + " %")
+        shown = true
+    }
+
+    func finish() {
+        if shown { draw?("\r\u{1B}[K") }
     }
 }

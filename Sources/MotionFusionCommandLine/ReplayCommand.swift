@@ -7,7 +7,10 @@ enum ReplayCommand {
         extra: [], uncertainty: { $0.filter.kind == .ekf }, job: replay)
 
     /// Runs the configured filter over the trace, resampled when an output rate is set.
-    static func replay(_ reader: SampleReader, _ run: RunConfiguration, _ sink: EstimateSink) throws -> Int {
+    static func replay(
+        _ reader: SampleReader, _ run: RunConfiguration, _ settings: TraceRunSettings, _ sink: EstimateSink,
+        _ console: ConsoleOutput
+    ) throws -> Int {
         var samples = 0
         try run.run(next: {
             let s = try reader.next()

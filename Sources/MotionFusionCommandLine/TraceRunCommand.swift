@@ -9,6 +9,12 @@ struct TraceRunSettings {
     var report: String?
     var score = false
     var trace = ""
+    /// `reconstruct --method`.
+    var method: ReconstructionMethod?
+    /// `reconstruct --calibrate-mag FILE`.
+    var calibrateMagnetometer: String?
+    /// Where the fitted magnetometer calibration goes (resolved before the run).
+    var calibrationTarget: OutputTarget?
 }
 
 /// What running one trace gave.
@@ -38,10 +44,18 @@ final class EstimateSink {
     }
 
     func add(_ e: MotionEstimate, _ input: SensorSample) throws {
+        try add(e, input, accelerometerWeight: nil, magnetometerWeight: nil)
+    }
+
+    /// Adds an estimate with the robust weights its sensors got (offline), for the report.
+    func add(_ e: MotionEstimate, _ input: SensorSample, accelerometerWeight: Double?, magnetometerWeight: Double?)
+        throws
+    {
         try writer.write(e)
         if input.truth != nil { sawTruth = true }
         metric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
-        report?.add(e, truth: input.truth)
+        report?.add(
+            e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
         if input.magnetometer != nil && !e.diagnostics.initialising {
             magnetometerSamples += 1
             if e.diagnostics.magnetometerRejected { magnetometerRejected += 1 }
@@ -53,7 +67,10 @@ final class EstimateSink {
 
 /// How one trace is run into a sink: `replay` filters it, `reconstruct` reconstructs it. Returns
 /// the number of input samples read.
-typealias TraceJob = (_ reader: SampleReader, _ run: RunConfiguration, _ sink: EstimateSink) throws -> Int
+typealias TraceJob = (
+    _ reader: SampleReader, _ run: RunConfiguration, _ settings: TraceRunSettings, _ sink: EstimateSink,
+    _ console: ConsoleOutput
+) throws -> Int
 
 /// `replay` and `reconstruct`: one trace (or a folder of traces) through a job into estimate files,
 /// with the same options, safety checks, warnings and score.
@@ -101,7 +118,9 @@ enum TraceRunCommand {
         let extra = [s.run.calibrationPath].compactMap { $0 }
         let what = name == "replay" ? s.run.configuration.filter.kind.rawValue : name
         if inputs.count > 1 || inputs[0] != s.trace {
-            guard s.report == nil else { throw CommandLineError.usage("--report works on one trace, not a folder") }
+            guard s.report == nil, s.calibrateMagnetometer == nil else {
+                throw CommandLineError.usage("--report and --calibrate-mag work on one trace, not a folder")
+            }
             try FolderRunner.process(
                 inputs, from: s.trace, outputFolder: s.output, input: s.input, extraInputs: extra, console
             ) {
@@ -115,13 +134,21 @@ enum TraceRunCommand {
         let protected = InputFiles([s.trace] + extra)
         let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
         let report = try s.report.map { try OutputTarget.resolve($0, protecting: protected) }
-        if case .file(let a, _) = target.kind, case .file(let b, _)? = report?.kind, a == b {
-            throw CommandLineError.usage("--output and --report name the same file")
+        var settings = s
+        settings.calibrationTarget = try s.calibrateMagnetometer.map {
+            try OutputTarget.resolve($0, protecting: protected)
+        }
+        let files = [target, report, settings.calibrationTarget].compactMap { t -> String? in
+            if case .file(let path, _)? = t?.kind { return path }
+            return nil
+        }
+        guard Set(files).count == files.count else {
+            throw CommandLineError.usage("--output, --report and --calibrate-mag must name different files")
         }
         let reader = try s.input.open(s.trace)
         let outcome = try runOne(
-            reader, s, target, report: report, liveInput: s.trace == "-", score: s.score, uncertainty: uncertainty,
-            console, job)
+            reader, settings, target, report: report, liveInput: s.trace == "-", score: s.score,
+            uncertainty: uncertainty, console, job)
         if s.score { console.err(scoreLine(s.trace, what, outcome)) }
         if let r = s.report { console.err("report written to \(r)\n") }
     }
@@ -145,7 +172,7 @@ enum TraceRunCommand {
         let sink = EstimateSink(writer: writer, mode: run.mode, score: score || reportTarget != nil, report: report)
         let samples: Int
         do {
-            samples = try job(reader, run, sink)
+            samples = try job(reader, run, s, sink, console)
             try writer.finish()
         } catch {
             writer.abandon()

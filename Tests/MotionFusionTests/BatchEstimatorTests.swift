@@ -221,7 +221,7 @@ final class BatchEstimatorTests: XCTestCase {
 final class BatchBroadAccuracyTests: XCTestCase {
     func testBroadAccuracy() throws {
         let paths = try TestData.broadTrials()
-        let traces = try paths.map { try Trace.readNative(path: $0) }
+        let traces = try paths.map { try TraceFormat.load(path: $0) }
         for (mode, bound) in [(FusionMode.nineD, 1.65), (.sixD, 2.05)] {
             var batch = [Double](repeating: 0, count: traces.count)
             var online = [Double](repeating: 0, count: traces.count)
@@ -244,5 +244,44 @@ final class BatchBroadAccuracyTests: XCTestCase {
                 }
             }
         }
+    }
+}
+
+/// `reconstruct --method` and `--calibrate-mag` from the command line.
+final class ReconstructCommandTests: XCTestCase {
+    func testMethodAndJointMagnetometerCalibration() throws {
+        let dir = TestData.temporaryDirectory()
+        let trace = TestData.projectData + "/sim_orientations_100hz.csv"
+        let batch = CommandRunner.run([
+            "reconstruct", trace, "--score", "--output", dir + "/b.csv", "--calibrate-mag", dir + "/mag.json",
+        ])
+        XCTAssertEqual(batch.status, 0, batch.err)
+        let smoother = CommandRunner.run([
+            "reconstruct", trace, "--method", "smoother", "--score", "--output", dir + "/s.csv",
+        ])
+        XCTAssertEqual(smoother.status, 0, smoother.err)
+        XCTAssertNotEqual(
+            try String(contentsOfFile: dir + "/b.csv", encoding: .utf8),
+            try String(contentsOfFile: dir + "/s.csv", encoding: .utf8),
+            "the two methods differ")
+        // The fitted calibration is a calibrate-compatible file that helps the online filter on the
+        // same (distorted) recording.
+        let cal = try SensorCalibration(contentsOf: dir + "/mag.json")
+        let fitted = try XCTUnwrap(cal.magnetometer)
+        XCTAssertEqual(fitted.fieldStrength, 49, accuracy: 49 * 0.1, "the simulator's field")
+        func total(_ r: CommandResult) -> Double {
+            let part = r.err.components(separatedBy: "total ")[1]
+            return Double(part.prefix { $0 != "°" })!
+        }
+        let raw = CommandRunner.run(["replay", trace, "--score", "--output", dir + "/r.csv"])
+        let calibrated = CommandRunner.run([
+            "replay", trace, "--score", "--calibration", dir + "/mag.json", "--output", dir + "/c.csv",
+        ])
+        XCTAssertLessThan(total(calibrated), total(raw) * 0.5, "raw \(raw.err) calibrated \(calibrated.err)")
+        // Only where it can be determined.
+        XCTAssertEqual(
+            CommandRunner.run([
+                "reconstruct", trace, "--mode", "6d", "--calibrate-mag", dir + "/x.json", "--output", dir + "/x.csv",
+            ]).status, 2)
     }
 }

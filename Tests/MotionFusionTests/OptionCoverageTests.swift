@@ -42,6 +42,7 @@ final class OptionCoverageTests: XCTestCase {
                 [trace, "--output", out],
                 input.merging(run.filter { $0.key != "filter" }) { a, _ in a }.merging([
                     "output": ["--output", out], "score": ["--score"], "report": ["--report", dir + "/r.html"],
+                    "method": ["--method", "smoother"], "calibrate-mag": ["--calibrate-mag", dir + "/mag.json"],
                 ]) { a, _ in a }
             ),
             "evaluate": (

@@ -701,7 +701,7 @@ extension BatchAttitudeEstimator {
                 / Double(calibrated.count)).squareRoot()
             return MagnetometerCalibration(
                 hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
-                coverage: MagnetometerCalibration.directionCoverage(calibrated), samplesUsed: calibrated.count,
+                coverage: MagnetometerCalibration.directionCoverage(calibrated).coverage, samplesUsed: calibrated.count,
                 samplesOffered: calibrationReadings.count)
         }
 

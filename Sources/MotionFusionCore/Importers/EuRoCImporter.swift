@@ -28,6 +28,7 @@ final class EuRoCReader: SampleReader {
     var truthFaults = ValueFaults()
     var warnings: [TraceWarning] { imu.warnings + truthWarnings }
     var truthWarnings: [TraceWarning] = []
+    var progress: Double? { imu.progress }
 
     /// Largest ground-truth spacing interpolated across, s.
     static let maximumTruthGap = 0.05

@@ -16,6 +16,8 @@ public final class ByteLineReader {
     public private(set) var lineNumber = 0
     /// Bytes read so far.
     public private(set) var bytesRead = 0
+    /// The input's size in bytes when it is a regular file, else nil.
+    public private(set) var size: Int?
     /// Called before every `read` that may block, e.g. to flush outputs so a live pipe sees rows
     /// as soon as they are computed.
     public var beforeRead: (() -> Void)?
@@ -43,6 +45,8 @@ public final class ByteLineReader {
             }
             fd = opened
             ownsDescriptor = true
+            var info = stat()
+            if fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
         }
         capacity = chunkSize
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
@@ -58,6 +62,7 @@ public final class ByteLineReader {
         bytes.withUnsafeBufferPointer { if let b = $0.baseAddress { buffer.update(from: b, count: bytes.count) } }
         end = bytes.count
         bytesRead = bytes.count
+        size = bytes.count
         eof = true
     }
 

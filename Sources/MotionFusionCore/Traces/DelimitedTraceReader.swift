@@ -135,6 +135,11 @@ public final class DelimitedTraceReader: SampleReader {
 
     deinit { values.deallocate() }
 
+    /// The fraction of the file read (nil for a stream).
+    public var progress: Double? {
+        rows.lines.size.map { $0 > 0 ? min(1, Double(rows.lines.bytesRead) / Double($0)) : 1 }
+    }
+
     func warn(_ location: SourceLocation, _ message: String) {
         if warnings.count < Self.maxWarnings { warnings.append(TraceWarning(location, message)) }
     }

@@ -10,6 +10,9 @@ public protocol SampleReader: AnyObject {
     var faults: ValueFaults { get }
     /// Warnings so far (unit guesses, ignored columns, repairs), not counting ``faults``.
     var warnings: [TraceWarning] { get }
+    /// The fraction of the input read so far, 0…1, when the input's size is known (a file, not a
+    /// stream).
+    var progress: Double? { get }
 }
 
 extension SampleReader {
@@ -69,6 +72,9 @@ public final class TraceSampleReader: SampleReader {
         self.faults = faults
         warnings = trace.warnings
     }
+
+    /// The fraction of the samples handed out.
+    public var progress: Double? { trace.samples.isEmpty ? 1 : Double(index) / Double(trace.samples.count) }
 
     /// The next sample.
     public func next() throws -> SensorSample? {

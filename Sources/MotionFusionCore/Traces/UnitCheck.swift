@@ -153,6 +153,8 @@ public final class UnitCheckingReader: SampleReader {
     public var description: TraceDescription { base.description }
     /// The wrapped reader's faults.
     public var faults: ValueFaults { base.faults }
+    /// The wrapped reader's progress.
+    public var progress: Double? { base.progress }
     /// The wrapped reader's warnings and the unit warnings.
     public var warnings: [TraceWarning] {
         primeIfNeeded()

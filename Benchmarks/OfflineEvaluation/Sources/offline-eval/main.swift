@@ -266,7 +266,7 @@ func broad() throws {
     var seconds = 0.0
     var count = 0
     for f in files {
-        let trace = try Trace.readNative(path: dir + "/" + f)
+        let trace = try TraceFormat.load(path: dir + "/" + f)
         let samples = variant(variantName, trace.samples)
         let o = reconstruct(samples, method: method)
         seconds += o.seconds
@@ -332,7 +332,7 @@ func scale() throws {
         print("scale N")
         exit(2)
     }
-    let base = try Trace.readNative(path: dataRoot + "/broad/21_undisturbed_fast_combined.csv").samples
+    let base = try TraceFormat.load(path: dataRoot + "/broad/21_undisturbed_fast_combined.csv").samples
     let period = base.last!.t - base.first!.t + (base[1].t - base[0].t)
     var i = 0
     var count = 0
@@ -395,7 +395,7 @@ func calibrationComparison() throws {
         return (rms, ns * 100)
     }
     for f in files {
-        let samples = try Trace.readNative(path: dir + "/" + f).samples
+        let samples = try TraceFormat.load(path: dir + "/" + f).samples
         var p = parameters()
         p.estimateMagnetometerCalibration = true
         var estimates = [Quaternion]()
