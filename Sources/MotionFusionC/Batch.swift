@@ -152,17 +152,34 @@ func batch(
         let output = ArrayOutput(
             q, euler, heading, used, bias, sigmaAttitude, sigmaHeading, count: n, configuration: run,
             uncertainty: offline || run.filter.kind == .ekf)
-        var i = 0
-        let body = { (e: MotionEstimate, _: SensorSample) in
-            // One estimate per sample: the output rate is never set here.
-            precondition(i < output.count, "more estimates than samples")
-            output.write(e, at: i)
-            i += 1
-        }
         if offline {
-            try reconstruct(run, next: input.reader(), body)
+            var i = 0
+            try reconstruct(run, next: input.reader()) { e, _ in
+                // One estimate per sample: the output rate is never set here.
+                precondition(i < output.count, "more estimates than samples")
+                output.write(e, at: i)
+                i += 1
+            }
         } else {
-            try run.run(next: input.reader(), body)
+            try run.filter.withFilter(ReplayLoop(configuration: run, input: input, output: output))
+        }
+    }
+}
+
+/// The per-sample loop of `mf_replay`, specialised for each filter: the loop of
+/// ``RunConfiguration/run(next:_:)`` (a ``FilterRunner`` with the configured settings, one
+/// estimate per sample) without its per-sample closures, reading and writing the arrays in place.
+struct ReplayLoop: FilterVisitor {
+    let configuration: RunConfiguration
+    let input: ArrayInput
+    let output: ArrayOutput
+
+    func visit<Filter: AttitudeFilter>(_ filter: Filter) {
+        // What the C ABI cannot set, so the loop has no branch for it.
+        precondition(configuration.calibration == nil && configuration.outputRate == nil)
+        var runner = FilterRunner(filter, settings: configuration.runner)
+        for i in 0..<input.count {
+            output.write(runner.update(input.sample(i)), at: i)
         }
     }
 }
