@@ -74,10 +74,32 @@ struct ArrayOutput {
             ? min(s.degrees, EstimateWriter.unknownUncertaintyDegrees) : EstimateWriter.unknownUncertaintyDegrees
     }
 
+    /// Whether the quaternion is the only output asked for.
+    var attitudeOnly: Bool {
+        euler == nil && heading == nil && used == nil && bias == nil && sigmaAttitude == nil && sigmaHeading == nil
+    }
+
+    /// The written attitude (frame, north reference, canonical sign) of an ENU magnetic-north one,
+    /// and the true-north ENU attitude it comes from.
+    @inline(__always)
+    func written(_ attitude: Quaternion) -> (q: Quaternion, qENU: Quaternion) {
+        let qENU = declinationDegrees == nil ? attitude : (northRotation * attitude).normalized
+        return (frame.attitude(fromENU: qENU).canonical, qENU)
+    }
+
+    @inline(__always)
+    func write(attitude: Quaternion, at i: Int) {
+        guard let p = quaternion else { return }
+        let q = written(attitude).q
+        p[4 * i] = q.w
+        p[4 * i + 1] = q.x
+        p[4 * i + 2] = q.y
+        p[4 * i + 3] = q.z
+    }
+
     @inline(__always)
     func write(_ e: MotionEstimate, at i: Int) {
-        let qENU = declinationDegrees == nil ? e.attitude : (northRotation * e.attitude).normalized
-        let q = frame.attitude(fromENU: qENU).canonical
+        let (q, qENU) = written(e.attitude)
         if let p = quaternion {
             p[4 * i] = q.w
             p[4 * i + 1] = q.x
@@ -178,6 +200,14 @@ struct ReplayLoop: FilterVisitor {
         // What the C ABI cannot set, so the loop has no branch for it.
         precondition(configuration.calibration == nil && configuration.outputRate == nil)
         var runner = FilterRunner(filter, settings: configuration.runner)
+        if output.attitudeOnly {
+            // The attitude alone: the runner's step without building the rest of the estimate.
+            for i in 0..<input.count {
+                runner.step(input.sample(i))
+                output.write(attitude: runner.filter.attitude, at: i)
+            }
+            return
+        }
         for i in 0..<input.count {
             output.write(runner.update(input.sample(i)), at: i)
         }

@@ -122,6 +122,9 @@ def test_replay_matches_the_command_line(sim, cli, tmp_path, filter, mode):
     out = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], filter=filter, mode=mode)
     cli("replay", SIM, "--filter", filter, "--mode", mode, "--output", tmp_path / "e.csv")
     assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=filter == "ekf")
+    # The attitude alone takes a shorter path to the same numbers.
+    alone = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], filter=filter, mode=mode, outputs=["quaternion"])
+    assert list(alone) == ["quaternion"] and np.array_equal(alone["quaternion"], out["quaternion"])
 
 
 def test_replay_frame_declination_and_parameters_match(sim, cli, tmp_path):
@@ -130,6 +133,9 @@ def test_replay_frame_declination_and_parameters_match(sim, cli, tmp_path):
     cli("replay", SIM, "--frame", "ned", "--declination", "-7.5", "--param",
         "gyroscopeNoise=0.003,rest.minimumDuration=2", "--output", tmp_path / "e.csv")
     assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=True)
+    alone = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], frame="ned", declination=-7.5,
+                      parameters={"gyroscopeNoise": 0.003, "rest__minimumDuration": 2}, outputs=["quaternion"])
+    assert np.array_equal(alone["quaternion"], out["quaternion"])
 
 
 def test_replay_with_missing_values_matches(cli, tmp_path):
@@ -156,6 +162,8 @@ def test_replay_with_missing_values_matches(cli, tmp_path):
     out = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"])
     cli("replay", path, "--output", tmp_path / "e.csv")
     assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=True)
+    alone = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], outputs=["quaternion"])
+    assert np.array_equal(alone["quaternion"], out["quaternion"])
 
 
 def test_reconstruct_matches_the_command_line(sim, cli, tmp_path):
