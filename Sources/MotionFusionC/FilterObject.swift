@@ -82,8 +82,12 @@ public func mf_filter_parameters(
     _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
 ) -> Int32 {
     reporting(error, errorCapacity) {
+        // Non-finite values as the strings "nan", "inf", "-inf" (JSON has no such numbers).
+        func value(_ v: Double) -> JSONValue {
+            v.isFinite ? .number(v) : .string(v.isNaN ? "nan" : v > 0 ? "inf" : "-inf")
+        }
         let values = object(filter).setup.parameterValues
-        let o = JSONValue.object(Dictionary(uniqueKeysWithValues: values.map { ($0.name, JSONValue.number($0.value)) }))
+        let o = JSONValue.object(Dictionary(uniqueKeysWithValues: values.map { ($0.name, value($0.value)) }))
         json?.pointee = cString(o.text)
     }
 }

@@ -247,7 +247,10 @@ class Filter:
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
         if handle and handle.value:
-            lib.mf_filter_free(handle)
+            try:
+                lib.mf_filter_free(handle)
+            except Exception:  # interpreter shutdown
+                pass
             handle.value = None
 
     def update(self, gyr: Any, acc: Any, mag: Any, dt: float) -> np.ndarray:
@@ -296,7 +299,7 @@ class Filter:
         err = error_buffer()
         check(lib.mf_filter_parameters(self._handle, ctypes.byref(out), err, len(err)), err)
         values = json.loads(take_string(out.value))
-        return {k: math.nan if v is None else float(v) for k, v in values.items()}
+        return {k: float(v) for k, v in values.items()}
 
     @property
     def state(self) -> str:

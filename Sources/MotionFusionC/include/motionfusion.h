@@ -148,7 +148,8 @@ int32_t mf_filter_update(mf_filter *filter, const double *gyr, const double *acc
  * Any pointer may be NULL. */
 void mf_filter_read(const mf_filter *filter, double *quaternion, double *gyro_bias, double *sigma,
                     uint32_t *flags);
-/* The filter's numeric parameters as a JSON object {"name": value, ...}. */
+/* The filter's numeric parameters as a JSON object {"name": value, ...} (nested names dotted, SI
+ * units; a value that is not finite is the string "nan", "inf" or "-inf"). */
 int32_t mf_filter_parameters(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
 /* The evolving state as JSON, exact to the bit (restore it into a filter with the same kind,
