@@ -89,7 +89,7 @@ def _run_folder(
     own = None
     if client is None:
         cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+                               dashboard_address=":0")
         own = client = Client(cluster)
     try:
         n = len(plan.inputs)

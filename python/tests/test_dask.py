@@ -38,7 +38,7 @@ def traces(tmp_path) -> Path:
 def client():
     """One in-process cluster for the tests that pass their own client."""
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as c:
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
         yield c
 
 
@@ -102,3 +102,21 @@ def test_outputs_onto_inputs_are_refused_before_anything_runs(traces, tmp_path, 
     (tmp_path / "file").write_text("")
     with pytest.raises(mf.MotionFusionError, match="is a file; a folder of traces needs --output FOLDER"):
         mf.folder_plan(traces, tmp_path / "file")
+
+
+def test_broad_trials_on_a_local_cluster(tmp_path, cli):
+    """Held-out BROAD trials (from ../shared/data, linked into a folder): the same files as the
+    command line's folder run."""
+    from conftest import SHARED
+
+    trials = sorted((SHARED / "broad").glob("*.csv"))[:3]
+    if len(trials) < 3:
+        pytest.skip(f"{SHARED / 'broad'} is absent (shared BROAD data)")
+    src = tmp_path / "broad"
+    src.mkdir()
+    for trial in trials:
+        (src / trial.name).symlink_to(trial)
+    cli("replay", src, "--output", tmp_path / "cli")
+    results = replay_folder(src, tmp_path / "dask", n_workers=2, progress=False)
+    assert [Path(r["output"]).name for r in results] == [t.name for t in trials]
+    assert files(tmp_path / "dask") == files(tmp_path / "cli")
