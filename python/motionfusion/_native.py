@@ -36,6 +36,11 @@ class MotionFusionWarning(UserWarning):
     """A problem that did not stop reading (a unit guess, a repaired value), with its location."""
 
 
+if not os.path.exists(LIBRARY_PATH):
+    raise ImportError(
+        f"{LIBRARY_PATH} is missing: this motionfusion is the source tree, not an installed package; "
+        "install it (pip install ./python) and import it from elsewhere, or set MOTIONFUSION_LIBRARY to a "
+        "libMotionFusionC.so built with `swift build -c release --product MotionFusionC`")
 lib = ctypes.CDLL(LIBRARY_PATH)
 
 _p = c_void_p  # pointers to arrays are passed as addresses (numpy's .ctypes.data) or None
