@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "motionfusion", targets: ["motionfusion"]),
         // The command line's logic as a library, for the fuzz targets (not public API).
         .library(name: "MotionFusionCommandLine", targets: ["MotionFusionCommandLine"]),
+        // The C ABI (include/motionfusion.h) as a shared library, for other languages (python/).
+        .library(name: "MotionFusionC", type: .dynamic, targets: ["MotionFusionC"]),
     ],
     targets: [
         // Declarations of CBLAS and LAPACKE from Debian's libopenblas-dev and liblapacke-dev. Nothing
@@ -47,6 +49,12 @@ let package = Package(
         .target(
             name: "MotionFusionCommandLine",
             dependencies: ["MotionFusion"]
+        ),
+        // `@_cdecl` functions over the public API; the header is include/motionfusion.h.
+        .target(
+            name: "MotionFusionC",
+            dependencies: ["MotionFusion", "MotionFusionCommandLine"],
+            exclude: ["include"]
         ),
         .executableTarget(
             name: "motionfusion",

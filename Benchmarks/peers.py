@@ -1,5 +1,6 @@
 """Peer comparison for Benchmarks/peers.sh: MotionFusion vs vqf, imufusion (xio Fusion) and ahrs
-on one trace, same metric (BROAD), same machine, same run. Timings are medians of repeated runs."""
+on one trace, same metric (BROAD), same machine, same run. Timings are medians of repeated runs
+(MotionFusion's in-process and Python figures: the lowest of five interleaved rounds of medians)."""
 import json, os, subprocess, sys, tempfile, time
 import numpy as np
 
@@ -10,7 +11,7 @@ acc = np.ascontiguousarray(np.stack([d['acc_x'], d['acc_y'], d['acc_z']], 1))
 mag = np.ascontiguousarray(np.stack([d['mag_x'], d['mag_y'], d['mag_z']], 1))
 truth = np.stack([d['gt_qw'], d['gt_qx'], d['gt_qy'], d['gt_qz']], 1) if 'gt_qw' in d.dtype.names else None
 moving = (d['moving'] == 1) if 'moving' in d.dtype.names else np.ones(len(d), bool)
-t = d['t']
+t = np.ascontiguousarray(d['t'])
 ts = float(np.median(np.diff(t)))
 n = len(t)
 
@@ -49,11 +50,35 @@ def timed(fn, repeats=5):
 
 
 rows = []
-# MotionFusion: timing from the benchmark executable, accuracy from the CLI's estimates.
-bench = subprocess.run(['.build/release/MotionFusionBenchmarks', '--json', '--only', 'filters', trace],
-                       capture_output=True, text=True, check=True).stdout
-mf_ns = {(r['filter'], r['mode']): r['ns_per_sample'] for r in map(json.loads, bench.splitlines())
-         if r.get('benchmark') == 'filter'}
+# MotionFusion: timing from the benchmark executable, accuracy from the CLI's estimates. MotionFusion
+# from Python: one call over the whole trace (the C ABI through ctypes, arrays read in place);
+# "attitude only" asks for what the in-process figure computes, "all" adds what the estimate file
+# has (Euler angles and heading: three atan2 per sample; bias, used, sigmas). The in-process and
+# Python figures are timed in five interleaved rounds and the lowest of each kept, so both see the
+# same machine load and their ratio is the binding's own cost.
+import motionfusion
+
+
+def bench_ns():
+    out = subprocess.run(['.build/release/MotionFusionBenchmarks', '--json', '--only', 'filters', trace],
+                         capture_output=True, text=True, check=True).stdout
+    return {(r['filter'], r['mode']): r['ns_per_sample'] for r in map(json.loads, out.splitlines())
+            if r.get('benchmark') == 'filter'}
+
+
+PY_VARIANTS = [('MotionFusion Python replay', ['quaternion'], 'EKF, one Python call, attitude only'),
+               ('MotionFusion Python replay, all', None, 'EKF, one Python call, every estimate column')]
+rounds, py_ns, py_out = [], {}, {}
+for _ in range(5):
+    rounds.append(bench_ns())
+    for mode in ['9d', '6d']:
+        m = mag if mode == '9d' else None
+        for label, outputs, _ in PY_VARIANTS:
+            q, sec = timed(lambda: motionfusion.replay(t, gyr, acc, m, filter='ekf', mode=mode,
+                                                       outputs=outputs)['quaternion'], repeats=7)
+            py_ns.setdefault((label, mode), []).append(sec / n * 1e9)
+            py_out[(label, mode)] = q
+mf_ns = {k: min(r[k] for r in rounds) for k in rounds[0]}
 with tempfile.TemporaryDirectory() as tmp:
     for filt, label in [('ekf', 'MotionFusion EKF (default)'), ('complementary', 'MotionFusion complementary'),
                         ('madgwick', 'MotionFusion Madgwick'), ('mahony', 'MotionFusion Mahony')]:
@@ -64,6 +89,9 @@ with tempfile.TemporaryDirectory() as tmp:
             e = np.genfromtxt(out, delimiter=',', names=True)
             q = np.stack([e['qw'], e['qx'], e['qy'], e['qz']], 1)
             rows.append((label, mode, score(q, mode == '6d'), mf_ns[(filt, mode)], 'Swift, whole trace'))
+for mode in ['9d', '6d']:
+    for label, _, note in PY_VARIANTS:
+        rows.append((label, mode, score(py_out[(label, mode)], mode == '6d'), min(py_ns[(label, mode)]), note))
 
 import vqf
 for mode in ['9d', '6d']:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Side-by-side comparison with peer libraries on the same trace, in the same run:
 #   Benchmarks/peers.sh [TRACE]
-# Installs vqf, imufusion and ahrs from PyPI into Benchmarks/.venv (never used by the tests),
+# Installs vqf, imufusion and ahrs from PyPI and MotionFusion's Python package (python/) into
+# Benchmarks/.venv (never used by the tests),
 # builds MotionFusion in release mode, and prints accuracy (BROAD metric) and throughput with ratios.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -10,6 +11,8 @@ if [ ! -x .venv/bin/python ]; then
     .venv/bin/pip install --quiet --upgrade pip
     .venv/bin/pip install --quiet numpy vqf imufusion ahrs
 fi
+# MotionFusion's own Python package, rebuilt from these sources each run (release build, bundled).
+.venv/bin/pip install --quiet --force-reinstall --no-deps ../python >&2
 (cd .. && swift build -c release --product motionfusion >&2)
 swift build -c release --product MotionFusionBenchmarks >&2
 TRACE="${1:-../../shared/data/broad/21_undisturbed_fast_combined.csv}"

@@ -215,8 +215,9 @@ struct LocationOptions {
 /// Expands a TRACE argument: a trace file, a recording folder or archive, or `-` stays as is; a
 /// folder of traces becomes its trace files (`.csv`, `.txt`, `.zip`) and recording sub-folders,
 /// sorted.
-enum TraceInputs {
-    static func expand(_ path: String, format: TraceFormat?) throws -> [String] {
+public enum TraceInputs {
+    /// The traces a TRACE argument names (public for the C ABI's folder plan).
+    public static func expand(_ path: String, format: TraceFormat?) throws -> [String] {
         if path == "-" { return [path] }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {

@@ -6,7 +6,7 @@ import MotionFusion
 /// summary table. Every trace gets its own output name (made distinct when two inputs map to the
 /// same one, and the mapping printed) and its own temporary file; every output is checked against
 /// the inputs before anything runs. A failing trace is reported and does not stop the others.
-enum FolderRunner {
+public enum FolderRunner {
     struct Outcome {
         var name: String
         var samples: Int
@@ -16,8 +16,8 @@ enum FolderRunner {
     }
 
     /// Output names for `inputs`: the input's name without its extension, plus `.csv`; when two
-    /// inputs share a name, the later ones get `-2`, `-3`, …
-    static func outputNames(_ inputs: [String]) -> [String] {
+    /// inputs share a name, the later ones get `-2`, `-3`, … (public for the C ABI's folder plan).
+    public static func outputNames(_ inputs: [String]) -> [String] {
         var used = Set<String>()
         return inputs.map { input in
             var stem = PathText.name(input)

@@ -1,0 +1,82 @@
+import Foundation
+import MotionFusion
+import MotionFusionCommandLine
+
+/// C strings `argv[0..<count]`.
+func strings(_ argv: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int32) -> [String] {
+    guard let argv, count > 0 else { return [] }
+    return (0..<Int(count)).compactMap { argv[$0].map { String(cString: $0) } }
+}
+
+@_cdecl("mf_cli_run")
+public func mf_cli_run(
+    _ argc: Int32, _ argv: UnsafePointer<UnsafePointer<CChar>?>?, _ capture: Int32,
+    _ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+    _ err: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+) -> Int32 {
+    let arguments = strings(argv, argc)
+    guard capture != 0 else { return MotionFusionCLI.run(arguments) }
+    // Folder runs print from several threads.
+    let lock = NSLock()
+    var outText = ""
+    var errText = ""
+    let console = ConsoleOutput(
+        out: { t in lock.withLock { outText += t } }, err: { t in lock.withLock { errText += t } })
+    let status = MotionFusionCLI.run(arguments, output: console)
+    out?.pointee = cString(outText)
+    err?.pointee = cString(errText)
+    return status
+}
+
+@_cdecl("mf_install_signal_handlers")
+public func mf_install_signal_handlers() { PendingOutputs.installSignalHandlers() }
+
+/// The plan of a folder run, decided as `replay`/`reconstruct SRC --output FOLDER` decide it
+/// (`TraceInputs.expand`, `FolderRunner.outputNames`, and the same output checks), so runs that
+/// execute the command line once per trace write the same files.
+func folderPlan(source: String, folder: String?, format: TraceFormat?, extraInputs: [String]) throws -> JSONValue {
+    let inputs = try TraceInputs.expand(source, format: format)
+    guard inputs.count > 1 || inputs[0] != source else { return ["folder": false] }
+    guard let folder, folder != "-" else {
+        throw CallError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
+    }
+    var isDir: ObjCBool = false
+    if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
+        throw CallError.usage("\(folder): is a file; a folder of traces needs --output FOLDER")
+    }
+    let protected = InputFiles([source] + extraInputs)
+    let names = FolderRunner.outputNames(inputs)
+    if !isDir.boolValue {
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CallError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
+        }
+    }
+    let outputs = names.map { PathText.join(folder, $0) }
+    for output in outputs { _ = try OutputTarget.resolve(output, protecting: protected) }
+    var notes = [JSONValue]()
+    for (input, name) in zip(inputs, names) where name != FolderRunner.outputNames([input])[0] {
+        notes.append(.string("\(input) -> \(name) (another trace has the same name)"))
+    }
+    return [
+        "folder": true, "inputs": .array(inputs.map { .string($0) }), "outputs": .array(outputs.map { .string($0) }),
+        "notes": .array(notes),
+    ]
+}
+
+@_cdecl("mf_folder_plan")
+public func mf_folder_plan(
+    _ source: UnsafePointer<CChar>?, _ outputFolder: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?,
+    _ extraInputs: UnsafePointer<UnsafePointer<CChar>?>?, _ extraCount: Int32,
+    _ plan: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ error: UnsafeMutablePointer<CChar>?,
+    _ errorCapacity: Int
+) -> Int32 {
+    reporting(error, errorCapacity) {
+        guard let source = text(source) else { throw CallError.usage("a source path is needed") }
+        let f = try Arguments.choice(format, "format", TraceFormat.self)
+        let p = try folderPlan(
+            source: source, folder: text(outputFolder), format: f, extraInputs: strings(extraInputs, extraCount))
+        plan?.pointee = cString(p.text)
+    }
+}

@@ -1,0 +1,192 @@
+/*
+ * motionfusion.h: the C ABI of MotionFusion (library product MotionFusionC, libMotionFusionC.so).
+ *
+ * Plain C types only: no Swift type crosses this boundary. Arrays are owned by the caller; the
+ * library reads inputs and writes outputs in place and keeps no pointer after a call returns.
+ * Vectors are rows of 3 doubles and quaternions rows of 4 (w, x, y, z), C order (row i at
+ * offset 3*i or 4*i). Units are SI: s, rad/s, m/s^2, uT; angles in outputs are degrees.
+ * Quaternions are earth-from-sensor, scalar first, Hamilton product, canonical sign (w >= 0).
+ *
+ * Errors: a fallible function returns MF_OK or an error code, and writes a NUL-terminated UTF-8
+ * message into `error` (at most `error_capacity` bytes, cut at a character boundary; `error`
+ * may be NULL). Messages about files name the place as `file:line:column: message`, exactly as
+ * the command line prints them.
+ *
+ * Strings returned through `char **` are allocated by the library: release them with
+ * mf_string_free. Handles (mf_trace, mf_filter) are released with their own free function.
+ *
+ * Thread safety: calls on different handles, and every call without a handle, may run
+ * concurrently. One handle must not be used by two threads at once.
+ */
+#ifndef MOTIONFUSION_H
+#define MOTIONFUSION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Status codes (the command line's exit statuses). */
+#define MF_OK 0
+/* Bad input: an unreadable or malformed trace, nothing to score, a failed write. */
+#define MF_ERROR_INPUT 1
+/* Bad argument: an unknown filter, mode, frame, format or parameter, a mode the filter lacks. */
+#define MF_ERROR_USAGE 2
+
+/* The library version, e.g. "0.2.0" (a static string; do not free). */
+const char *mf_version(void);
+
+/* Releases a string returned by the library. NULL is allowed. */
+void mf_string_free(char *string);
+
+/* ---- Batch runs over caller-owned arrays ------------------------------------------------------
+ *
+ * n samples: t[n] (s); gyr, acc, mag [n][3], each NULL when the recording has no such sensor. A
+ * row with a non-finite value means "no value of that sensor at this sample" (different rates,
+ * dropouts), as in a trace file. Like the command line, mode "9d" without a magnetometer (mag ==
+ * NULL) runs 6D; the e-compass without one is an error.
+ *
+ * filter: "ekf" (default when NULL), "complementary", "mahony", "madgwick", "ecompass", "tilt".
+ * mode: "6d" or "9d" (NULL: the filter's default). parameters: "name=value,..." in SI units (the
+ * command line's --param; NULL or "" for defaults). frame: "enu" (NULL), "ned" or "nwu": the
+ * earth frame of the written attitude and angles. declination_deg: degrees east, NaN for none;
+ * when given, attitude and heading are referenced to true north.
+ *
+ * Outputs, each NULL to skip, one row per sample, exactly the columns the command line writes
+ * (without the rounding to a fixed number of decimals):
+ *   quaternion[n][4]   attitude in `frame`, canonical sign
+ *   euler_deg[n][3]    roll, pitch, yaw (Z-Y'-X'') of that attitude, degrees
+ *   heading_deg[n]     degrees clockwise from north in [0, 360)
+ *   used[n]            1 when the filter had an attitude and used a sensor for the sample
+ *   gyro_bias[n][3]    gyroscope bias estimate, rad/s
+ *   sigma_attitude_deg[n], sigma_heading_deg[n]
+ *                      one-sigma uncertainties, degrees (180 while unknown); NaN for filters
+ *                      without an uncertainty (all but the EKF)
+ */
+int32_t mf_replay(const char *filter, const char *mode, const char *parameters, const char *frame,
+                  double declination_deg, size_t n, const double *t, const double *gyr,
+                  const double *acc, const double *mag, double *quaternion, double *euler_deg,
+                  double *heading_deg, uint8_t *used, double *gyro_bias, double *sigma_attitude_deg,
+                  double *sigma_heading_deg, char *error, size_t error_capacity);
+
+/* Offline reconstruction (`motionfusion reconstruct`): the best attitude of every sample, using
+ * past and future samples. Same arguments and outputs as mf_replay; `filter` must be NULL or
+ * "ekf" (the reconstruction is built on it; `parameters` tune it). */
+int32_t mf_reconstruct(const char *filter, const char *mode, const char *parameters,
+                       const char *frame, double declination_deg, size_t n, const double *t,
+                       const double *gyr, const double *acc, const double *mag, double *quaternion,
+                       double *euler_deg, double *heading_deg, uint8_t *used, double *gyro_bias,
+                       double *sigma_attitude_deg, double *sigma_heading_deg, char *error,
+                       size_t error_capacity);
+
+/* ---- Evaluation --------------------------------------------------------------------------------
+ *
+ * The BROAD metric of `motionfusion evaluate`: estimates quaternion[n][4] (in `frame`, NULL =
+ * "enu") against truth[n][4] (ENU; a non-finite row has no truth), over the samples whose
+ * moving[i] is 1 (moving NULL: all). mode "6d" removes a constant heading offset first.
+ * result[5] = total, heading and inclination RMSE (degrees), samples scored, heading offset
+ * removed (degrees). MF_ERROR_INPUT when no sample can be scored.
+ */
+int32_t mf_evaluate(size_t n, const double *quaternion, const char *frame, const double *truth,
+                    const uint8_t *moving, const char *mode, double result[5], char *error,
+                    size_t error_capacity);
+
+/* ---- Traces ------------------------------------------------------------------------------------
+ *
+ * Loads a trace in any supported format (a file, a recording folder or .zip; format NULL to
+ * detect it, or one of "native", "delimited", "euroc", "xio-fusion", "x-imu3", "phyphox",
+ * "sensor-logger"), then copies it into caller-owned arrays.
+ */
+typedef struct mf_trace mf_trace;
+
+/* What a loaded trace holds (bits of mf_trace_contents). A sensor is present when the recording
+ * has it (its columns or files), even if some or all of its values are missing. */
+#define MF_TRACE_GYROSCOPE 1u
+#define MF_TRACE_ACCELEROMETER 2u
+#define MF_TRACE_MAGNETOMETER 4u
+#define MF_TRACE_TRUTH 8u
+#define MF_TRACE_MOVING 16u
+
+int32_t mf_trace_load(const char *path, const char *format, mf_trace **trace, char *error,
+                      size_t error_capacity);
+/* Number of samples. */
+size_t mf_trace_count(const mf_trace *trace);
+/* MF_TRACE_* bits. */
+uint32_t mf_trace_contents(const mf_trace *trace);
+/* The format read ("native", "euroc", ...); free with mf_string_free. */
+char *mf_trace_format(const mf_trace *trace);
+/* Warnings raised while reading (unit guesses, repaired values), one per line, each
+ * "file:line:column: warning: ..."; "" when none. Free with mf_string_free. */
+char *mf_trace_warnings(const mf_trace *trace);
+/* Copies the samples: t[n]; gyr, acc, mag [n][3] and truth [n][4] with NaN where a sample has no
+ * value; moving[n] 1 or 0 (0 where unknown). Any pointer may be NULL. */
+void mf_trace_copy(const mf_trace *trace, double *t, double *gyr, double *acc, double *mag,
+                   double *truth, uint8_t *moving);
+void mf_trace_free(mf_trace *trace);
+
+/* ---- Per-sample filter object ------------------------------------------------------------------ */
+typedef struct mf_filter mf_filter;
+
+/* Diagnostic bits of the last update (mf_filter_read). */
+#define MF_ACCELEROMETER_REJECTED 1u
+#define MF_MAGNETOMETER_REJECTED 2u
+#define MF_AT_REST 4u
+#define MF_INITIALISING 8u
+
+/* A filter of `kind` (as `filter` above) in `mode` with `parameters`, in its initial state. */
+int32_t mf_filter_create(const char *kind, const char *mode, const char *parameters,
+                         mf_filter **filter, char *error, size_t error_capacity);
+/* One sample: gyr, acc, mag point to 3 doubles each, or are NULL when that sensor has no new value
+ * (a non-finite vector counts as none); dt, s, is the time since the previous sample (finite and
+ * not negative, else MF_ERROR_USAGE). */
+int32_t mf_filter_update(mf_filter *filter, const double *gyr, const double *acc,
+                         const double *mag, double dt, char *error, size_t error_capacity);
+/* The state after the last update: quaternion[4] (ENU, canonical sign), gyro_bias[3] (rad/s),
+ * sigma[2] (attitude and heading one-sigma, degrees, NaN when unknown), flags (MF_* bits above).
+ * Any pointer may be NULL. */
+void mf_filter_read(const mf_filter *filter, double *quaternion, double *gyro_bias, double *sigma,
+                    uint32_t *flags);
+/* The filter's numeric parameters as a JSON object {"name": value, ...} (nested names dotted, SI
+ * units; a value that is not finite is the string "nan", "inf" or "-inf"). */
+int32_t mf_filter_parameters(const mf_filter *filter, char **json, char *error,
+                             size_t error_capacity);
+/* The evolving state as JSON, exact to the bit (restore it into a filter with the same kind,
+ * mode and parameters to continue exactly where it was). */
+int32_t mf_filter_save_state(const mf_filter *filter, char **json, char *error,
+                             size_t error_capacity);
+int32_t mf_filter_restore_state(mf_filter *filter, const char *json, char *error,
+                                size_t error_capacity);
+void mf_filter_free(mf_filter *filter);
+
+/* ---- The command line ---------------------------------------------------------------------------
+ *
+ * Runs `motionfusion ARGS...` in this process (argv without the program name) and returns its exit
+ * status (0 success, 1 bad input or failure, 2 usage error). With capture != 0, what it prints is
+ * returned in *out and *err (free with mf_string_free; either pointer may be NULL); otherwise it
+ * goes to the process's standard output and error. Estimates written to "-" always go to the
+ * standard output. */
+int32_t mf_cli_run(int32_t argc, const char *const *argv, int32_t capture, char **out, char **err);
+
+/* Installs the command line's handlers for SIGINT, SIGTERM and SIGHUP (remove half-written outputs,
+ * exit 128+n). Only for processes that are the command line. */
+void mf_install_signal_handlers(void);
+
+/* The plan of `motionfusion replay SOURCE --output FOLDER` (and reconstruct) when SOURCE is a folder
+ * of traces: the traces it runs, in order, and the output file of each, named as the command line
+ * names them. Like the command line, it refuses any output that resolves to an input (below
+ * SOURCE, or one of extra_inputs[extra_count], e.g. a calibration file) and creates FOLDER when
+ * missing, before anything runs. *plan receives JSON:
+ *   {"folder": true, "inputs": [...], "outputs": [...], "notes": [...]}
+ * ("notes": the messages the command line prints for renamed outputs). When SOURCE is a single
+ * trace, {"folder": false} and nothing is checked. */
+int32_t mf_folder_plan(const char *source, const char *output_folder, const char *format,
+                       const char *const *extra_inputs, int32_t extra_count, char **plan,
+                       char *error, size_t error_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MOTIONFUSION_H */

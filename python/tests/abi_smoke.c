@@ -1,0 +1,67 @@
+/* A C program against motionfusion.h: load a trace, replay it, run the per-sample filter, and
+ * check the error path. Built and run by test_c_abi.py; prints "key value..." lines. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "motionfusion.h"
+
+int main(int argc, char **argv) {
+    if (argc != 2) return 64;
+    char error[1024];
+    printf("version %s\n", mf_version());
+
+    mf_trace *trace = NULL;
+    if (mf_trace_load(argv[1], NULL, &trace, error, sizeof error) != MF_OK) {
+        fprintf(stderr, "%s\n", error);
+        return 1;
+    }
+    size_t n = mf_trace_count(trace);
+    uint32_t contents = mf_trace_contents(trace);
+    double *t = malloc(n * sizeof *t), *gyr = malloc(3 * n * sizeof *gyr), *acc = malloc(3 * n * sizeof *acc);
+    double *mag = malloc(3 * n * sizeof *mag), *q = malloc(4 * n * sizeof *q);
+    mf_trace_copy(trace, t, gyr, acc, mag, NULL, NULL);
+    char *format = mf_trace_format(trace);
+    printf("trace %zu %u %s\n", n, contents, format);
+    mf_string_free(format);
+    mf_trace_free(trace);
+
+    if (mf_replay("ekf", "9d", NULL, NULL, NAN, n, t, gyr, acc, mag, q, NULL, NULL, NULL, NULL, NULL, NULL,
+                  error, sizeof error) != MF_OK) {
+        fprintf(stderr, "%s\n", error);
+        return 1;
+    }
+    printf("replay %.17g %.17g %.17g %.17g\n", q[4 * (n - 1)], q[4 * (n - 1) + 1], q[4 * (n - 1) + 2],
+           q[4 * (n - 1) + 3]);
+
+    /* The per-sample filter with the replay's own steps gives the replay's attitude. */
+    mf_filter *filter = NULL;
+    if (mf_filter_create("ekf", "9d", NULL, &filter, error, sizeof error) != MF_OK) return 1;
+    for (size_t i = 0; i < n; i++) {
+        double dt = i == 0 ? 0 : t[i] - t[i - 1];
+        if (mf_filter_update(filter, gyr + 3 * i, acc + 3 * i, mag + 3 * i, dt, error, sizeof error) != MF_OK) {
+            fprintf(stderr, "%s\n", error);
+            return 1;
+        }
+    }
+    double fq[4];
+    uint32_t flags = 0;
+    mf_filter_read(filter, fq, NULL, NULL, &flags);
+    printf("filter %.17g %.17g %.17g %.17g %u\n", fq[0], fq[1], fq[2], fq[3], flags);
+    char *state = NULL;
+    if (mf_filter_save_state(filter, &state, error, sizeof error) != MF_OK) return 1;
+    if (mf_filter_restore_state(filter, state, error, sizeof error) != MF_OK) return 1;
+    printf("state %zu\n", strlen(state));
+    mf_string_free(state);
+    printf("negative_dt %d\n", mf_filter_update(filter, NULL, NULL, NULL, -1, error, sizeof error));
+    mf_filter_free(filter);
+
+    int status = mf_replay("nope", NULL, NULL, NULL, NAN, n, t, gyr, acc, mag, q, NULL, NULL, NULL, NULL, NULL,
+                           NULL, error, sizeof error);
+    printf("unknown_filter %d %s\n", status, error);
+    status = mf_trace_load("/nonexistent/trace.csv", NULL, &trace, error, 8);
+    printf("short_buffer %d %zu\n", status, strlen(error));
+    free(t), free(gyr), free(acc), free(mag), free(q);
+    return 0;
+}

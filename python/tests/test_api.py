@@ -1,0 +1,344 @@
+"""The Python API against the command line: same estimates, same figures, same messages."""
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import motionfusion as mf
+from conftest import DATA, REPO, SIM, angle_deg, read_estimates
+
+FILTER_MODES = [("ekf", "9d"), ("ekf", "6d"), ("complementary", "9d"), ("complementary", "6d"), ("mahony", "9d"),
+                ("mahony", "6d"), ("madgwick", "9d"), ("madgwick", "6d"), ("ecompass", "9d"), ("tilt", "6d")]
+
+
+@pytest.fixture(scope="module")
+def sim():
+    return mf.load(SIM)
+
+
+def assert_matches_estimate_file(out: dict, est: dict, uncertainty: bool) -> None:
+    """Every column of the command line's estimate file, to the decimals it writes."""
+    q = np.stack([est[c] for c in ("qw", "qx", "qy", "qz")], axis=1)
+    assert out["quaternion"].shape == q.shape
+    assert np.abs(out["quaternion"] - q).max() <= 5.01e-10
+    assert angle_deg(out["quaternion"], q).max() < 1e-5
+    euler = np.stack([est["roll"], est["pitch"], est["yaw"]], axis=1)
+    assert np.abs(out["euler_deg"] - euler).max() <= 5.01e-6
+    dh = (out["heading_deg"] - est["heading"] + 180) % 360 - 180
+    assert np.abs(dh).max() <= 5.01e-6
+    assert np.array_equal(out["used"], est["used"] == 1)
+    bias = np.stack([est["bias_x"], est["bias_y"], est["bias_z"]], axis=1)
+    assert np.abs(out["gyro_bias"] - bias).max() <= 5.01e-9
+    if uncertainty:
+        assert np.abs(out["sigma_attitude_deg"] - est["sigma_attitude_deg"]).max() <= 5.01e-5
+        assert np.abs(out["sigma_heading_deg"] - est["sigma_heading_deg"]).max() <= 5.01e-5
+    else:
+        assert "sigma_attitude_deg" not in est
+        assert np.isnan(out["sigma_attitude_deg"]).all() and np.isnan(out["sigma_heading_deg"]).all()
+
+
+# ---- The package itself -------------------------------------------------------------------------
+
+def test_version_is_the_libraries(cli):
+    text = (REPO / "Sources/MotionFusionCore/Version.swift").read_text()
+    expected = re.search(r'motionFusionVersion = "([^"]+)"', text).group(1)
+    assert mf.version() == mf.__version__ == expected
+    assert cli("--version").stdout.strip() == f"motionfusion {expected}"
+
+
+@pytest.mark.skipif("MOTIONFUSION_LIBRARY" in os.environ, reason="testing a development library")
+def test_the_installed_wheel_is_tested():
+    package = Path(mf.__file__).resolve().parent
+    assert package != REPO / "python" / "motionfusion", "tests must import the installed package"
+    assert (package / "_lib" / "libMotionFusionC.so").exists()
+    assert (package / "_lib" / "motionfusion.h").exists()
+    assert (package / "py.typed").exists()
+
+
+def test_run_cli_in_process():
+    status, out, err = mf.run_cli(["--version"])
+    assert (status, out, err) == (0, f"motionfusion {mf.version()}\n", "")
+    status, out, err = mf.run_cli(["replay", "--nope"])
+    assert status == 2 and "unknown option --nope" in err and out == ""
+
+
+# ---- load ---------------------------------------------------------------------------------------
+
+def test_load_shapes_and_dtypes(sim):
+    n = 6001
+    assert set(sim) == {"t", "gyr", "acc", "mag", "gt", "moving"}
+    for key, shape in {"t": (n,), "gyr": (n, 3), "acc": (n, 3), "mag": (n, 3), "gt": (n, 4)}.items():
+        assert sim[key].shape == shape and sim[key].dtype == np.float64 and sim[key].flags.c_contiguous
+    assert sim["moving"].dtype == np.bool_ and sim["moving"].shape == (n,)
+    raw = np.loadtxt(SIM, delimiter=",", skiprows=1)
+    assert np.array_equal(sim["t"], raw[:, 0])
+    assert np.array_equal(sim["gyr"], raw[:, 1:4]) and np.array_equal(sim["mag"], raw[:, 7:10])
+
+
+def test_load_only_what_the_recording_has(tmp_path):
+    path = tmp_path / "six.csv"
+    path.write_text("t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.81\n0.01,0,0,0.1,nan,0,9.81\n")
+    with pytest.warns(mf.MotionFusionWarning):  # the NaN axis is repaired (reported) as "no value"
+        trace = mf.load(path)
+    assert set(trace) == {"t", "gyr", "acc"}
+    assert np.isnan(trace["acc"][1]).all() and not np.isnan(trace["acc"][0]).any()
+
+
+def test_load_other_formats(tmp_path):
+    path = tmp_path / "xio.csv"
+    path.write_text("Time (s),Gyroscope X (deg/s),Gyroscope Y (deg/s),Gyroscope Z (deg/s),"
+                    "Accelerometer X (g),Accelerometer Y (g),Accelerometer Z (g)\n"
+                    "0,0,0,180,0,0,1\n0.01,0,0,180,0,0,1\n")
+    trace = mf.load(path)
+    assert np.allclose(trace["gyr"][0], [0, 0, np.pi])
+    assert np.allclose(trace["acc"][0], [0, 0, 9.80665])
+    with pytest.raises(mf.MotionFusionError) as e:
+        mf.load(path, format="nope")
+    assert e.value.code == 2 and "format must be one of" in e.value.message
+
+
+def test_load_errors_carry_the_command_lines_message(tmp_path, cli):
+    path = tmp_path / "bad.csv"
+    path.write_text("t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.81\n0.01,0,0,x,0,0,9.81\n")
+    with pytest.raises(mf.MotionFusionError) as e:
+        mf.load(path)
+    assert isinstance(e.value, ValueError) and e.value.code == 1
+    assert re.match(rf"{re.escape(str(path))}:3:\d+: ", str(e.value)), str(e.value)
+    r = cli("info", path, check=False)
+    assert r.returncode == 1 and f"error: {e.value.message}" in r.stderr
+    with pytest.raises(mf.MotionFusionError, match="no such file"):
+        mf.load(tmp_path / "missing.csv")
+
+
+# ---- replay and reconstruct against the command line --------------------------------------------
+
+@pytest.mark.parametrize("filter,mode", FILTER_MODES)
+def test_replay_matches_the_command_line(sim, cli, tmp_path, filter, mode):
+    out = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], filter=filter, mode=mode)
+    cli("replay", SIM, "--filter", filter, "--mode", mode, "--output", tmp_path / "e.csv")
+    assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=filter == "ekf")
+    # The attitude alone takes a shorter path to the same numbers.
+    alone = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], filter=filter, mode=mode, outputs=["quaternion"])
+    assert list(alone) == ["quaternion"] and np.array_equal(alone["quaternion"], out["quaternion"])
+
+
+def test_replay_frame_declination_and_parameters_match(sim, cli, tmp_path):
+    out = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], frame="ned", declination=-7.5,
+                    parameters={"gyroscopeNoise": 0.003, "rest__minimumDuration": 2})
+    cli("replay", SIM, "--frame", "ned", "--declination", "-7.5", "--param",
+        "gyroscopeNoise=0.003,rest.minimumDuration=2", "--output", tmp_path / "e.csv")
+    assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=True)
+    alone = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], frame="ned", declination=-7.5,
+                      parameters={"gyroscopeNoise": 0.003, "rest__minimumDuration": 2}, outputs=["quaternion"])
+    assert np.array_equal(alone["quaternion"], out["quaternion"])
+
+
+def test_replay_with_missing_values_matches(cli, tmp_path):
+    """Dropouts (NaN rows), a repeated timestamp and a gap go through the same runner."""
+    src = DATA / "sim_magnetic_disturbance_50hz.csv"
+    lines = src.read_text().splitlines()
+    header = lines[0].split(",")
+    rows = [line.split(",") for line in lines[1:]]
+    for i in range(100, 140):
+        rows[i][header.index("mag_x")] = "nan"
+    for i in range(200, 205):
+        for axis in "xyz":
+            rows[i][header.index(f"gyr_{axis}")] = "nan"
+    rows[300][0] = rows[299][0]
+    for row in rows[400:]:
+        row[0] = repr(float(row[0]) + 3.0)
+    path = tmp_path / "faulty.csv"
+    path.write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
+    with pytest.warns(mf.MotionFusionWarning) as warned:
+        trace = mf.load(path)
+    messages = [str(w.message) for w in warned]
+    assert any(m.startswith(f"{path}:102:81: warning: some axes missing 40 times") for m in messages), messages
+    assert any(m.startswith(f"{path}:302:1: warning: duplicate timestamp") for m in messages), messages
+    out = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"])
+    cli("replay", path, "--output", tmp_path / "e.csv")
+    assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=True)
+    alone = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], outputs=["quaternion"])
+    assert np.array_equal(alone["quaternion"], out["quaternion"])
+
+
+def test_reconstruct_matches_the_command_line(sim, cli, tmp_path):
+    for mode in ("9d", "6d"):
+        out = mf.reconstruct(sim["t"], sim["gyr"], sim["acc"], sim["mag"], mode=mode)
+        cli("reconstruct", SIM, "--mode", mode, "--output", tmp_path / "e.csv")
+        assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=True)
+
+
+def test_9d_without_magnetometer_runs_6d(sim):
+    a = mf.replay(sim["t"], sim["gyr"], sim["acc"], None, mode="9d")
+    b = mf.replay(sim["t"], sim["gyr"], sim["acc"], None, mode="6d")
+    assert np.array_equal(a["quaternion"], b["quaternion"])
+    with pytest.raises(mf.MotionFusionError, match="e-compass needs one"):
+        mf.replay(sim["t"], sim["gyr"], sim["acc"], None, filter="ecompass")
+
+
+def test_replay_output_shapes_and_dtypes(sim):
+    out = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"])
+    n = len(sim["t"])
+    shapes = {"quaternion": (n, 4), "euler_deg": (n, 3), "heading_deg": (n,), "used": (n,), "gyro_bias": (n, 3),
+              "sigma_attitude_deg": (n,), "sigma_heading_deg": (n,)}
+    assert {k: v.shape for k, v in out.items()} == shapes
+    assert out["used"].dtype == np.bool_
+    assert all(v.dtype == np.float64 for k, v in out.items() if k != "used")
+    assert (out["quaternion"][:, 0] >= 0).all()
+    assert np.allclose(np.linalg.norm(out["quaternion"], axis=1), 1)
+    assert ((out["heading_deg"] >= 0) & (out["heading_deg"] < 360)).all()
+    empty = mf.replay(np.empty(0), np.empty((0, 3)), np.empty((0, 3)))
+    assert empty["quaternion"].shape == (0, 4)
+    some = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], outputs=["quaternion", "used"])
+    assert set(some) == {"quaternion", "used"}
+    assert np.array_equal(some["quaternion"], out["quaternion"]) and np.array_equal(some["used"], out["used"])
+    with pytest.raises(ValueError, match="outputs must name some of"):
+        mf.replay(sim["t"], sim["gyr"], sim["acc"], outputs="quaternion")
+
+
+def test_inputs_are_read_without_a_copy(sim):
+    from motionfusion._core import _array
+
+    for key, columns in (("t", None), ("gyr", 3), ("gt", 4)):
+        a = sim[key]
+        assert _array(a, key, columns, None) is a
+    # What is not C-contiguous float64 is converted (a copy) and gives the same result.
+    ref = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"])
+    fortran = np.asfortranarray(sim["gyr"])
+    assert not np.shares_memory(_array(fortran, "gyr", 3, None), fortran)
+    strided = np.concatenate([sim["acc"], sim["acc"]], axis=1)[:, :3]
+    out = mf.replay(sim["t"].tolist(), fortran, strided, sim["mag"].tolist())
+    assert np.array_equal(out["quaternion"], ref["quaternion"])
+    # Read-only arrays are fine: nothing is written to an input.
+    for key in ("t", "gyr", "acc", "mag"):
+        sim[key].flags.writeable = False
+    try:
+        assert np.array_equal(mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"])["quaternion"], ref["quaternion"])
+    finally:
+        for key in ("t", "gyr", "acc", "mag"):
+            sim[key].flags.writeable = True
+
+
+def test_wrong_shapes_raise_value_error(sim):
+    with pytest.raises(ValueError, match=r"gyr must have shape \(N, 3\)"):
+        mf.replay(sim["t"], sim["gyr"][:, :2], sim["acc"])
+    with pytest.raises(ValueError, match="rows but t has"):
+        mf.replay(sim["t"], sim["gyr"][:-1], sim["acc"])
+    with pytest.raises(ValueError, match="one-dimensional"):
+        mf.replay(sim["gyr"], sim["gyr"], sim["acc"])
+
+
+def test_argument_errors_are_usage_errors(sim):
+    args = (sim["t"], sim["gyr"], sim["acc"], sim["mag"])
+    cases = [
+        (dict(filter="kalman"), "filter must be one of ekf, complementary"),
+        (dict(filter="tilt", mode="9d"), "filter tilt supports only mode 6d"),
+        (dict(mode="3d"), "mode must be one of 6d, 9d"),
+        (dict(frame="xyz"), "frame must be one of enu, ned, nwu"),
+        (dict(parameters={"nope": 1}), "ekf has no parameter 'nope'"),
+        (dict(declination=400), "declination must be within"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(mf.MotionFusionError) as e:
+            mf.replay(*args, **kwargs)
+        assert e.value.code == 2 and message in e.value.message, e.value.message
+    with pytest.raises(mf.MotionFusionError, match="reconstruct runs the EKF"):
+        mf.reconstruct(*args, filter="madgwick")
+
+
+# ---- evaluate -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mode", ["9d", "6d"])
+def test_evaluate_matches_evaluate_json(sim, cli, tmp_path, mode):
+    import json
+
+    out = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], mode=mode)
+    cli("replay", SIM, "--mode", mode, "--output", tmp_path / "e.csv")
+    expected = json.loads(cli("evaluate", tmp_path / "e.csv", "--truth", SIM, "--mode", mode, "--json").stdout)
+    for truth in (SIM, sim):
+        got = mf.evaluate(out["quaternion"], truth, mode)
+        assert set(got) == set(expected)
+        assert got["samples_used"] == expected["samples_used"] and got["mode"] == expected["mode"]
+        for key in ("total_rmse_deg", "heading_rmse_deg", "inclination_rmse_deg", "heading_offset_deg"):
+            assert abs(got[key] - expected[key]) < 1e-6, key
+
+
+def test_evaluate_in_another_frame_and_errors(sim):
+    enu = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"])
+    ned = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], frame="ned")
+    a = mf.evaluate(enu["quaternion"], sim)
+    b = mf.evaluate(ned["quaternion"], sim, frame="ned")
+    assert abs(a["total_rmse_deg"] - b["total_rmse_deg"]) < 1e-9
+    with pytest.raises(mf.MotionFusionError, match="no samples with ground truth"):
+        mf.evaluate(enu["quaternion"], {"gt": np.full((len(sim["t"]), 4), np.nan)})
+    with pytest.raises(ValueError, match="rows"):
+        mf.evaluate(enu["quaternion"][:10], sim)
+
+
+# ---- Filter -------------------------------------------------------------------------------------
+
+def test_filter_per_sample_equals_replay(sim):
+    n = 800
+    t = sim["t"][:n]
+    ref = mf.replay(t, sim["gyr"][:n], sim["acc"][:n], sim["mag"][:n])
+    f = mf.Filter("ekf", mode="9d")
+    q = np.empty((n, 4))
+    for i in range(n):
+        q[i] = f.update(sim["gyr"][i], sim["acc"][i], sim["mag"][i], 0.0 if i == 0 else t[i] - t[i - 1])
+    assert np.array_equal(q, ref["quaternion"])
+    assert np.array_equal(f.gyro_bias, ref["gyro_bias"][-1])
+    d = f.diagnostics
+    assert d["initialising"] is False and abs(d["sigma_attitude_deg"] - ref["sigma_attitude_deg"][-1]) < 1e-12
+
+
+def test_filter_state_restores_exactly(sim):
+    def run(f, lo, hi):
+        for i in range(lo, hi):
+            f.update(sim["gyr"][i], sim["acc"][i], sim["mag"][i], 0.01)
+        return f.quaternion
+
+    whole = run(mf.Filter("madgwick", beta=0.2), 0, 600)
+    first = mf.Filter("madgwick", beta=0.2)
+    run(first, 0, 300)
+    second = mf.Filter("madgwick", beta=0.2)
+    second.state = first.state
+    assert np.array_equal(run(second, 300, 600), whole)
+    copied = pickle.loads(pickle.dumps(first))
+    assert repr(copied) == "Filter('madgwick', mode='9d', beta=0.2)"
+    assert np.array_equal(run(copied, 300, 600), whole)
+
+
+def test_filter_parameters_and_errors():
+    f = mf.Filter("ekf", mode="6d", gyroscopeNoise=0.003, rest__minimumDuration=2.5)
+    p = f.parameters
+    assert p["gyroscopeNoise"] == 0.003 and p["rest.minimumDuration"] == 2.5 and np.isnan(p["expectedDip"])
+    assert mf.Filter("mahony", kp=float("inf"), ki=1e-5).parameters == {"kp": float("inf"), "ki": 1e-5}
+    assert f.update(None, [0, 0, 9.81], None, 0.0).shape == (4,)
+    with pytest.raises(mf.MotionFusionError) as e:
+        f.update(None, None, None, -0.01)
+    assert e.value.code == 2 and "dt must be finite" in e.value.message
+    with pytest.raises(ValueError, match="3 values"):
+        f.update([0, 0], None, None, 0.01)
+    with pytest.raises(mf.MotionFusionError) as e:
+        f.state = '{"nope": 1}'
+    assert e.value.code == 1 and "not a saved state of this filter (ekf)" in e.value.message
+    with pytest.raises(mf.MotionFusionError, match="madgwick has no parameter 'kp'"):
+        mf.Filter("madgwick", kp=1)
+
+
+# ---- A held-out BROAD trial (the issue's acceptance check) --------------------------------------
+
+def test_broad_trial_matches_the_command_line(broad_trial, cli, tmp_path):
+    trace = mf.load(broad_trial)
+    assert len(trace["t"]) > 50000 and {"gyr", "acc", "mag", "gt", "moving"} <= set(trace)
+    out = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], filter="ekf", mode="9d")
+    cli("replay", broad_trial, "--filter", "ekf", "--mode", "9d", "--output", tmp_path / "e.csv")
+    est = read_estimates(tmp_path / "e.csv")
+    q = np.stack([est[c] for c in ("qw", "qx", "qy", "qz")], axis=1)
+    assert angle_deg(out["quaternion"], q).max() < 1e-5
+    assert_matches_estimate_file(out, est, uncertainty=True)

@@ -1,0 +1,122 @@
+"""Folder runs on Dask against the command line's own folder run: same names, same bytes, same
+refusals."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import motionfusion as mf
+from conftest import DATA
+
+distributed = pytest.importorskip("dask.distributed")
+from motionfusion.dask import reconstruct_folder, replay_folder  # noqa: E402
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def traces(tmp_path) -> Path:
+    """A folder of traces: three simulated ones, two of which share a name (the command line then
+    renames the second output), a file to ignore, and a sub-folder that is not a recording."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(DATA / "sim_magnetic_disturbance_50hz.csv", src / "walk.csv")
+    shutil.copy(DATA / "sim_translation_ideal_100hz.csv", src / "walk.txt")
+    shutil.copy(DATA / "sim_mixed_100hz.csv", src / "mixed.csv")
+    (src / "notes.md").write_text("not a trace\n")
+    (src / "old").mkdir()
+    return src
+
+
+@pytest.fixture(scope="module")
+def client():
+    """One in-process cluster for the tests that pass their own client."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=":0") as cluster, distributed.Client(cluster) as c:
+        yield c
+
+
+def test_folder_plan_is_the_command_lines(traces, tmp_path, cli):
+    plan = mf.folder_plan(traces, tmp_path / "dst")
+    assert [Path(p).name for p in plan.inputs] == ["mixed.csv", "walk.csv", "walk.txt"]
+    assert [Path(p).name for p in plan.outputs] == ["mixed.csv", "walk.csv", "walk-2.csv"]
+    assert plan.notes == (f"{traces}/walk.txt -> walk-2.csv (another trace has the same name)",)
+    assert (tmp_path / "dst").is_dir()
+    r = cli("replay", traces, "--output", tmp_path / "cli", check=False)
+    assert plan.notes[0] in r.stderr
+    assert sorted(p.name for p in (tmp_path / "cli").iterdir()) == sorted(Path(p).name for p in plan.outputs)
+    # The plan module prints it for job arrays.
+    out = subprocess.run([sys.executable, "-m", "motionfusion.plan", str(traces), str(tmp_path / "dst")],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [f"{i}\t{o}" for i, o in zip(plan.inputs, plan.outputs)]
+
+
+def test_replay_folder_on_a_local_cluster_writes_the_command_lines_files(traces, tmp_path, cli):
+    cli("replay", traces, "--output", tmp_path / "cli")
+    results = replay_folder(traces, tmp_path / "dask", n_workers=2, progress=False)
+    assert [Path(r["output"]).name for r in results] == ["mixed.csv", "walk.csv", "walk-2.csv"]
+    assert all(r["status"] == 0 for r in results)
+    assert files(tmp_path / "dask") == files(tmp_path / "cli")
+
+
+def test_options_and_an_existing_client(traces, tmp_path, cli, client):
+    options = ["--frame", "ned", "--param", "gyroscopeNoise=0.003"]
+    cli("replay", traces, "--output", tmp_path / "cli", "--filter", "ekf", "--mode", "6d", *options)
+    replay_folder(traces, tmp_path / "dask", client=client, mode="6d", options=options, progress=True)
+    assert files(tmp_path / "dask") == files(tmp_path / "cli")
+    cli("reconstruct", traces, "--output", tmp_path / "cli-r")
+    reconstruct_folder(traces, tmp_path / "dask-r", client=client, progress=False)
+    assert files(tmp_path / "dask-r") == files(tmp_path / "cli-r")
+    with pytest.raises(mf.MotionFusionError, match="pass mode as the keyword argument"):
+        replay_folder(traces, tmp_path / "x", client=client, options=["--mode", "6d"])
+
+
+def test_a_failing_trace_does_not_stop_the_others(traces, tmp_path, cli, client):
+    (traces / "broken.csv").write_text("t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.81\n0.01,0,0,x,0,0,1\n")
+    r = cli("replay", traces, "--output", tmp_path / "cli", check=False)
+    assert r.returncode == 1
+    with pytest.raises(mf.MotionFusionError, match="1 of 4 traces failed") as e:
+        replay_folder(traces, tmp_path / "dask", client=client, progress=False)
+    failed = [x for x in e.value.results if x["status"] != 0]
+    assert [Path(x["input"]).name for x in failed] == ["broken.csv"]
+    assert f"{traces}/broken.csv:3:" in failed[0]["messages"]
+    assert files(tmp_path / "dask") == files(tmp_path / "cli")
+
+
+def test_outputs_onto_inputs_are_refused_before_anything_runs(traces, tmp_path, cli):
+    before = files(traces)
+    r = cli("replay", traces, "--output", traces, check=False)
+    assert r.returncode == 2 and "is an input of this run" in r.stderr
+    with pytest.raises(mf.MotionFusionError) as e:
+        replay_folder(traces, traces, n_workers=1, progress=False)
+    assert e.value.code == 2 and e.value.message in r.stderr
+    assert files(traces) == before
+    with pytest.raises(mf.MotionFusionError, match="is one trace, not a folder"):
+        mf.folder_plan(traces / "walk.csv", tmp_path / "dst")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(mf.MotionFusionError, match="is a file; a folder of traces needs --output FOLDER"):
+        mf.folder_plan(traces, tmp_path / "file")
+
+
+def test_broad_trials_on_a_local_cluster(tmp_path, cli):
+    """Held-out BROAD trials (from ../shared/data, linked into a folder): the same files as the
+    command line's folder run."""
+    from conftest import SHARED
+
+    trials = sorted((SHARED / "broad").glob("*.csv"))[:3]
+    if len(trials) < 3:
+        pytest.skip(f"{SHARED / 'broad'} is absent (shared BROAD data)")
+    src = tmp_path / "broad"
+    src.mkdir()
+    for trial in trials:
+        (src / trial.name).symlink_to(trial)
+    cli("replay", src, "--output", tmp_path / "cli")
+    results = replay_folder(src, tmp_path / "dask", n_workers=2, progress=False)
+    assert [Path(r["output"]).name for r in results] == [t.name for t in trials]
+    assert files(tmp_path / "dask") == files(tmp_path / "cli")
