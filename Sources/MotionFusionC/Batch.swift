@@ -145,12 +145,8 @@ func reconstruct(
     _ configuration: RunConfiguration, next: () throws -> SensorSample?,
     _ body: (MotionEstimate, SensorSample) throws -> Void
 ) throws {
-    guard case .ekf(let filter) = configuration.filter else {
-        throw CallError.usage("reconstruct runs the EKF (filter ekf)")
-    }
-    var p = AttitudeSmoother.Parameters()
-    p.filter = filter
-    try AttitudeSmoother(parameters: p).reconstruct(next: next) { s in try body(s.estimate, s.input) }
+    guard case .ekf = configuration.filter else { throw CallError.usage("reconstruct runs the EKF (filter ekf)") }
+    try configuration.reconstruct(next: next) { r in try body(r.estimate, r.input) }
 }
 
 /// The shared body of `mf_replay` and `mf_reconstruct`.

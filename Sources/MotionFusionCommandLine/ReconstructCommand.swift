@@ -27,30 +27,26 @@ enum ReconstructCommand {
         _ reader: SampleReader, _ run: RunConfiguration, _ settings: TraceRunSettings, _ sink: EstimateSink,
         _ console: ConsoleOutput
     ) throws -> Int {
-        guard case .ekf(let filter) = run.filter else { throw CommandLineError.usage("reconstruct runs the EKF") }
-        var p = OfflineReconstruction.Parameters()
-        p.method = settings.method ?? .default
-        p.filter = filter
-        p.estimateMagnetometerCalibration = settings.calibrateMagnetometer != nil
-        if p.estimateMagnetometerCalibration && (p.method != .batch || run.mode != .nineD) {
+        let calibrate = settings.calibrateMagnetometer != nil
+        let method = settings.method ?? .default
+        if calibrate && (method != .batch || run.mode != .nineD) {
             throw CommandLineError.usage("--calibrate-mag needs the batch method in 9D with a magnetometer")
         }
         var samples = 0
-        var resampler = run.outputRate.map { Resampler(rate: $0, maximumGap: run.runner.maximumGap) }
-        let calibration = run.calibration
         let bar = ProgressBar(console)
-        let result = try OfflineReconstruction(parameters: p).reconstruct(next: {
-            guard let s = try reader.next() else { return nil }
-            samples += 1
-            if samples & 0xFFFF == 0, let f = reader.progress { bar.show(f) }
-            return calibration?.apply(s) ?? s
-        }) { r in
-            if resampler != nil {
-                try resampler!.push(r.estimate, r.input, emit: sink.add)
-            } else {
+        let result = try CommandLineError.rethrowing {
+            try run.reconstruct(
+                method: method, calibrateMagnetometer: calibrate,
+                next: {
+                    guard let s = try reader.next() else { return nil }
+                    samples += 1
+                    if samples & 0xFFFF == 0, let f = reader.progress { bar.show(f) }
+                    return s
+                }
+            ) { r in
                 try sink.add(
-                    r.estimate, r.input, accelerometerWeight: r.accelerometerWeight,
-                    magnetometerWeight: r.magnetometerWeight)
+                    r.estimate, r.input, accelerometerWeight: r.accelerometerWeight.isNaN ? nil : r.accelerometerWeight,
+                    magnetometerWeight: r.magnetometerWeight.isNaN ? nil : r.magnetometerWeight)
             }
         }
         bar.finish()

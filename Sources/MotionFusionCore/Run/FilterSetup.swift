@@ -162,6 +162,8 @@ public struct ExpectedField: Sendable, Equatable {
 public struct ParameterError: Error, CustomStringConvertible {
     /// What is wrong.
     public var description: String
+    /// Creates an error.
+    public init(description: String) { self.description = description }
 }
 
 extension FilterSetup {

@@ -1,0 +1,44 @@
+extension RunConfiguration {
+    /// Reconstructs the samples `next` yields, offline, with this configuration: its EKF parameters
+    /// (mode, expected field, `--param` tuning), its calibration applied to every sample, and its
+    /// output rate (resampled rows carry NaN robust weights). Memory is bounded by the estimator's
+    /// windows, whatever the length. The configuration's filter must be the EKF.
+    ///
+    /// - Parameters:
+    ///   - method: the offline method. Default ``ReconstructionMethod/default`` (batch).
+    ///   - calibrateMagnetometer: fit the magnetometer's hard and soft iron with the attitude (batch, 9D).
+    ///   - progress: called with the fraction done when `expectedSampleCount` is known.
+    @discardableResult
+    public func reconstruct(
+        method: ReconstructionMethod = .default, calibrateMagnetometer: Bool = false, expectedSampleCount: Int? = nil,
+        progress: ((Double) -> Void)? = nil, next: () throws -> SensorSample?,
+        _ body: (ReconstructedSample) throws -> Void
+    ) throws -> OfflineReconstruction.Result {
+        guard case .ekf(let filter) = self.filter else {
+            throw ParameterError(
+                description: "offline reconstruction runs the EKF (filter ekf), not \(self.filter.kind.rawValue)")
+        }
+        var p = OfflineReconstruction.Parameters()
+        p.method = method
+        p.filter = filter
+        p.estimateMagnetometerCalibration = calibrateMagnetometer
+        let calibration = self.calibration
+        var resampler = outputRate.map { Resampler(rate: $0, maximumGap: runner.maximumGap) }
+        return try OfflineReconstruction(parameters: p).reconstruct(
+            next: {
+                guard let s = try next() else { return nil }
+                return calibration?.apply(s) ?? s
+            }, expectedSampleCount: expectedSampleCount, progress: progress
+        ) { r in
+            if resampler != nil {
+                try resampler!.push(r.estimate, r.input) { e, input in
+                    try body(
+                        ReconstructedSample(
+                            estimate: e, input: input, accelerometerWeight: .nan, magnetometerWeight: .nan))
+                }
+            } else {
+                try body(r)
+            }
+        }
+    }
+}
