@@ -2,7 +2,7 @@ import MotionFusion
 
 /// Samples read in place from caller-owned arrays: `t[n]`, and rows of three for each sensor
 /// (absent pointer: no such sensor; a non-finite row: no value at that sample).
-struct ArrayInput {
+struct ArrayInput: SampleArray {
     let count: Int
     let t: UnsafePointer<Double>
     let gyroscope: UnsafePointer<Double>?
@@ -17,7 +17,7 @@ struct ArrayInput {
     }
 
     @inline(__always)
-    func sample(_ i: Int) -> SensorSample {
+    func sample(at i: Int) -> SensorSample {
         SensorSample(
             t: t[i], gyroscope: Self.row(gyroscope, i), accelerometer: Self.row(accelerometer, i),
             magnetometer: Self.row(magnetometer, i))
@@ -29,13 +29,13 @@ struct ArrayInput {
         return {
             guard i < count else { return nil }
             defer { i += 1 }
-            return sample(i)
+            return sample(at: i)
         }
     }
 }
 
-/// Outputs written in place into caller-owned arrays, one row per estimate: exactly the columns
-/// `EstimateWriter` writes (frame, north reference, canonical sign, heading), unrounded.
+/// Outputs written in place into caller-owned arrays, one row per estimate: the columns of the
+/// estimate file (``OutputReference``), unrounded.
 struct ArrayOutput {
     var quaternion: UnsafeMutablePointer<Double>?
     var euler: UnsafeMutablePointer<Double>?
@@ -46,10 +46,7 @@ struct ArrayOutput {
     var sigmaHeading: UnsafeMutablePointer<Double>?
     /// Rows there is room for.
     let count: Int
-    let frame: EarthFrame
-    let declinationDegrees: Double?
-    /// Rz(−D): magnetic-north ENU to true-north ENU (as `EstimateWriter`).
-    let northRotation: Quaternion
+    let reference: OutputReference
     /// Whether the run has an uncertainty (the EKF, reconstruction); NaN is written otherwise.
     let uncertainty: Bool
 
@@ -60,18 +57,8 @@ struct ArrayOutput {
     ) {
         (quaternion, euler, heading, used, bias, sigmaAttitude, sigmaHeading) = (q, e, h, u, b, sa, sh)
         self.count = count
-        frame = configuration.frame
-        declinationDegrees = configuration.declinationDegrees
-        northRotation = Quaternion(axis: .unitZ, angle: -(declinationDegrees ?? 0).radians)
+        reference = OutputReference(configuration)
         self.uncertainty = uncertainty
-    }
-
-    /// One-sigma in degrees as the estimate file has it: 180 when unknown.
-    @inline(__always)
-    func degrees(_ s: Double) -> Double {
-        guard uncertainty else { return .nan }
-        return s.isFinite
-            ? min(s.degrees, EstimateWriter.unknownUncertaintyDegrees) : EstimateWriter.unknownUncertaintyDegrees
     }
 
     /// Whether the quaternion is the only output asked for.
@@ -79,18 +66,10 @@ struct ArrayOutput {
         euler == nil && heading == nil && used == nil && bias == nil && sigmaAttitude == nil && sigmaHeading == nil
     }
 
-    /// The written attitude (frame, north reference, canonical sign) of an ENU magnetic-north one,
-    /// and the true-north ENU attitude it comes from.
-    @inline(__always)
-    func written(_ attitude: Quaternion) -> (q: Quaternion, qENU: Quaternion) {
-        let qENU = declinationDegrees == nil ? attitude : (northRotation * attitude).normalized
-        return (frame.attitude(fromENU: qENU).canonical, qENU)
-    }
-
     @inline(__always)
     func write(attitude: Quaternion, at i: Int) {
         guard let p = quaternion else { return }
-        let q = written(attitude).q
+        let q = reference.attitude(attitude).written
         p[4 * i] = q.w
         p[4 * i + 1] = q.x
         p[4 * i + 2] = q.y
@@ -99,44 +78,31 @@ struct ArrayOutput {
 
     @inline(__always)
     func write(_ e: MotionEstimate, at i: Int) {
-        let (q, qENU) = written(e.attitude)
+        let row = reference.row(e)
         if let p = quaternion {
-            p[4 * i] = q.w
-            p[4 * i + 1] = q.x
-            p[4 * i + 2] = q.y
-            p[4 * i + 3] = q.z
+            p[4 * i] = row.attitude.w
+            p[4 * i + 1] = row.attitude.x
+            p[4 * i + 2] = row.attitude.y
+            p[4 * i + 3] = row.attitude.z
         }
-        if euler != nil || heading != nil {
-            let a = EulerAngles(q)
-            if let p = euler {
-                p[3 * i] = a.roll.degrees
-                p[3 * i + 1] = a.pitch.degrees
-                p[3 * i + 2] = a.yaw.degrees
-            }
-            if let p = heading { p[i] = frame == .enu ? (-a.yaw).degrees.wrappedTo360 : qENU.headingDegrees() }
+        if let p = euler {
+            p[3 * i] = row.rollDegrees
+            p[3 * i + 1] = row.pitchDegrees
+            p[3 * i + 2] = row.yawDegrees
         }
+        if let p = heading { p[i] = row.heading }
         if let p = used { p[i] = e.used ? 1 : 0 }
         if let p = bias {
             p[3 * i] = e.gyroscopeBias.x
             p[3 * i + 1] = e.gyroscopeBias.y
             p[3 * i + 2] = e.gyroscopeBias.z
         }
-        if let p = sigmaAttitude { p[i] = degrees(e.diagnostics.attitudeUncertainty) }
-        if let p = sigmaHeading { p[i] = degrees(e.diagnostics.headingUncertainty) }
-    }
-}
-
-/// The configuration adjusted to the sensors given, as the command line does: 9D without a
-/// magnetometer runs 6D; the e-compass without one is an error.
-func adjusted(_ configuration: RunConfiguration, hasMagnetometer: Bool) throws -> RunConfiguration {
-    var c = configuration
-    if c.mode == .nineD && !hasMagnetometer {
-        if c.filter.kind == .ecompass {
-            throw CallError.input("no magnetometer: the e-compass needs one (try filter tilt)")
+        let d = e.diagnostics
+        if let p = sigmaAttitude {
+            p[i] = uncertainty ? OutputReference.uncertaintyDegrees(d.attitudeUncertainty) : .nan
         }
-        c.mode = .sixD
+        if let p = sigmaHeading { p[i] = uncertainty ? OutputReference.uncertaintyDegrees(d.headingUncertainty) : .nan }
     }
-    return c
 }
 
 /// The offline reconstruction behind `mf_reconstruct` (and so Python's `reconstruct`), in one
@@ -162,7 +128,12 @@ func batch(
     reporting(error, capacity) {
         var run = try Arguments.run(
             filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declination)
-        run = try adjusted(run, hasMagnetometer: mag != nil)
+        do {
+            run = try run.adjusted(toSensors: mag == nil ? [.gyroscope, .accelerometer] : Set(SensorKind.allCases))
+                .configuration
+        } catch {
+            throw CallError.input("\(error)")
+        }
         guard n >= 0 else { throw CallError.usage("negative sample count") }
         guard n > 0 else { return }
         guard let t else { throw CallError.usage("t is missing") }
@@ -179,33 +150,10 @@ func batch(
                 i += 1
             }
         } else {
-            try run.filter.withFilter(ReplayLoop(configuration: run, input: input, output: output))
-        }
-    }
-}
-
-/// The per-sample loop of `mf_replay`, specialised for each filter: the loop of
-/// ``RunConfiguration/run(next:_:)`` (a ``FilterRunner`` with the configured settings, one
-/// estimate per sample) without its per-sample closures, reading and writing the arrays in place.
-struct ReplayLoop: FilterVisitor {
-    let configuration: RunConfiguration
-    let input: ArrayInput
-    let output: ArrayOutput
-
-    func visit<Filter: AttitudeFilter>(_ filter: Filter) {
-        // What the C ABI cannot set, so the loop has no branch for it.
-        precondition(configuration.calibration == nil && configuration.outputRate == nil)
-        var runner = FilterRunner(filter, settings: configuration.runner)
-        if output.attitudeOnly {
-            // The attitude alone: the runner's step without building the rest of the estimate.
-            for i in 0..<input.count {
-                runner.step(input.sample(i))
-                output.write(attitude: runner.filter.attitude, at: i)
+            let attitudeOnly = output.attitudeOnly
+            run.run(input, attitudeOnly: attitudeOnly) { i, e, q in
+                if let e { output.write(e, at: i) } else { output.write(attitude: q, at: i) }
             }
-            return
-        }
-        for i in 0..<input.count {
-            output.write(runner.update(input.sample(i)), at: i)
         }
     }
 }

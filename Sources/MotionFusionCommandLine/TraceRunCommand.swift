@@ -213,26 +213,22 @@ enum TraceRunCommand {
         return all.count
     }
 
-    /// The configuration adjusted to what the trace has: 9D without a magnetometer runs (and is
-    /// scored, and reported) as 6D, with a warning when 9D was asked for; the e-compass without one
-    /// is an error.
+    /// The configuration adjusted to what the trace has (see ``RunConfiguration/adjusted(toSensors:)``),
+    /// with a warning when 9D was asked for and the run falls back to 6D.
     static func adjusted(
         _ configuration: RunConfiguration, for reader: SampleReader, askedFor9D: Bool, _ console: ConsoleOutput
     ) throws -> RunConfiguration {
-        var c = configuration
         let d = reader.description
-        if c.mode == .nineD && !d.sensors.contains(.magnetometer) {
-            if c.filter.kind == .ecompass {
-                throw CommandLineError.input(
-                    "\(d.source): no magnetometer: the e-compass needs one (try --filter tilt)")
-            }
-            if askedFor9D {
+        do {
+            let (c, fellBack) = try configuration.adjusted(toSensors: d.sensors)
+            if fellBack && askedFor9D {
                 console.err(
                     "\(d.source): warning: --mode 9d but the recording has no magnetometer: running 6D (heading not referenced to north)\n"
                 )
             }
-            c.mode = .sixD
+            return c
+        } catch {
+            throw CommandLineError.input("\(d.source): \(error)")
         }
-        return c
     }
 }

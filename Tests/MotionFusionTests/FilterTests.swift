@@ -173,8 +173,7 @@ final class FilterTests: XCTestCase {
                 t: Double(k) * 0.01, gyroscope: bias, accelerometer: truth.inverseRotate(Vector3(0, 0, 9.81)),
                 magnetometer: truth.inverseRotate(Vector3(0, 20, -40)))
         }
-        var runner = FilterRunner(KalmanFilter())
-        let last = runner.process(samples).last!
+        let last = RunConfiguration(.ekf).estimates(samples).last!
         assertClose(last.gravity, truth.inverseRotate(Vector3(0, 0, -9.81)), tolerance: 0.02)
         assertClose(last.userAcceleration, .zero, tolerance: 0.02)
         assertClose(last.gyroscopeBias, bias, tolerance: 1e-3)

@@ -96,28 +96,4 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
         return (timeFault, mag)
     }
-
-    /// Runs every sample of a trace and calls `body` with each estimate (constant memory).
-    public mutating func run(_ samples: [SensorSample], _ body: (MotionEstimate) throws -> Void) rethrows {
-        for s in samples { try body(update(s)) }
-    }
-
-    /// Runs every sample of a trace and returns one estimate per sample, exactly as `update` would.
-    public mutating func process(_ samples: [SensorSample]) -> [MotionEstimate] {
-        var out = [MotionEstimate]()
-        out.reserveCapacity(samples.count)
-        for s in samples { out.append(update(s)) }
-        return out
-    }
-
-    /// Runs every sample and returns only the attitudes (the fastest batch call).
-    public mutating func attitudes(_ samples: [SensorSample]) -> [Quaternion] {
-        var out = [Quaternion]()
-        out.reserveCapacity(samples.count)
-        for s in samples {
-            _ = step(s)
-            out.append(filter.attitude)
-        }
-        return out
-    }
 }

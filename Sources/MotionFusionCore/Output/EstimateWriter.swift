@@ -20,9 +20,6 @@ public final class EstimateWriter {
         ),
     ]
 
-    /// Uncertainty written while a filter has none yet (initialising), degrees: total ignorance.
-    public static let unknownUncertaintyDegrees = 180.0
-
     /// The column names, in order.
     public static func header(uncertainty: Bool) -> [String] {
         var h = ["t", "qw", "qx", "qy", "qz", "roll", "pitch", "yaw", "heading", "magnetic_heading"]
@@ -33,25 +30,19 @@ public final class EstimateWriter {
 
     let output: OutputFile
     var buffer = CSVOutputBuffer()
-    let frame: EarthFrame
-    let declinationDegrees: Double?
+    let reference: OutputReference
     let uncertainty: Bool
     /// Flush after every row (a terminal or a live pipe).
     public var flushEachRow = false
     /// Rows written.
     public private(set) var rows = 0
-    let northRotation: Quaternion
 
     /// Writes to `output` in the frame and north reference of `configuration`; `uncertainty` adds
     /// the sigma columns.
     public init(output: OutputFile, configuration: RunConfiguration, uncertainty: Bool) {
         self.output = output
-        frame = configuration.frame
-        declinationDegrees = configuration.declinationDegrees
+        reference = OutputReference(configuration)
         self.uncertainty = uncertainty
-        // Magnetic north lies D east of true north, so true north has bearing −D in the magnetic
-        // frame; re-referencing turns the earth frame by −D about up: q_true = Rz(−D) ⊗ q_magnetic.
-        northRotation = Quaternion(axis: .unitZ, angle: -(declinationDegrees ?? 0).radians)
         buffer.append(Self.header(uncertainty: uncertainty).joined(separator: ",") + "\n")
     }
 
@@ -59,14 +50,8 @@ public final class EstimateWriter {
 
     /// Appends one estimate.
     public func write(_ e: MotionEstimate) throws {
-        let magneticENU = e.attitude
-        let qENU = declinationDegrees == nil ? magneticENU : (northRotation * magneticENU).normalized
-        let q = frame.attitude(fromENU: qENU).canonical
-        let euler = EulerAngles(q)
-        // Heading is −yaw of the ENU attitude: reuse the Euler angles when they are those.
-        let sameFrame = frame == .enu
-        let heading = sameFrame ? (-euler.yaw).degrees.wrappedTo360 : qENU.headingDegrees()
-        let magnetic = declinationDegrees == nil ? heading : magneticENU.headingDegrees()
+        let row = reference.row(e)
+        let q = row.attitude
         let d = e.diagnostics
         // One local buffer per row: the class's stored buffer is touched twice, not per field.
         var b = buffer
@@ -80,15 +65,15 @@ public final class EstimateWriter {
         b.append(byte: 0x2C)
         b.append(q.z, decimals: 9)
         b.append(byte: 0x2C)
-        b.append(euler.roll.degrees, decimals: 5)
+        b.append(row.rollDegrees, decimals: 5)
         b.append(byte: 0x2C)
-        b.append(euler.pitch.degrees, decimals: 5)
+        b.append(row.pitchDegrees, decimals: 5)
         b.append(byte: 0x2C)
-        b.append(euler.yaw.degrees, decimals: 5)
+        b.append(row.yawDegrees, decimals: 5)
         b.append(byte: 0x2C)
-        b.append(heading, decimals: 5)
+        b.append(row.heading, decimals: 5)
         b.append(byte: 0x2C)
-        b.append(magnetic, decimals: 5)
+        b.append(row.magneticHeading, decimals: 5)
         b.appendFlag(e.used)
         b.appendFlag(d.accelerometerRejected)
         b.appendFlag(d.magnetometerRejected)
@@ -102,20 +87,14 @@ public final class EstimateWriter {
         b.append(e.gyroscopeBias.z, decimals: 8)
         if uncertainty {
             b.append(byte: 0x2C)
-            b.append(Self.uncertaintyDegrees(d.attitudeUncertainty), decimals: 4)
+            b.append(OutputReference.uncertaintyDegrees(d.attitudeUncertainty), decimals: 4)
             b.append(byte: 0x2C)
-            b.append(Self.uncertaintyDegrees(d.headingUncertainty), decimals: 4)
+            b.append(OutputReference.uncertaintyDegrees(d.headingUncertainty), decimals: 4)
         }
         b.append(byte: 0x0A)
         buffer = b
         rows += 1
         if b.isFull || flushEachRow { try buffer.flush(to: output) }
-    }
-
-    /// A one-sigma uncertainty in degrees, ``unknownUncertaintyDegrees`` when unknown.
-    @inline(__always)
-    static func uncertaintyDegrees(_ s: Double) -> Double {
-        s.isFinite ? min(s.degrees, unknownUncertaintyDegrees) : unknownUncertaintyDegrees
     }
 
     /// Writes what is buffered.

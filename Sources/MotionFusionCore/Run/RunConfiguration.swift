@@ -56,6 +56,32 @@ public struct RunConfiguration: Sendable {
         }
     }
 
+    /// The configuration adjusted to the sensors a recording has: 9D without a magnetometer runs
+    /// (and is scored and reported) as 6D; `fellBack` says so. The e-compass without a magnetometer
+    /// cannot run: an error.
+    public func adjusted(toSensors sensors: Set<SensorKind>) throws -> (configuration: RunConfiguration, fellBack: Bool)
+    {
+        guard mode == .nineD && !sensors.contains(.magnetometer) else { return (self, false) }
+        if filter.kind == .ecompass {
+            throw ParameterError(description: "no magnetometer: the e-compass needs one (try the tilt filter)")
+        }
+        var c = self
+        c.mode = .sixD
+        return (c, true)
+    }
+
+    /// Runs the configured filter over the samples of `samples` in order and calls `body` with each
+    /// sample's index and estimate (one per sample: the output rate does not apply), or only the
+    /// attitude when `attitudeOnly` (the rest of the estimate is not built). Calibration applies.
+    public func run<Samples: SampleArray>(
+        _ samples: Samples, attitudeOnly: Bool = false, _ body: (Int, MotionEstimate?, Quaternion) throws -> Void
+    ) rethrows {
+        try withoutActuallyEscaping(body) { body in
+            try filter.withFilter(
+                IndexedLoop(samples: samples, configuration: self, attitudeOnly: attitudeOnly, body: body))
+        }
+    }
+
     /// One estimate per output instant (per sample unless ``outputRate`` is set).
     public func estimates(_ samples: [SensorSample]) -> [MotionEstimate] {
         var out = [MotionEstimate]()
@@ -75,8 +101,25 @@ public struct RunConfiguration: Sendable {
     /// The attitude after every sample (the lean batch path: no other output is built; calibration
     /// applies, the output rate does not).
     public func attitudes(_ samples: [SensorSample]) -> [Quaternion] {
-        try! filter.withFilter(AttitudeLoop(samples: samples, configuration: self))
+        var out = [Quaternion]()
+        out.reserveCapacity(samples.count)
+        run(samples, attitudeOnly: true) { _, _, q in out.append(q) }
+        return out
     }
+}
+
+/// Samples addressed by index (an array of samples, or caller-owned sensor arrays read in place).
+public protocol SampleArray {
+    /// Number of samples.
+    var count: Int { get }
+    /// The sample at `index`, 0 ≤ index < count.
+    func sample(at index: Int) -> SensorSample
+}
+
+extension Array: SampleArray where Element == SensorSample {
+    /// The sample at `index`.
+    @inlinable
+    public func sample(at index: Int) -> SensorSample { self[index] }
 }
 
 /// The per-sample loop of ``RunConfiguration/run(next:_:)``, specialised for each filter type.
@@ -102,14 +145,26 @@ struct RunLoop: FilterVisitor {
     }
 }
 
-/// The lean loop of ``RunConfiguration/attitudes(_:)``.
-struct AttitudeLoop: FilterVisitor {
-    let samples: [SensorSample]
+/// The indexed loop of ``RunConfiguration/run(_:attitudeOnly:_:)``, specialised for each filter.
+struct IndexedLoop<Samples: SampleArray>: FilterVisitor {
+    let samples: Samples
     let configuration: RunConfiguration
+    let attitudeOnly: Bool
+    let body: (Int, MotionEstimate?, Quaternion) throws -> Void
 
-    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws -> [Quaternion] {
+    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
         var runner = FilterRunner(filter, settings: configuration.runner)
-        guard let calibration = configuration.calibration else { return runner.attitudes(samples) }
-        return runner.attitudes(samples.map(calibration.apply))
+        let calibration = configuration.calibration
+        for i in 0..<samples.count {
+            let raw = samples.sample(at: i)
+            let s = calibration?.apply(raw) ?? raw
+            if attitudeOnly {
+                runner.step(s)
+                try body(i, nil, runner.filter.attitude)
+            } else {
+                let e = runner.update(s)
+                try body(i, e, e.attitude)
+            }
+        }
     }
 }
