@@ -34,6 +34,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection used for bias estimation.
         public var rest = RestDetector.Parameters()
+        /// Gyroscope integration across irregular steps and lost samples.
+        public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -50,6 +52,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var rest: RestDetector
         /// Earth-frame low-pass of the specific force.
         public var accelerationLowPass: ButterworthLowPass
+        /// Mean rate over each step (bridges lost samples).
+        public var integrator = GyroscopeIntegrator()
         /// Whether the attitude has been initialised.
         public var initialised = false
         /// What the last update did with the sensors.
@@ -91,7 +95,10 @@ public struct ComplementaryFilter: AttitudeFilter {
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         state.use.atRest = state.rest.atRest
         if let g = gyroscope, dt > 0 {
-            state.attitude = state.attitude * Quaternion(rotationVector: (g - state.bias) * dt)
+            let rate = state.integrator.meanRate(g, dt: dt, p.integration)
+            state.attitude = state.attitude * Quaternion(rotationVector: (rate - state.bias) * dt)
+        } else if gyroscope == nil {
+            state.integrator.interrupt()
         }
         var correction = Vector3.zero
         var filtered: Vector3?
@@ -149,6 +156,7 @@ public struct ComplementaryFilter: AttitudeFilter {
     /// Re-initialise the attitude from the next accelerometer sample.
     public mutating func reinitialise() {
         state.initialised = false
+        state.integrator.interrupt()
         state.rest.reset()
         state.accelerationLowPass.reset()
     }

@@ -112,6 +112,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection.
         public var rest = RestDetector.Parameters()
+        /// Gyroscope integration across irregular steps and lost samples.
+        public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -148,6 +150,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var use = SensorUse()
         /// Rest detector state.
         public var rest: RestDetector
+        /// Mean rate over each step (bridges lost samples).
+        public var integrator = GyroscopeIntegrator()
     }
 
     /// Error-state estimate accumulated by the sequential scalar updates of one sample.
@@ -203,8 +207,9 @@ public struct KalmanFilter: AttitudeFilter {
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         state.use.atRest = state.rest.atRest
         if let g = gyroscope, dt > 0 {
-            propagate(g, dt)
+            propagate(state.integrator.meanRate(g, dt: dt, p.integration), dt)
         } else if gyroscope == nil, dt > 0 {
+            state.integrator.interrupt()
             // Blind step: the attitude is unknown to within the assumed rate times the time.
             let grow = p.missingRateUncertainty * p.missingRateUncertainty * dt
             state.pqq.row0.x += grow
@@ -451,6 +456,7 @@ public struct KalmanFilter: AttitudeFilter {
     /// Re-initialise the attitude from the next accelerometer sample, keeping the bias.
     public mutating func reinitialise() {
         state.initialised = false
+        state.integrator.interrupt()
         state.accelerationLowPass.reset()
         state.rest.reset()
     }

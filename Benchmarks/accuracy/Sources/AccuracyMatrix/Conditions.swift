@@ -104,10 +104,10 @@ enum Datasets {
 
     static func seed(_ name: String) -> UInt64 { UInt64(name.prefix(2)) ?? 1 }
 
-    /// Irregular timestamps: steps of 3–9 ms and a long step of 0.02–0.2 s every 4 s on average.
-    static let irregular: (Trial) -> Trace = { t in
+    /// Irregular timestamps: steps of 3–9 ms (166 Hz on average), nothing lost.
+    static let jitter: (Trial) -> Trace = { t in
         SignalSource(t.trace).irregular(
-            nominal: 0.006, spread: 0.5, gapInterval: 4, gapRange: 0.02...0.2, lost: false, seed: seed(t.name))
+            nominal: 0.006, spread: 0.5, gapInterval: .infinity, gapRange: 0.02...0.2, lost: true, seed: seed(t.name))
     }
 
     /// Steps of 3–9 ms and a lost stretch of 0.02–0.2 s every 20 s on average.
@@ -130,10 +130,9 @@ enum Datasets {
             try variants { SignalSource($0.trace).resampled(rate: 50) }
         },
         Condition(
-            name: "broad-irregular",
-            description: "irregular timestamps: steps of 3–9 ms and a step of 0.02–0.2 s every 4 s on average",
+            name: "broad-jitter", description: "irregular timestamps: steps of 3–9 ms (166 Hz on average)",
             broadVariant: true
-        ) { try variants(irregular) },
+        ) { try variants(jitter) },
         Condition(
             name: "broad-lost-samples",
             description: "steps of 3–9 ms and a lost stretch of 0.02–0.2 s every 20 s on average", broadVariant: true
@@ -160,12 +159,12 @@ enum Datasets {
             try variants { Transform.lateMagnetometer($0.trace, seconds: 3) }
         },
         Condition(
-            name: "broad-pendulum-like", description: "irregular timestamps, |m| ≈ 1, 0.5 °/s bias",
+            name: "broad-pendulum-like", description: "lost samples as above, |m| ≈ 1, 0.5 °/s bias",
             broadVariant: true
         ) {
             try variants {
                 Transform.addGyroscopeBias(
-                    Transform.unitMagnetometer(irregular($0)), degreesPerSecond: 0.5, seed: seed($0.name) + 7)
+                    Transform.unitMagnetometer(lostSamples($0)), degreesPerSecond: 0.5, seed: seed($0.name) + 7)
             }
         },
         Condition(
