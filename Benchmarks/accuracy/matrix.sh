@@ -12,7 +12,7 @@ if [ ! -x "$ROOT/Benchmarks/.venv/bin/python" ]; then
     "$ROOT/Benchmarks/.venv/bin/pip" install --quiet numpy vqf imufusion ahrs
 fi
 # A path dependency gaining files is not always noticed: re-plan the build every time.
-rm -f .build/release.yaml
+rm -rf .build/release.yaml .build/*/release/AccuracyMatrix.build
 nice -n 10 swift build -c release --product AccuracyMatrix >&2
 cd "$ROOT"
 exec nice -n 10 Benchmarks/accuracy/.build/release/AccuracyMatrix "$@"

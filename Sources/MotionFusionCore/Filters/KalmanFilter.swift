@@ -54,6 +54,11 @@ public struct KalmanFilter: AttitudeFilter {
         /// frame before it corrects the tilt, s (cutoff 1/(2π·τ)). Linear accelerations average out
         /// over it because velocity stays bounded. 0 disables. Default 2.
         public var accelerationFilterTime = 2.0
+        /// Whether the tilt at rest comes from the accelerometer smoothed only against noise (the rest
+        /// detector's ``RestDetector/Parameters/noiseFilterTime``) instead of the low-pass above: at
+        /// rest there is no linear acceleration to average out, and the low-pass would only delay
+        /// the tilt while a large gyroscope bias is still unknown. Default true.
+        public var unfilteredTiltAtRest = true
         /// Innovation gate for the accelerometer, in standard deviations (squared Mahalanobis
         /// distance limit is its square). Default 4.
         public var accelerometerGate = 4.0
@@ -114,6 +119,10 @@ public struct KalmanFilter: AttitudeFilter {
         public var rest = RestDetector.Parameters()
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
+        /// Noise measured while the device is still. Where it exceeds ``gyroscopeNoise``,
+        /// ``restBiasNoise`` (gyroscope) or ``accelerometerNoise`` (accelerometer noise density over
+        /// g), the measured density is used instead: those parameters are floors.
+        public var noise = NoiseEstimator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -152,6 +161,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var rest: RestDetector
         /// Mean rate over each step (bridges lost samples).
         public var integrator = GyroscopeIntegrator()
+        /// Sensor noise measured while still.
+        public var noise = NoiseEstimator()
     }
 
     /// Error-state estimate accumulated by the sequential scalar updates of one sample.
@@ -206,6 +217,9 @@ public struct KalmanFilter: AttitudeFilter {
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         state.use.atRest = state.rest.atRest
+        if state.rest.still, let g = gyroscope, let a = accelerometer {
+            state.noise.update(gyroscope: g, accelerometer: a, rest: state.rest, dt: dt, p.noise)
+        }
         if let g = gyroscope, dt > 0 {
             propagate(state.integrator.meanRate(g, dt: dt, p.integration), dt)
         } else if gyroscope == nil, dt > 0 {
@@ -258,6 +272,19 @@ public struct KalmanFilter: AttitudeFilter {
         state.accelerometerRejectionTime = 0
     }
 
+    /// Squared gyroscope noise density in use: the parameter, or the measured density when larger.
+    var gyroscopeNoiseSquared: Double {
+        max(parameters.gyroscopeNoise * parameters.gyroscopeNoise, state.noise.gyroscopeDensitySquared.finiteOrZero)
+    }
+
+    /// Squared accelerometer direction noise density in use, rad²·s: the parameter, or the measured
+    /// accelerometer density over g when larger.
+    var accelerometerNoiseSquared: Double {
+        max(
+            parameters.accelerometerNoise * parameters.accelerometerNoise,
+            state.noise.accelerometerDensitySquared.finiteOrZero / (standardGravity * standardGravity))
+    }
+
     mutating func propagate(_ g: Vector3, _ dt: Double) {
         let p = parameters
         let omega = g - state.bias
@@ -266,7 +293,7 @@ public struct KalmanFilter: AttitudeFilter {
         let gm = Matrix3(state.attitude) * (-dt)
         let gmT = gm.transposed
         let rateTerm = p.rateScaleUncertainty * p.rateScaleUncertainty * omega.squaredNorm
-        let qTheta = (p.gyroscopeNoise * p.gyroscopeNoise + rateTerm) * dt
+        let qTheta = (gyroscopeNoiseSquared + rateTerm) * dt
         let gPbb = gm * state.pbb
         let gPbq = gm * state.pqb.transposed
         var pqq = state.pqq + gPbq + gPbq.transposed + gPbb * gmT
@@ -329,6 +356,12 @@ public struct KalmanFilter: AttitudeFilter {
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
         if p.accelerationFilterTime > 0 { fE = state.accelerationLowPass.update(fE, dt: rawDt) }
+        let still = p.unfilteredTiltAtRest && state.rest.atRest
+        if still {
+            // At rest there is no linear acceleration to average out: the noise-smoothed specific
+            // force gives the tilt without the low-pass delay.
+            fE = state.attitude.rotate(state.rest.accelerometerSmoothed)
+        }
         let fNorm = fE.norm
         guard fNorm > 0 else { return }
         let u = fE * (1 / fNorm)
@@ -337,10 +370,10 @@ public struct KalmanFilter: AttitudeFilter {
         state.accelerationEnergy += (linear.squaredNorm - state.accelerationEnergy) * (dt / (p.accelerationWindow + dt))
         let excess =
             max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
-        let r = p.accelerometerNoise * p.accelerometerNoise / dt * (1 + excess)
         // Horizontal components: u ≈ (−δy, δx, 1).
         let nuX = u.y
         let nuY = -u.x
+        let r = accelerometerNoiseSquared / dt * (1 + excess)
         let d2 = nuX * nuX / (state.pqq.row0.x + r) + nuY * nuY / (state.pqq.row1.y + r)
         if d2 > p.accelerometerGate * p.accelerometerGate {
             if state.accelerometerRejectionTime < p.accelerometerRecoveryTime {
@@ -434,7 +467,7 @@ public struct KalmanFilter: AttitudeFilter {
     mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
         let p = parameters
         let mean = state.rest.gyroscopeMean
-        let r = p.restBiasNoise * p.restBiasNoise / dt
+        let r = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero) / dt
         scalarUpdate(hTheta: .zero, hBias: .unitX, nu: mean.x - state.bias.x, r: r, &c)
         scalarUpdate(hTheta: .zero, hBias: .unitY, nu: mean.y - state.bias.y, r: r, &c)
         scalarUpdate(hTheta: .zero, hBias: .unitZ, nu: mean.z - state.bias.z, r: r, &c)
@@ -460,4 +493,9 @@ public struct KalmanFilter: AttitudeFilter {
         state.accelerationLowPass.reset()
         state.rest.reset()
     }
+}
+
+extension Double {
+    /// The value, or 0 when not finite.
+    var finiteOrZero: Double { isFinite ? self : 0 }
 }

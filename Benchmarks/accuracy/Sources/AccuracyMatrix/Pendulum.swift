@@ -160,8 +160,8 @@ struct Pendulum {
             p.azimuth = rng.uniform(-3, 3)
             let mounts = (0..<3).map { _ in Quaternion(rotationVector: rng.direction() * rng.uniform(0, 3)) }
             let magnet = (
-                position: Vector3(rng.uniform(-0.4, 0.4), rng.uniform(-0.4, 0.4), -0.55),
-                moment: rng.direction() * 1.5
+                position: Vector3(rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), -1.05),
+                moment: rng.direction() * 1.0
             )
             let exact = p.run(
                 release: release, holdTime: 4, swingTime: 70, mounts: mounts, field: field, magnet: magnet)

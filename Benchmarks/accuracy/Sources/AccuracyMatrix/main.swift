@@ -19,6 +19,7 @@ var jsonPath: String?
 var runLOGO = false
 var perTrial: Set<String> = []
 var statsFor: Set<String> = []
+var breakdownFor: Set<String> = []
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -33,6 +34,19 @@ while !args.isEmpty {
     case "--logo": runLOGO = true
     case "--per-trial": perTrial.insert(args.removeFirst())
     case "--stats": statsFor.insert(args.removeFirst())
+    case "--series":
+        // --series CONDITION TRIAL FILTER MODE OUT.csv
+        let c = args.removeFirst()
+        let t = args.removeFirst()
+        let f = FilterKind(rawValue: args.removeFirst())!
+        let m = FusionMode(rawValue: args.removeFirst())!
+        try Series.write(condition: c, trial: t, filter: f, mode: m, to: args.removeFirst())
+        exit(0)
+    case "--breakdown": breakdownFor.insert(args.removeFirst())
+    case "--set":
+        let kind = FilterKind(rawValue: args.removeFirst())!
+        let object = try JSONSerialization.jsonObject(with: Foundation.Data(args.removeFirst().utf8))
+        Overrides.json[kind] = object as? [String: Any]
     case "--check-pendulum":
         Pendulum.check()
         exit(0)
@@ -70,7 +84,7 @@ func parallelMap<T>(_ n: Int, _ body: (Int) -> T) -> [T] {
 }
 
 /// VQF's attitudes for every trial, through the Python package, scored here with the same metric.
-func vqfScores(_ trials: [Trial]) -> [String: [Double]] {
+func vqfResults(_ trials: [Trial]) -> [String: [AttitudeErrorMetric.Result?]] {
     let dir = NSTemporaryDirectory() + "motionfusion-accuracy-" + UUID().uuidString
     try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -96,23 +110,28 @@ func vqfScores(_ trials: [Trial]) -> [String: [Double]] {
         FileHandle.standardError.write(Foundation.Data("vqf failed\n".utf8))
         return [:]
     }
-    var out = ["vqf 9d": [Double](), "vqf 6d": [Double]()]
+    var out = ["vqf 9d": [AttitudeErrorMetric.Result?](), "vqf 6d": [AttitudeErrorMetric.Result?]()]
     for (i, trial) in trials.enumerated() {
         for mode in [FusionMode.nineD, .sixD] {
             let path = "\(dir)/\(String(format: "%03d", i)).vqf\(mode == .nineD ? 9 : 6).f64"
             guard let data = FileManager.default.contents(atPath: path) else {
-                out["vqf \(mode.rawValue)"]!.append(.nan)
+                out["vqf \(mode.rawValue)"]!.append(nil)
                 continue
             }
             let values = data.withUnsafeBytes { Array($0.bindMemory(to: Double.self)) }
             let q = stride(from: 0, to: values.count, by: 4).map {
                 Quaternion(w: values[$0], x: values[$0 + 1], y: values[$0 + 2], z: values[$0 + 3])
             }
-            let r = AttitudeErrorMetric.evaluate(estimates: q, trace: trial.trace, mode: mode)?.totalRMSE ?? .nan
-            out["vqf \(mode.rawValue)"]!.append(r)
+            out["vqf \(mode.rawValue)"]!.append(
+                AttitudeErrorMetric.evaluate(estimates: q, trace: trial.trace, mode: mode))
         }
     }
     return out
+}
+
+/// VQF's total RMSE per trial.
+func vqfScores(_ trials: [Trial]) -> [String: [Double]] {
+    vqfResults(trials).mapValues { $0.map { $0?.totalRMSE ?? .nan } }
 }
 
 struct ConditionResult: Codable {
@@ -145,7 +164,7 @@ func run(_ condition: Condition) throws -> ConditionResult {
         for mode in [FusionMode.nineD, .sixD] {
             scores["\(kind.rawValue) \(mode.rawValue)"] = parallelMap(trials.count) { i in
                 if mode == .nineD && !trials[i].hasMagnetometer { return .nan }
-                return score(FilterSetup(kind, mode: mode), trials[i].trace)
+                return score(Overrides.setup(kind, mode), trials[i].trace)
             }
         }
     }
@@ -170,7 +189,7 @@ func run(_ condition: Condition) throws -> ConditionResult {
 for c in Datasets.conditions where statsFor.contains(c.name) {
     print("## \(c.name): motion statistics\n")
     print(
-        "| trial | samples | median step ms | max step ms | RMS rate °/s | max rate °/s | RMS | |f| − g | m/s² | median |m| |"
+        "| trial | samples | median step ms | max step ms | RMS rate °/s | max rate °/s | RMS | |f| − g | m/s² | |m| 5 / 50 / 95 % |"
     )
     print("|---|---|---|---|---|---|---|---|")
     for t in try c.make() {
@@ -183,9 +202,10 @@ for c in Datasets.conditions where statsFor.contains(c.name) {
         print(
             "| \(t.name) | \(s.count) | "
                 + String(
-                    format: "%.2f | %.1f | %.1f | %.1f | %.2f | %.3g |", steps[steps.count / 2] * 1000,
-                    steps.last! * 1000,
-                    rms(rates), rates.max() ?? 0, rms(accs), mags.isEmpty ? Double.nan : mags[mags.count / 2]))
+                    format: "%.2f | %.1f | %.1f | %.1f | %.2f | %.3g / %.3g / %.3g |", steps[steps.count / 2] * 1000,
+                    steps.last! * 1000, rms(rates), rates.max() ?? 0, rms(accs),
+                    mags.isEmpty ? .nan : mags[mags.count / 20], mags.isEmpty ? .nan : mags[mags.count / 2],
+                    mags.isEmpty ? .nan : mags[mags.count * 19 / 20]))
     }
     print()
 }
@@ -236,6 +256,35 @@ for r in results where perTrial.contains(r.condition) {
     print("|---|" + String(repeating: "---|", count: cols.count))
     for (i, name) in r.trials.enumerated() {
         print("| \(name) | " + cols.map { cell(r.scores[$0]?[i] ?? .nan) }.joined(separator: " | ") + " |")
+    }
+    print()
+}
+
+for c in Datasets.conditions where breakdownFor.contains(c.name) {
+    print("## \(c.name): total / heading / inclination RMSE per trial, degrees\n")
+    let trials = try c.make()
+    let setups: [FilterSetup] = filterKinds.flatMap { k in [Overrides.setup(k, .nineD), Overrides.setup(k, .sixD)] }
+    let vqf = runVQF ? vqfResults(trials) : [:]
+    print(
+        "| trial | " + setups.map { "\($0.kind.rawValue) \($0.mode.rawValue)" }.joined(separator: " | ")
+            + (runVQF ? " | vqf 9d | vqf 6d" : "") + " |")
+    print("|---|" + String(repeating: "---|", count: setups.count + (runVQF ? 2 : 0)))
+    for t in trials {
+        let cells = parallelMap(setups.count) { j -> String in
+            if setups[j].mode == .nineD && !t.hasMagnetometer { return "–" }
+            var run = RunConfiguration()
+            run.filter = setups[j]
+            let q = run.attitudes(t.trace.samples)
+            guard let r = AttitudeErrorMetric.evaluate(estimates: q, trace: t.trace, mode: setups[j].mode) else {
+                return "–"
+            }
+            return String(format: "%.2f / %.2f / %.2f", r.totalRMSE, r.headingRMSE, r.inclinationRMSE)
+        }
+        let i = trials.firstIndex { $0.name == t.name }!
+        let v = ["vqf 9d", "vqf 6d"].compactMap { vqf[$0]?[i] }.map {
+            $0.map { String(format: "%.2f / %.2f / %.2f", $0.totalRMSE, $0.headingRMSE, $0.inclinationRMSE) } ?? "–"
+        }
+        print("| \(t.name) | " + (cells + v).joined(separator: " | ") + " |")
     }
     print()
 }
