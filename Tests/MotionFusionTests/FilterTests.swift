@@ -233,4 +233,25 @@ final class FilterTests: XCTestCase {
         let r = score(.ekf, trace, .nineD)
         XCTAssertLessThan(r.totalRMSE, 2.5)
     }
+
+    /// A recording whose magnetometer starts late: the first magnetometer sample sets the heading
+    /// at once in every filter (before, the EKF left it at 0 for about a second and the
+    /// complementary filter for several seconds), and 6D ignores it.
+    func testFirstMagnetometerSampleSetsHeading() {
+        let truth = Quaternion(axis: .unitZ, angle: 2.1) * Quaternion(axis: .unitX, angle: 0.4)
+        let field = Vector3(0, 20, -40)
+        let samples = (0..<300).map { k in
+            SensorSample(
+                t: Double(k) * 0.01, gyroscope: .zero, accelerometer: truth.inverseRotate(Vector3(0, 0, 9.81)),
+                magnetometer: k < 100 ? nil : truth.inverseRotate(field))
+        }
+        for kind in [FilterKind.ekf, .complementary, .mahony, .madgwick] {
+            let nine = RunConfiguration(kind, mode: .nineD).attitudes(samples)
+            XCTAssertGreaterThan(nine[99].angle(to: truth).degrees, 90, "\(kind): no heading before the magnetometer")
+            XCTAssertLessThan(nine[100].angle(to: truth).degrees, 0.01, "\(kind): heading set by the first sample")
+            XCTAssertLessThan(nine[299].angle(to: truth).degrees, 0.01, "\(kind): and kept")
+            let six = RunConfiguration(kind, mode: .sixD).attitudes(samples)
+            XCTAssertEqual(six[100].angle(to: six[99]).degrees, 0, accuracy: 1e-6, "\(kind): 6D ignores it")
+        }
+    }
 }

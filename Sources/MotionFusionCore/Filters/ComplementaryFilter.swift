@@ -5,7 +5,9 @@
 /// and in 9D a fraction towards magnetic north about the vertical only (a heading correction that
 /// never touches tilt). The corrections also feed an integral bias estimate, and at rest the bias
 /// follows the low-passed gyroscope directly. Accelerometer samples far from 1 g and magnetometer
-/// samples far from the learnt field strength and dip are skipped.
+/// samples far from the learnt field strength and dip are skipped; the field strength is learnt,
+/// so the magnetometer's units do not matter. The first magnetometer sample after a start without
+/// one sets the heading at once.
 public struct ComplementaryFilter: AttitudeFilter {
     /// Tuning; every time constant is in seconds and independent of the sample rate.
     public struct Parameters: FilterParameters {
@@ -56,6 +58,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var integrator = GyroscopeIntegrator()
         /// Whether the attitude has been initialised.
         public var initialised = false
+        /// Whether a magnetometer sample has set the heading since the attitude was initialised.
+        public var headingReferenced = false
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -90,6 +94,10 @@ public struct ComplementaryFilter: AttitudeFilter {
             guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
             state.attitude = q
             state.initialised = true
+            state.headingReferenced = false
+            if let a = accelerometer, let m = mag, VectorAttitude.compass(accelerometer: a, magnetometer: m) != nil {
+                state.headingReferenced = true
+            }
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
@@ -99,6 +107,15 @@ public struct ComplementaryFilter: AttitudeFilter {
             state.attitude = state.attitude * Quaternion(rotationVector: (rate - state.bias) * dt)
         } else if gyroscope == nil {
             state.integrator.interrupt()
+        }
+        if let m = mag, !state.headingReferenced,
+            let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m)
+        {
+            // The first magnetometer sample after a start without one sets the heading at once.
+            state.accelerationLowPass.rotate(by: (q * state.attitude.conjugate).normalized)
+            state.attitude = q
+            state.headingReferenced = true
+            state.fieldNorm = .nan
         }
         var correction = Vector3.zero
         var filtered: Vector3?

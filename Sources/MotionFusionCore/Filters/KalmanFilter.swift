@@ -153,6 +153,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var accelerometerRejectionTime = 0.0
         /// Whether the attitude has been initialised.
         public var initialised = false
+        /// Whether a magnetometer sample has set the heading since the attitude was initialised.
+        public var headingReferenced = false
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// What the last update did with the sensors.
@@ -231,6 +233,7 @@ public struct KalmanFilter: AttitudeFilter {
             state.pqq.row2.z = min(maximumHeadingVariance, state.pqq.row2.z + grow)
         }
         if let g = gyroscope { state.lastRate = (g - state.bias).norm }
+        if let m = mag, !state.headingReferenced { alignHeading(m) }
         let step = max(dt, p.minimumCorrectionStep)
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
@@ -243,16 +246,11 @@ public struct KalmanFilter: AttitudeFilter {
         guard let a = accelerometer else { return }
         let p = parameters
         var headingVariance = p.unreferencedHeadingUncertainty * p.unreferencedHeadingUncertainty
+        state.headingReferenced = false
         if let m = magnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
             state.attitude = q
-            let mE = q.rotate(m)
-            let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
-            // An expected field (World Magnetic Model) that the sensor does not see at the start,
-            // indoors, uncalibrated or in arbitrary units, gives way to the measured one.
-            if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
-                state.fieldNorm = m.norm
-            }
-            if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
+            learnReferenceField(m)
+            state.headingReferenced = true
             headingVariance = p.initialHeadingUncertainty * p.initialHeadingUncertainty
         } else if let q = VectorAttitude.tilt(accelerometer: a) {
             // Keep the heading of the current attitude (it is arbitrary at first in 6D).
@@ -283,6 +281,40 @@ public struct KalmanFilter: AttitudeFilter {
         max(
             parameters.accelerometerNoise * parameters.accelerometerNoise,
             state.noise.accelerometerDensitySquared.finiteOrZero / (standardGravity * standardGravity))
+    }
+
+    /// Takes the field seen by `m` at the current attitude as the reference, unless it agrees with
+    /// the expected one: an expected field (World Magnetic Model) that the sensor does not see,
+    /// indoors, uncalibrated or in arbitrary units, gives way to the measured one.
+    mutating func learnReferenceField(_ m: Vector3) {
+        let p = parameters
+        let mE = state.attitude.rotate(m)
+        let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+        if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
+            state.fieldNorm = m.norm
+        }
+        if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
+    }
+
+    /// The first magnetometer sample after an initialisation without one sets the heading at once
+    /// (turning the attitude about the vertical), with the heading uncertainty of a magnetometer
+    /// start.
+    mutating func alignHeading(_ m: Vector3) {
+        guard let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m) else { return }
+        let p = parameters
+        let turn = (q * state.attitude.conjugate).normalized
+        state.attitude = q
+        state.accelerationLowPass.rotate(by: turn)
+        // The heading error is now that of the magnetometer, independent of tilt and bias.
+        state.pqq.row0.z = 0
+        state.pqq.row1.z = 0
+        state.pqq.row2 = Vector3(0, 0, p.initialHeadingUncertainty * p.initialHeadingUncertainty)
+        state.pqb.row2 = .zero
+        learnReferenceField(m)
+        state.headingReferenced = true
+        state.undisturbedTime = p.minimumUndisturbedTime
+        state.rejectionTime = 0
+        state.headingInnovation = 0
     }
 
     mutating func propagate(_ g: Vector3, _ dt: Double) {
