@@ -254,4 +254,31 @@ final class FilterTests: XCTestCase {
             XCTAssertEqual(six[100].angle(to: six[99]).degrees, 0, accuracy: 1e-6, "\(kind): 6D ignores it")
         }
     }
+
+    /// A magnet moving with the sensor (a constant field in the sensor frame) while the
+    /// magnetometer carries no strength information (every sample normalised): only the dip and
+    /// the field's azimuth can reveal the disturbance. The EKF must not take the disturbed field
+    /// for north (it did, snapping the heading by over 100° on BROAD trial 33), and must be back
+    /// on the true heading after it.
+    func testNormalisedMagnetometerWithMagnetMovingWithTheSensor() {
+        var trace = Self.simulated(.slowRotation, duration: 120)
+        let magnet = Vector3(25, -15, 10)
+        for k in trace.samples.indices {
+            guard var m = trace.samples[k].magnetometer else { continue }
+            if trace.samples[k].t >= 40 && trace.samples[k].t < 80 { m += magnet }
+            trace.samples[k].magnetometer = m.normalized
+        }
+        let q = RunConfiguration(.ekf, mode: .nineD).attitudes(trace.samples)
+        var worst = 0.0
+        var after = 0.0
+        for (k, s) in trace.samples.enumerated() {
+            guard let truth = s.truth else { continue }
+            let error = q[k].angle(to: truth).degrees
+            if s.t >= 40 && s.t < 80 { worst = max(worst, error) }
+            if s.t >= 100 { after = max(after, error) }
+        }
+        print("attached magnet, normalised magnetometer: worst \(worst)° during, \(after)° after")
+        XCTAssertLessThan(worst, 10)
+        XCTAssertLessThan(after, 3)
+    }
 }

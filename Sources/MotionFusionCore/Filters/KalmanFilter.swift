@@ -77,6 +77,13 @@ public struct KalmanFilter: AttitudeFilter {
         public var fieldNormRejection = 0.1
         /// Largest accepted departure of the dip from the reference dip, rad. Default 10°.
         public var dipRejection = 10.0.radians
+        /// Largest accepted departure of the field's azimuth from its recent average, rad. Default 10°.
+        public var azimuthRejection = 10.0.radians
+        /// Timing uncertainty of the magnetometer relative to the gyroscope, s: the azimuth rejection
+        /// widens by the turn over this time (sampling delays between sensors). Default 0.02.
+        public var magnetometerTimingUncertainty = 0.02
+        /// Averaging time of the field's azimuth, s. Default 1.
+        public var azimuthAveragingTime = 1.0
         /// Time a new steady field must persist (while moving) before it is adopted, s. Default 20.
         public var newFieldTime = 20.0
         /// Longest magnetometer rejection before a field that has been steady for
@@ -102,9 +109,15 @@ public struct KalmanFilter: AttitudeFilter {
         /// over quickly. Default 2.
         public var missingRateUncertainty = 2.0
         /// Heading innovations, low-passed over ``headingConsistencyTime``, beyond this many standard
-        /// deviations for longer than that time widen the heading variance: recovery from gyroscope
-        /// faults. Default 8.
+        /// deviations for longer than that time, steady within ``headingConsistencyTolerance`` while
+        /// the device turns at ``newFieldMinimumRate`` or faster, widen the heading variance:
+        /// recovery from gyroscope faults. A wrong heading shows as the same azimuth offset however
+        /// the device turns; a disturbance that passes the strength and dip checks (a magnet moving
+        /// with the sensor, a magnetometer without strength information) does not. Default 8.
         public var headingConsistencyGate = 8.0
+        /// Largest change of the low-passed heading innovation while it counts as steady, rad.
+        /// Default 5°.
+        public var headingConsistencyTolerance = 5.0.radians
         /// Low-pass time constant of the heading innovation, and how long it must stay inconsistent,
         /// s. Default 1.
         public var headingConsistencyTime = 1.0
@@ -139,6 +152,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var fieldNorm = Double.nan, fieldDip = Double.nan
         /// Candidate new field strength and dip while the field is disturbed, and how long it held.
         public var candidateNorm = Double.nan, candidateDip = Double.nan, candidateTime = 0.0
+        /// Recent average azimuth of the measured field in the estimated earth frame, rad.
+        public var fieldAzimuth = Double.nan
         /// Time the magnetometer has been rejected, s.
         public var rejectionTime = 0.0
         /// Time the field has looked undisturbed, s.
@@ -149,6 +164,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var accelerationEnergy = 0.0
         /// Low-passed heading innovation (rad) and how long it has been inconsistent (s).
         public var headingInnovation = 0.0, headingInconsistentTime = 0.0
+        /// Low-passed heading innovation when the current inconsistent stretch began, rad.
+        public var headingInconsistentStart = 0.0
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
         /// Whether the attitude has been initialised.
@@ -435,9 +452,16 @@ public struct KalmanFilter: AttitudeFilter {
             state.fieldNorm = norm
             state.fieldDip = dip
         }
+        // The azimuth of a homogeneous field changes only as fast as the heading error drifts:
+        // a sample far from its recent average comes from a field that moved.
+        let azimuth = Double.atan2(mE.x, mE.y)
+        if !state.fieldAzimuth.isFinite { state.fieldAzimuth = azimuth }
+        let azimuthChange = (azimuth - state.fieldAzimuth).wrappedToPi
+        state.fieldAzimuth = (state.fieldAzimuth + azimuthChange * (1 - (-dt / p.azimuthAveragingTime).exp)).wrappedToPi
         let undisturbed =
             abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
             && abs(dip - state.fieldDip) < p.dipRejection
+            && abs(azimuthChange) < p.azimuthRejection + state.lastRate * p.magnetometerTimingUncertainty
         if undisturbed { state.undisturbedTime += dt } else { state.undisturbedTime = 0 }
         var accept = undisturbed && state.undisturbedTime >= p.minimumUndisturbedTime
         if undisturbed {
@@ -476,12 +500,20 @@ public struct KalmanFilter: AttitudeFilter {
         if accept { state.rejectionTime = 0 }
         guard accept else { return }
         let psi = Double.atan2(mE.x, mE.y)
-        // Heading consistency: a low-passed innovation far outside its uncertainty for over a
-        // second means the heading itself is wrong (gyroscope fault), not the field.
+        // Heading consistency: a low-passed innovation far outside its uncertainty, steady while
+        // the device turns, for over a second means the heading itself is wrong (gyroscope
+        // fault), not the field.
         state.headingInnovation += (psi - state.headingInnovation) * (dt / (p.headingConsistencyTime + dt))
         let sigma = (state.pqq.row2.z + p.magnetometerNoise * p.magnetometerNoise).squareRoot()
         if abs(state.headingInnovation) > p.headingConsistencyGate * sigma {
-            state.headingInconsistentTime += dt
+            if state.headingInconsistentTime == 0
+                || abs(state.headingInnovation - state.headingInconsistentStart) > p.headingConsistencyTolerance
+            {
+                // A new stretch, or the offset moved: not (yet) a steady heading error.
+                state.headingInconsistentStart = state.headingInnovation
+                state.headingInconsistentTime = 0
+            }
+            if state.lastRate >= p.newFieldMinimumRate { state.headingInconsistentTime += dt }
             if state.headingInconsistentTime > p.headingConsistencyTime {
                 state.pqq.row2.z += state.headingInnovation * state.headingInnovation
                 state.headingInconsistentTime = 0

@@ -143,6 +143,12 @@ enum Datasets {
         ) {
             try variants { Transform.unitMagnetometer($0.trace) }
         },
+        Condition(
+            name: "broad-mag-normalised", description: "every magnetometer sample scaled to unit norm",
+            broadVariant: true
+        ) {
+            try variants { Transform.normalisedMagnetometer($0.trace) }
+        },
         Condition(name: "broad-mag-gauss", description: "magnetometer in gauss", broadVariant: true) {
             try variants { Transform.scaleMagnetometer($0.trace, by: 0.01) }
         },

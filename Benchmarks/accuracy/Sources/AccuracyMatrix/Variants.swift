@@ -205,6 +205,13 @@ enum Transform {
         return scaleMagnetometer(trace, by: 1 / norms[norms.count / 2])
     }
 
+    /// Every magnetometer sample scaled to unit norm (the field strength is lost).
+    static func normalisedMagnetometer(_ trace: Trace) -> Trace {
+        var t = trace
+        for i in t.samples.indices { t.samples[i].magnetometer = t.samples[i].magnetometer.flatMap(\.normalized) }
+        return t
+    }
+
     /// A constant gyroscope bias of `degreesPerSecond` in a direction drawn from `seed`.
     static func addGyroscopeBias(_ trace: Trace, degreesPerSecond: Double, seed: UInt64) -> Trace {
         var rng = Random(seed: seed)
