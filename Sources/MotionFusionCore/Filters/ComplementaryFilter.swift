@@ -128,7 +128,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             let axis = Vector3(up.y, -up.x, 0)
             let angle = Double.atan2(axis.norm, up.z)
             let s = axis.norm > 1e-12 ? angle / axis.norm : 0
-            correction += axis * (s * min(1, dt / p.accelerometerTime))
+            correction += axis * (s * firstOrderSmoothing(dt, time: p.accelerometerTime))
             state.use.accelerometerRejected = false
         }
         if let m = mag {
@@ -145,10 +145,10 @@ public struct ComplementaryFilter: AttitudeFilter {
             {
                 // Heading error: azimuth of the field, which should point to +y (north).
                 let psi = Double.atan2(mE.x, mE.y)
-                correction.z += psi * min(1, dt / p.magnetometerTime)
+                correction.z += psi * firstOrderSmoothing(dt, time: p.magnetometerTime)
                 state.use.magnetometerRejected = false
                 // Track slow changes of the reference field.
-                let k = min(1, dt / p.fieldTrackingTime)
+                let k = firstOrderSmoothing(dt, time: p.fieldTrackingTime)
                 state.fieldNorm += (norm - state.fieldNorm) * k
                 state.fieldDip += (dip - state.fieldDip) * k
             }
@@ -165,7 +165,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             }
         }
         if state.rest.atRest {
-            state.bias += (state.rest.gyroscopeMean - state.bias) * min(1, dt / p.restBiasTime)
+            state.bias += (state.rest.gyroscopeMean - state.bias) * firstOrderSmoothing(dt, time: p.restBiasTime)
         }
         state.attitude = state.attitude.normalized
     }

@@ -48,7 +48,7 @@ public struct GyroscopeIntegrator: Sendable, Codable {
             }
         } else {
             longSteps = 0
-            typicalStep += (dt - typicalStep) * (1 - (-dt / p.stepAveragingTime).exp)
+            typicalStep += (dt - typicalStep) * firstOrderSmoothing(dt, time: p.stepAveragingTime)
         }
         previousRate = g
         return rate

@@ -416,7 +416,8 @@ public struct KalmanFilter: AttitudeFilter {
         let u = fE * (1 / fNorm)
         // Energy of the (filtered) linear acceleration: specific force minus gravity, earth frame.
         let linear = Vector3(fE.x, fE.y, fE.z - standardGravity)
-        state.accelerationEnergy += (linear.squaredNorm - state.accelerationEnergy) * (dt / (p.accelerationWindow + dt))
+        state.accelerationEnergy +=
+            (linear.squaredNorm - state.accelerationEnergy) * firstOrderSmoothing(dt, time: p.accelerationWindow)
         let excess =
             max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
         // Horizontal components: u ≈ (−δy, δx, 1).
@@ -457,7 +458,8 @@ public struct KalmanFilter: AttitudeFilter {
         let azimuth = Double.atan2(mE.x, mE.y)
         if !state.fieldAzimuth.isFinite { state.fieldAzimuth = azimuth }
         let azimuthChange = (azimuth - state.fieldAzimuth).wrappedToPi
-        state.fieldAzimuth = (state.fieldAzimuth + azimuthChange * (1 - (-dt / p.azimuthAveragingTime).exp)).wrappedToPi
+        state.fieldAzimuth =
+            (state.fieldAzimuth + azimuthChange * firstOrderSmoothing(dt, time: p.azimuthAveragingTime)).wrappedToPi
         let undisturbed =
             abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
             && abs(dip - state.fieldDip) < p.dipRejection
@@ -467,7 +469,7 @@ public struct KalmanFilter: AttitudeFilter {
         if undisturbed {
             state.candidateTime = 0
             // Follow slow drifts of the reference field.
-            let k = dt / (p.fieldTrackingTime + dt)
+            let k = firstOrderSmoothing(dt, time: p.fieldTrackingTime)
             state.fieldNorm += (norm - state.fieldNorm) * k
             state.fieldDip += (dip - state.fieldDip) * k
         } else {
@@ -477,7 +479,7 @@ public struct KalmanFilter: AttitudeFilter {
                 && abs(norm - state.candidateNorm) < p.fieldNormRejection * state.candidateNorm
                 && abs(dip - state.candidateDip) < p.dipRejection
             if steady {
-                let k = dt / (p.candidateFieldTime + dt)
+                let k = firstOrderSmoothing(dt, time: p.candidateFieldTime)
                 state.candidateNorm += (norm - state.candidateNorm) * k
                 state.candidateDip += (dip - state.candidateDip) * k
                 if state.lastRate >= p.newFieldMinimumRate { state.candidateTime += dt }
@@ -503,7 +505,8 @@ public struct KalmanFilter: AttitudeFilter {
         // Heading consistency: a low-passed innovation far outside its uncertainty, steady while
         // the device turns, for over a second means the heading itself is wrong (gyroscope
         // fault), not the field.
-        state.headingInnovation += (psi - state.headingInnovation) * (dt / (p.headingConsistencyTime + dt))
+        state.headingInnovation +=
+            (psi - state.headingInnovation) * firstOrderSmoothing(dt, time: p.headingConsistencyTime)
         let sigma = (state.pqq.row2.z + p.magnetometerNoise * p.magnetometerNoise).squareRoot()
         if abs(state.headingInnovation) > p.headingConsistencyGate * sigma {
             if state.headingInconsistentTime == 0

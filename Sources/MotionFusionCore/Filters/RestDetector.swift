@@ -50,8 +50,8 @@ public struct RestDetector: Sendable, Codable {
             primed = true
             return
         }
-        let k = dt / (parameters.filterTime + dt)
-        let kf = dt / (parameters.noiseFilterTime + dt)
+        let k = firstOrderSmoothing(dt, time: parameters.filterTime)
+        let kf = firstOrderSmoothing(dt, time: parameters.noiseFilterTime)
         gyroscopeMean += (g - gyroscopeMean) * k
         accelerometerMean += (a - accelerometerMean) * k
         gyroscopeSmoothed += (g - gyroscopeSmoothed) * kf
