@@ -281,4 +281,44 @@ final class FilterTests: XCTestCase {
         XCTAssertLessThan(worst, 10)
         XCTAssertLessThan(after, 3)
     }
+
+    /// The noise densities measured at rest are the simulated ones, at any sample rate.
+    func testNoiseDensitiesMeasuredAtRest() {
+        for rate in [50.0, 100, 400] {
+            var errors = SensorErrorModel.calibrated
+            errors.gyroscopeQuantum = 0
+            errors.accelerometerQuantum = 0
+            let trace = Self.simulated(.rest, duration: 60, rate: rate, errors: errors)
+            var runner = FilterRunner(KalmanFilter())
+            for s in trace.samples { runner.step(s) }
+            let noise = runner.filter.state.noise
+            XCTAssertEqual(
+                noise.gyroscopeDensity, errors.gyroscopeNoiseDensity, accuracy: 0.1 * errors.gyroscopeNoiseDensity)
+            XCTAssertEqual(
+                noise.accelerometerDensity, errors.accelerometerNoiseDensity,
+                accuracy: 0.1 * errors.accelerometerNoiseDensity)
+        }
+    }
+
+    /// A swinging pendulum passes through zero rate at every turning point while its specific force
+    /// is far from 1 g: the rest detector must not take it for rest (which would teach the filter
+    /// the swing as gyroscope bias), however slow the swing.
+    func testPendulumTurningPointsAreNotRest() {
+        let length = 0.5
+        for (amplitude, frequency) in [(0.6, 0.7), (0.05, 0.7), (0.3, 0.3)] {
+            var detector = RestDetector()
+            var everAtRest = false
+            for k in 0..<6000 {
+                let t = Double(k) * 0.005
+                let w = 2 * Double.pi * frequency
+                let theta = amplitude * (w * t).sin
+                let rate = amplitude * w * (w * t).cos
+                // Ideal pendulum: the specific force lies along the rod, g·cos θ + L·θ̇².
+                let force = Vector3(0, 0, 9.81 * theta.cos + length * rate * rate)
+                detector.update(gyroscope: Vector3(rate, 0, 0), accelerometer: force, dt: 0.005)
+                everAtRest = everAtRest || detector.atRest
+            }
+            XCTAssertFalse(everAtRest, "swing of \(amplitude) rad at \(frequency) Hz taken for rest")
+        }
+    }
 }

@@ -5,24 +5,33 @@
 /// `q_true = exp(δθ) ⊗ q`: its z component is exactly the heading error and its x, y components the
 /// inclination error, so the accelerometer corrects only tilt and the magnetometer only heading.
 ///
-/// - Propagation integrates `ω − b`. The attitude error grows with the gyroscope noise and with a
-///   rate-proportional term for scale-factor and misalignment errors; bias errors feed into it
-///   through `−R·dt`.
-/// - The accelerometer measures the up direction in the earth frame, `R·f/|f|`, whose horizontal
-///   components observe the tilt error. Its noise grows with the departure of `|f|` from 1 g, and an
-///   innovation gate rejects samples inconsistent with the covariance (acceleration disturbances).
-/// - The magnetometer measures the azimuth of the horizontal field, which observes the heading
-///   error. A sample whose field strength or dip departs from the learnt reference field is rejected
-///   (magnetic disturbance); a new field that stays steady for ``Parameters/newFieldTime`` while the
-///   device moves is adopted, and after ``Parameters/maximumRejectionTime`` the current field is.
+/// - Propagation integrates `ω − b` over each sample's own step (``GyroscopeIntegrator``: lost
+///   samples are bridged), so irregular timestamps and any sample rate work. The attitude error
+///   grows with the gyroscope noise and with a rate-proportional term for scale-factor and
+///   misalignment errors; bias errors feed into it through `−R·dt`.
+/// - The accelerometer measures the up direction in the earth frame, `R·f/|f|`, low-passed in that
+///   frame while the device moves (linear accelerations average out) and only noise-smoothed at
+///   rest; the horizontal components observe the tilt error. Its noise grows with the linear
+///   acceleration, and an innovation gate rejects samples inconsistent with the covariance.
+/// - The magnetometer is used by direction: it measures the azimuth of the horizontal field, which
+///   observes the heading error. A sample whose strength departs from the learnt reference strength
+///   (relative, so units do not matter), whose dip departs from the learnt dip, or whose azimuth
+///   jumps away from its recent average is rejected (magnetic disturbance); a new field that stays
+///   steady for ``Parameters/newFieldTime`` while the device turns is adopted, and after
+///   ``Parameters/maximumRejectionTime`` the current field is. The first magnetometer sample after
+///   a start without one sets the heading at once.
 /// - At rest the low-passed gyroscope observes the bias directly.
+/// - Noise levels: the gyroscope and accelerometer noise densities measured while the device is
+///   still (``NoiseEstimator``) replace the noise parameters where they are larger.
 ///
 /// All updates are sequential scalar updates on the 6×6 covariance, held as 3×3 blocks
 /// (``Matrix3``) so the per-sample path never allocates.
 public struct KalmanFilter: AttitudeFilter {
     /// Tuning; every parameter is in SI units and independent of the sample rate.
     public struct Parameters: FilterParameters {
-        /// Gyroscope white noise density (angle random walk), rad/s/√Hz. Default 0.002.
+        /// Attitude process noise density, rad/s/√Hz: the gyroscope's white noise with the model
+        /// errors of the filter; raised to the gyroscope noise density measured at rest when that is
+        /// larger. Default 0.002.
         public var gyroscopeNoise = 0.002
         /// Relative rate error (scale factor, misalignment), dimensionless; adds `(s·|ω|)²·1 s` to
         /// the attitude error growth rate. Default 0.
@@ -42,7 +51,9 @@ public struct KalmanFilter: AttitudeFilter {
         /// disturbances) is capped at its square, so it cannot grow without bound. Default 2.
         public var maximumHeadingUncertainty = 2.0
         /// Accelerometer direction noise density, rad·√s (with the gyroscope noise it sets the tilt
-        /// correction time constant at rest, about `accelerometerNoise / gyroscopeNoise`). Default 0.001.
+        /// correction time constant at rest, about `accelerometerNoise / gyroscopeNoise`); raised to
+        /// the accelerometer noise density measured at rest over g when that is larger (vibration).
+        /// Default 0.001.
         public var accelerometerNoise = 0.001
         /// Linear acceleration (m/s², RMS over ``accelerationWindow``) that doubles the
         /// accelerometer noise variance: the filter trusts the accelerometer less while the device
@@ -121,7 +132,8 @@ public struct KalmanFilter: AttitudeFilter {
         /// Low-pass time constant of the heading innovation, and how long it must stay inconsistent,
         /// s. Default 1.
         public var headingConsistencyTime = 1.0
-        /// Bias pseudo-measurement noise density at rest, rad/s·√s. Default 0.002.
+        /// Bias pseudo-measurement noise density at rest, rad/s·√s; raised to the gyroscope noise
+        /// density measured at rest when that is larger. Default 0.002.
         public var restBiasNoise = 0.002
         /// Shortest time step the corrections assume, s: a sample with a repeated timestamp still
         /// corrects, as if it came this long after the previous one. Default 0.1 ms.
