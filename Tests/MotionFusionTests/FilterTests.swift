@@ -72,8 +72,8 @@ final class FilterTests: XCTestCase {
     /// bounds are measured values with about 30 % margin, so a regression fails.
     func testAccuracyOnSimulatedTraces() {
         let expectations: [(FilterKind, MotionSimulator.Scenario, FusionMode, Double)] = [
-            (.ekf, .mixed, .nineD, 2.2), (.ekf, .translation, .nineD, 1.85), (.ekf, .fastRotation, .nineD, 2.9),
-            (.ekf, .magneticDisturbance, .nineD, 3.2), (.ekf, .translation, .sixD, 1.1),
+            (.ekf, .mixed, .nineD, 1.2), (.ekf, .translation, .nineD, 1.0), (.ekf, .fastRotation, .nineD, 2.2),
+            (.ekf, .magneticDisturbance, .nineD, 1.6), (.ekf, .translation, .sixD, 1.05),
             (.complementary, .fastRotation, .nineD, 2.3), (.complementary, .mixed, .nineD, 10),
             (.mahony, .fastRotation, .nineD, 7.1), (.madgwick, .fastRotation, .nineD, 3.7),
             (.madgwick, .mixed, .nineD, 6.8),
