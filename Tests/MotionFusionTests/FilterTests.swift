@@ -290,7 +290,7 @@ final class FilterTests: XCTestCase {
             errors.accelerometerQuantum = 0
             let trace = Self.simulated(.rest, duration: 60, rate: rate, errors: errors)
             var runner = FilterRunner(KalmanFilter())
-            for s in trace.samples { runner.step(s) }
+            for s in trace.samples { _ = runner.step(s) }
             let noise = runner.filter.state.noise
             XCTAssertEqual(
                 noise.gyroscopeDensity, errors.gyroscopeNoiseDensity, accuracy: 0.1 * errors.gyroscopeNoiseDensity)
