@@ -99,7 +99,7 @@ func vqfResults(_ trials: [Trial]) -> [String: [AttitudeErrorMetric.Result?]] {
             }
         }
         let data = rows.withUnsafeBufferPointer { Foundation.Data(buffer: $0) }
-        FileManager.default.createFile(atPath: "\(dir)/\(String(format: "%03d", i)).in.f64", contents: data)
+        _ = FileManager.default.createFile(atPath: "\(dir)/\(String(format: "%03d", i)).in.f64", contents: data)
     }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: python)
