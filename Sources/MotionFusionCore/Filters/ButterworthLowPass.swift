@@ -1,34 +1,36 @@
-/// Second-order Butterworth low-pass filter for 3-vectors (bilinear transform, prewarped cutoff),
-/// with coefficients recomputed only when the step changes, so variable rates work.
+/// Second-order Butterworth low-pass filter for 3-vectors, discretised exactly for every step.
+///
+/// The continuous filter `ÿ = ω²(u − y) − √2·ω·ẏ` (ω = 2π·cutoff, damping 1/√2) is advanced over each
+/// step with its closed-form solution for an input held constant over the step (zero-order hold),
+/// so the response is the same at any sample rate and across irregular steps and long gaps; the
+/// step's exponential, sine and cosine are recomputed only when the step changes.
 public struct ButterworthLowPass: Sendable, Codable {
-    /// Cutoff frequency, Hz.
+    /// Cutoff frequency, Hz (infinite: the output is the input).
     public var cutoff: Double
-    var b0 = 0.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
-    var coefficientStep = -1.0
-    // Direct form II transposed state.
-    var s1 = Vector3.zero, s2 = Vector3.zero
-    /// Last output.
-    public private(set) var output = Vector3.zero
+    /// Output and its time derivative.
+    var y = Vector3.zero, v = Vector3.zero
+    /// Step the transition values were computed for, s, and the values: decay `e^(−σ·dt)`,
+    /// `cos(ω_d·dt)`, `sin(ω_d·dt)/ω_d`.
+    var step = -1.0
+    var decay = 0.0, cosine = 0.0, sineOverFrequency = 0.0
     /// Whether the filter has seen a first input.
     public private(set) var primed = false
 
     /// Creates a filter with the cutoff frequency in Hz.
     public init(cutoff: Double) { self.cutoff = cutoff }
 
-    mutating func coefficients(_ dt: Double) {
-        // Timestamps jitter by rounding; recompute only when the step really changes.
-        if abs(dt - coefficientStep) <= 1e-3 * coefficientStep { return }
-        coefficientStep = dt
-        // Keep the cutoff below Nyquist so the prewarp stays finite.
-        let fc = min(cutoff, 0.45 / dt)
-        let k = (Double.pi * fc * dt).sin / (Double.pi * fc * dt).cos
-        let r2 = 2.0.squareRoot()
-        let norm = 1 / (1 + r2 * k + k * k)
-        b0 = k * k * norm
-        b1 = 2 * b0
-        b2 = b0
-        a1 = 2 * (k * k - 1) * norm
-        a2 = (1 - r2 * k + k * k) * norm
+    /// Last output.
+    public var output: Vector3 { y }
+
+    mutating func transition(_ dt: Double) {
+        if dt == step { return }
+        step = dt
+        let omega = 2 * Double.pi * cutoff
+        let sigma = omega / 2.0.squareRoot()
+        let damped = sigma  // ω·√(1 − ζ²) with ζ = 1/√2
+        decay = (-sigma * dt).exp
+        cosine = (damped * dt).cos
+        sineOverFrequency = (damped * dt).sin / damped
     }
 
     /// Filters one input taken `dt` seconds after the previous one and returns the output.
@@ -38,36 +40,39 @@ public struct ButterworthLowPass: Sendable, Codable {
             prime(x)
             return x
         }
-        guard dt > 0 else { return output }
-        coefficients(dt)
-        let y = x * b0 + s1
-        s1 = x * b1 - y * a1 + s2
-        s2 = x * b2 - y * a2
-        output = y
+        guard cutoff.isFinite else {
+            y = x
+            return x
+        }
+        guard dt > 0 else { return y }
+        transition(dt)
+        let omega = 2 * Double.pi * cutoff
+        let sigma = omega / 2.0.squareRoot()
+        // e = y − u obeys ë + 2σė + ω²e = 0 over the step.
+        let e = y - x
+        let newE = (e * cosine + (v + e * sigma) * sineOverFrequency) * decay
+        v = (v * cosine - (e * (omega * omega) + v * sigma) * sineOverFrequency) * decay
+        y = x + newE
         return y
     }
 
     /// Sets the state to the steady state for a constant input `x`.
     public mutating func prime(_ x: Vector3) {
         primed = true
-        output = x
-        if coefficientStep <= 0 { coefficients(0.01) }
-        s2 = x * (b2 - a2)
-        s1 = x * (1 - b0)
+        y = x
+        v = .zero
     }
 
     /// Rotates the filter's state, used when the frame the inputs are expressed in is corrected.
     public mutating func rotate(by q: Quaternion) {
-        s1 = q.rotate(s1)
-        s2 = q.rotate(s2)
-        output = q.rotate(output)
+        y = q.rotate(y)
+        v = q.rotate(v)
     }
 
     /// Forgets the state.
     public mutating func reset() {
         primed = false
-        s1 = .zero
-        s2 = .zero
-        output = .zero
+        y = .zero
+        v = .zero
     }
 }

@@ -5,7 +5,9 @@
 /// and in 9D a fraction towards magnetic north about the vertical only (a heading correction that
 /// never touches tilt). The corrections also feed an integral bias estimate, and at rest the bias
 /// follows the low-passed gyroscope directly. Accelerometer samples far from 1 g and magnetometer
-/// samples far from the learnt field strength and dip are skipped.
+/// samples far from the learnt field strength and dip are skipped; the field strength is learnt,
+/// so the magnetometer's units do not matter. The first magnetometer sample after a start without
+/// one sets the heading at once.
 public struct ComplementaryFilter: AttitudeFilter {
     /// Tuning; every time constant is in seconds and independent of the sample rate.
     public struct Parameters: FilterParameters {
@@ -34,6 +36,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection used for bias estimation.
         public var rest = RestDetector.Parameters()
+        /// Gyroscope integration across irregular steps and lost samples.
+        public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -50,8 +54,12 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var rest: RestDetector
         /// Earth-frame low-pass of the specific force.
         public var accelerationLowPass: ButterworthLowPass
+        /// Mean rate over each step (bridges lost samples).
+        public var integrator = GyroscopeIntegrator()
         /// Whether the attitude has been initialised.
         public var initialised = false
+        /// Whether a magnetometer sample has set the heading since the attitude was initialised.
+        public var headingReferenced = false
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -86,12 +94,28 @@ public struct ComplementaryFilter: AttitudeFilter {
             guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
             state.attitude = q
             state.initialised = true
+            state.headingReferenced = false
+            if let a = accelerometer, let m = mag, VectorAttitude.compass(accelerometer: a, magnetometer: m) != nil {
+                state.headingReferenced = true
+            }
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         state.use.atRest = state.rest.atRest
         if let g = gyroscope, dt > 0 {
-            state.attitude = state.attitude * Quaternion(rotationVector: (g - state.bias) * dt)
+            let rate = state.integrator.meanRate(g, dt: dt, p.integration)
+            state.attitude = state.attitude * Quaternion(rotationVector: (rate - state.bias) * dt)
+        } else if gyroscope == nil {
+            state.integrator.interrupt()
+        }
+        if let m = mag, !state.headingReferenced,
+            let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m)
+        {
+            // The first magnetometer sample after a start without one sets the heading at once.
+            state.accelerationLowPass.rotate(by: (q * state.attitude.conjugate).normalized)
+            state.attitude = q
+            state.headingReferenced = true
+            state.fieldNorm = .nan
         }
         var correction = Vector3.zero
         var filtered: Vector3?
@@ -104,7 +128,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             let axis = Vector3(up.y, -up.x, 0)
             let angle = Double.atan2(axis.norm, up.z)
             let s = axis.norm > 1e-12 ? angle / axis.norm : 0
-            correction += axis * (s * min(1, dt / p.accelerometerTime))
+            correction += axis * (s * firstOrderSmoothing(dt, time: p.accelerometerTime))
             state.use.accelerometerRejected = false
         }
         if let m = mag {
@@ -121,10 +145,10 @@ public struct ComplementaryFilter: AttitudeFilter {
             {
                 // Heading error: azimuth of the field, which should point to +y (north).
                 let psi = Double.atan2(mE.x, mE.y)
-                correction.z += psi * min(1, dt / p.magnetometerTime)
+                correction.z += psi * firstOrderSmoothing(dt, time: p.magnetometerTime)
                 state.use.magnetometerRejected = false
                 // Track slow changes of the reference field.
-                let k = min(1, dt / p.fieldTrackingTime)
+                let k = firstOrderSmoothing(dt, time: p.fieldTrackingTime)
                 state.fieldNorm += (norm - state.fieldNorm) * k
                 state.fieldDip += (dip - state.fieldDip) * k
             }
@@ -141,7 +165,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             }
         }
         if state.rest.atRest {
-            state.bias += (state.rest.gyroscopeMean - state.bias) * min(1, dt / p.restBiasTime)
+            state.bias += (state.rest.gyroscopeMean - state.bias) * firstOrderSmoothing(dt, time: p.restBiasTime)
         }
         state.attitude = state.attitude.normalized
     }
@@ -149,6 +173,7 @@ public struct ComplementaryFilter: AttitudeFilter {
     /// Re-initialise the attitude from the next accelerometer sample.
     public mutating func reinitialise() {
         state.initialised = false
+        state.integrator.interrupt()
         state.rest.reset()
         state.accelerationLowPass.reset()
     }

@@ -5,24 +5,33 @@
 /// `q_true = exp(δθ) ⊗ q`: its z component is exactly the heading error and its x, y components the
 /// inclination error, so the accelerometer corrects only tilt and the magnetometer only heading.
 ///
-/// - Propagation integrates `ω − b`. The attitude error grows with the gyroscope noise and with a
-///   rate-proportional term for scale-factor and misalignment errors; bias errors feed into it
-///   through `−R·dt`.
-/// - The accelerometer measures the up direction in the earth frame, `R·f/|f|`, whose horizontal
-///   components observe the tilt error. Its noise grows with the departure of `|f|` from 1 g, and an
-///   innovation gate rejects samples inconsistent with the covariance (acceleration disturbances).
-/// - The magnetometer measures the azimuth of the horizontal field, which observes the heading
-///   error. A sample whose field strength or dip departs from the learnt reference field is rejected
-///   (magnetic disturbance); a new field that stays steady for ``Parameters/newFieldTime`` while the
-///   device moves is adopted, and after ``Parameters/maximumRejectionTime`` the current field is.
+/// - Propagation integrates `ω − b` over each sample's own step (``GyroscopeIntegrator``: lost
+///   samples are bridged), so irregular timestamps and any sample rate work. The attitude error
+///   grows with the gyroscope noise and with a rate-proportional term for scale-factor and
+///   misalignment errors; bias errors feed into it through `−R·dt`.
+/// - The accelerometer measures the up direction in the earth frame, `R·f/|f|`, low-passed in that
+///   frame while the device moves (linear accelerations average out) and only noise-smoothed at
+///   rest; the horizontal components observe the tilt error. Its noise grows with the linear
+///   acceleration, and an innovation gate rejects samples inconsistent with the covariance.
+/// - The magnetometer is used by direction: it measures the azimuth of the horizontal field, which
+///   observes the heading error. A sample whose strength departs from the learnt reference strength
+///   (relative, so units do not matter), whose dip departs from the learnt dip, or whose azimuth
+///   jumps away from its recent average is rejected (magnetic disturbance); a new field that stays
+///   steady for ``Parameters/newFieldTime`` while the device turns is adopted, and after
+///   ``Parameters/maximumRejectionTime`` the current field is. The first magnetometer sample after
+///   a start without one sets the heading at once.
 /// - At rest the low-passed gyroscope observes the bias directly.
+/// - Noise levels: the gyroscope and accelerometer noise densities measured while the device is
+///   still (``NoiseEstimator``) replace the noise parameters where they are larger.
 ///
 /// All updates are sequential scalar updates on the 6×6 covariance, held as 3×3 blocks
 /// (``Matrix3``) so the per-sample path never allocates.
 public struct KalmanFilter: AttitudeFilter {
     /// Tuning; every parameter is in SI units and independent of the sample rate.
     public struct Parameters: FilterParameters {
-        /// Gyroscope white noise density (angle random walk), rad/s/√Hz. Default 0.002.
+        /// Attitude process noise density, rad/s/√Hz: the gyroscope's white noise with the model
+        /// errors of the filter; raised to the gyroscope noise density measured at rest when that is
+        /// larger. Default 0.002.
         public var gyroscopeNoise = 0.002
         /// Relative rate error (scale factor, misalignment), dimensionless; adds `(s·|ω|)²·1 s` to
         /// the attitude error growth rate. Default 0.
@@ -42,7 +51,9 @@ public struct KalmanFilter: AttitudeFilter {
         /// disturbances) is capped at its square, so it cannot grow without bound. Default 2.
         public var maximumHeadingUncertainty = 2.0
         /// Accelerometer direction noise density, rad·√s (with the gyroscope noise it sets the tilt
-        /// correction time constant at rest, about `accelerometerNoise / gyroscopeNoise`). Default 0.001.
+        /// correction time constant at rest, about `accelerometerNoise / gyroscopeNoise`); raised to
+        /// the accelerometer noise density measured at rest over g when that is larger (vibration).
+        /// Default 0.001.
         public var accelerometerNoise = 0.001
         /// Linear acceleration (m/s², RMS over ``accelerationWindow``) that doubles the
         /// accelerometer noise variance: the filter trusts the accelerometer less while the device
@@ -54,6 +65,11 @@ public struct KalmanFilter: AttitudeFilter {
         /// frame before it corrects the tilt, s (cutoff 1/(2π·τ)). Linear accelerations average out
         /// over it because velocity stays bounded. 0 disables. Default 2.
         public var accelerationFilterTime = 2.0
+        /// Whether the tilt at rest comes from the accelerometer smoothed only against noise (the rest
+        /// detector's ``RestDetector/Parameters/noiseFilterTime``) instead of the low-pass above: at
+        /// rest there is no linear acceleration to average out, and the low-pass would only delay
+        /// the tilt while a large gyroscope bias is still unknown. Default true.
+        public var unfilteredTiltAtRest = true
         /// Innovation gate for the accelerometer, in standard deviations (squared Mahalanobis
         /// distance limit is its square). Default 4.
         public var accelerometerGate = 4.0
@@ -72,6 +88,13 @@ public struct KalmanFilter: AttitudeFilter {
         public var fieldNormRejection = 0.1
         /// Largest accepted departure of the dip from the reference dip, rad. Default 10°.
         public var dipRejection = 10.0.radians
+        /// Largest accepted departure of the field's azimuth from its recent average, rad. Default 10°.
+        public var azimuthRejection = 10.0.radians
+        /// Timing uncertainty of the magnetometer relative to the gyroscope, s: the azimuth rejection
+        /// widens by the turn over this time (sampling delays between sensors). Default 0.02.
+        public var magnetometerTimingUncertainty = 0.02
+        /// Averaging time of the field's azimuth, s. Default 1.
+        public var azimuthAveragingTime = 1.0
         /// Time a new steady field must persist (while moving) before it is adopted, s. Default 20.
         public var newFieldTime = 20.0
         /// Longest magnetometer rejection before a field that has been steady for
@@ -97,13 +120,20 @@ public struct KalmanFilter: AttitudeFilter {
         /// over quickly. Default 2.
         public var missingRateUncertainty = 2.0
         /// Heading innovations, low-passed over ``headingConsistencyTime``, beyond this many standard
-        /// deviations for longer than that time widen the heading variance: recovery from gyroscope
-        /// faults. Default 8.
+        /// deviations for longer than that time, steady within ``headingConsistencyTolerance`` while
+        /// the device turns at ``newFieldMinimumRate`` or faster, widen the heading variance:
+        /// recovery from gyroscope faults. A wrong heading shows as the same azimuth offset however
+        /// the device turns; a disturbance that passes the strength and dip checks (a magnet moving
+        /// with the sensor, a magnetometer without strength information) does not. Default 8.
         public var headingConsistencyGate = 8.0
+        /// Largest change of the low-passed heading innovation while it counts as steady, rad.
+        /// Default 5°.
+        public var headingConsistencyTolerance = 5.0.radians
         /// Low-pass time constant of the heading innovation, and how long it must stay inconsistent,
         /// s. Default 1.
         public var headingConsistencyTime = 1.0
-        /// Bias pseudo-measurement noise density at rest, rad/s·√s. Default 0.002.
+        /// Bias pseudo-measurement noise density at rest, rad/s·√s; raised to the gyroscope noise
+        /// density measured at rest when that is larger. Default 0.002.
         public var restBiasNoise = 0.002
         /// Shortest time step the corrections assume, s: a sample with a repeated timestamp still
         /// corrects, as if it came this long after the previous one. Default 0.1 ms.
@@ -112,6 +142,12 @@ public struct KalmanFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection.
         public var rest = RestDetector.Parameters()
+        /// Gyroscope integration across irregular steps and lost samples.
+        public var integration = GyroscopeIntegrator.Parameters()
+        /// Noise measured while the device is still. Where it exceeds ``gyroscopeNoise``,
+        /// ``restBiasNoise`` (gyroscope) or ``accelerometerNoise`` (accelerometer noise density over
+        /// g), the measured density is used instead: those parameters are floors.
+        public var noise = NoiseEstimator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -128,6 +164,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var fieldNorm = Double.nan, fieldDip = Double.nan
         /// Candidate new field strength and dip while the field is disturbed, and how long it held.
         public var candidateNorm = Double.nan, candidateDip = Double.nan, candidateTime = 0.0
+        /// Recent average azimuth of the measured field in the estimated earth frame, rad.
+        public var fieldAzimuth = Double.nan
         /// Time the magnetometer has been rejected, s.
         public var rejectionTime = 0.0
         /// Time the field has looked undisturbed, s.
@@ -138,16 +176,24 @@ public struct KalmanFilter: AttitudeFilter {
         public var accelerationEnergy = 0.0
         /// Low-passed heading innovation (rad) and how long it has been inconsistent (s).
         public var headingInnovation = 0.0, headingInconsistentTime = 0.0
+        /// Low-passed heading innovation when the current inconsistent stretch began, rad.
+        public var headingInconsistentStart = 0.0
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
         /// Whether the attitude has been initialised.
         public var initialised = false
+        /// Whether a magnetometer sample has set the heading since the attitude was initialised.
+        public var headingReferenced = false
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// What the last update did with the sensors.
         public var use = SensorUse()
         /// Rest detector state.
         public var rest: RestDetector
+        /// Mean rate over each step (bridges lost samples).
+        public var integrator = GyroscopeIntegrator()
+        /// Sensor noise measured while still.
+        public var noise = NoiseEstimator()
     }
 
     /// Error-state estimate accumulated by the sequential scalar updates of one sample.
@@ -202,9 +248,13 @@ public struct KalmanFilter: AttitudeFilter {
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         state.use.atRest = state.rest.atRest
+        if state.rest.still, let g = gyroscope, let a = accelerometer {
+            state.noise.update(gyroscope: g, accelerometer: a, rest: state.rest, dt: dt, p.noise)
+        }
         if let g = gyroscope, dt > 0 {
-            propagate(g, dt)
+            propagate(state.integrator.meanRate(g, dt: dt, p.integration), dt)
         } else if gyroscope == nil, dt > 0 {
+            state.integrator.interrupt()
             // Blind step: the attitude is unknown to within the assumed rate times the time.
             let grow = p.missingRateUncertainty * p.missingRateUncertainty * dt
             state.pqq.row0.x += grow
@@ -212,6 +262,7 @@ public struct KalmanFilter: AttitudeFilter {
             state.pqq.row2.z = min(maximumHeadingVariance, state.pqq.row2.z + grow)
         }
         if let g = gyroscope { state.lastRate = (g - state.bias).norm }
+        if let m = mag, !state.headingReferenced { alignHeading(m) }
         let step = max(dt, p.minimumCorrectionStep)
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
@@ -224,16 +275,11 @@ public struct KalmanFilter: AttitudeFilter {
         guard let a = accelerometer else { return }
         let p = parameters
         var headingVariance = p.unreferencedHeadingUncertainty * p.unreferencedHeadingUncertainty
+        state.headingReferenced = false
         if let m = magnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
             state.attitude = q
-            let mE = q.rotate(m)
-            let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
-            // An expected field (World Magnetic Model) that the sensor does not see at the start,
-            // indoors, uncalibrated or in arbitrary units, gives way to the measured one.
-            if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
-                state.fieldNorm = m.norm
-            }
-            if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
+            learnReferenceField(m)
+            state.headingReferenced = true
             headingVariance = p.initialHeadingUncertainty * p.initialHeadingUncertainty
         } else if let q = VectorAttitude.tilt(accelerometer: a) {
             // Keep the heading of the current attitude (it is arbitrary at first in 6D).
@@ -253,6 +299,53 @@ public struct KalmanFilter: AttitudeFilter {
         state.accelerometerRejectionTime = 0
     }
 
+    /// Squared gyroscope noise density in use: the parameter, or the measured density when larger.
+    var gyroscopeNoiseSquared: Double {
+        max(parameters.gyroscopeNoise * parameters.gyroscopeNoise, state.noise.gyroscopeDensitySquared.finiteOrZero)
+    }
+
+    /// Squared accelerometer direction noise density in use, rad²·s: the parameter, or the measured
+    /// accelerometer density over g when larger.
+    var accelerometerNoiseSquared: Double {
+        max(
+            parameters.accelerometerNoise * parameters.accelerometerNoise,
+            state.noise.accelerometerDensitySquared.finiteOrZero / (standardGravity * standardGravity))
+    }
+
+    /// Takes the field seen by `m` at the current attitude as the reference, unless it agrees with
+    /// the expected one: an expected field (World Magnetic Model) that the sensor does not see,
+    /// indoors, uncalibrated or in arbitrary units, gives way to the measured one.
+    mutating func learnReferenceField(_ m: Vector3) {
+        let p = parameters
+        let mE = state.attitude.rotate(m)
+        let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+        if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
+            state.fieldNorm = m.norm
+        }
+        if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
+    }
+
+    /// The first magnetometer sample after an initialisation without one sets the heading at once
+    /// (turning the attitude about the vertical), with the heading uncertainty of a magnetometer
+    /// start.
+    mutating func alignHeading(_ m: Vector3) {
+        guard let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m) else { return }
+        let p = parameters
+        let turn = (q * state.attitude.conjugate).normalized
+        state.attitude = q
+        state.accelerationLowPass.rotate(by: turn)
+        // The heading error is now that of the magnetometer, independent of tilt and bias.
+        state.pqq.row0.z = 0
+        state.pqq.row1.z = 0
+        state.pqq.row2 = Vector3(0, 0, p.initialHeadingUncertainty * p.initialHeadingUncertainty)
+        state.pqb.row2 = .zero
+        learnReferenceField(m)
+        state.headingReferenced = true
+        state.undisturbedTime = p.minimumUndisturbedTime
+        state.rejectionTime = 0
+        state.headingInnovation = 0
+    }
+
     mutating func propagate(_ g: Vector3, _ dt: Double) {
         let p = parameters
         let omega = g - state.bias
@@ -261,7 +354,7 @@ public struct KalmanFilter: AttitudeFilter {
         let gm = Matrix3(state.attitude) * (-dt)
         let gmT = gm.transposed
         let rateTerm = p.rateScaleUncertainty * p.rateScaleUncertainty * omega.squaredNorm
-        let qTheta = (p.gyroscopeNoise * p.gyroscopeNoise + rateTerm) * dt
+        let qTheta = (gyroscopeNoiseSquared + rateTerm) * dt
         let gPbb = gm * state.pbb
         let gPbq = gm * state.pqb.transposed
         var pqq = state.pqq + gPbq + gPbq.transposed + gPbb * gmT
@@ -324,18 +417,25 @@ public struct KalmanFilter: AttitudeFilter {
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
         if p.accelerationFilterTime > 0 { fE = state.accelerationLowPass.update(fE, dt: rawDt) }
+        let still = p.unfilteredTiltAtRest && state.rest.atRest
+        if still {
+            // At rest there is no linear acceleration to average out: the noise-smoothed specific
+            // force gives the tilt without the low-pass delay.
+            fE = state.attitude.rotate(state.rest.accelerometerSmoothed)
+        }
         let fNorm = fE.norm
         guard fNorm > 0 else { return }
         let u = fE * (1 / fNorm)
         // Energy of the (filtered) linear acceleration: specific force minus gravity, earth frame.
         let linear = Vector3(fE.x, fE.y, fE.z - standardGravity)
-        state.accelerationEnergy += (linear.squaredNorm - state.accelerationEnergy) * (dt / (p.accelerationWindow + dt))
+        state.accelerationEnergy +=
+            (linear.squaredNorm - state.accelerationEnergy) * firstOrderSmoothing(dt, time: p.accelerationWindow)
         let excess =
             max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
-        let r = p.accelerometerNoise * p.accelerometerNoise / dt * (1 + excess)
         // Horizontal components: u ≈ (−δy, δx, 1).
         let nuX = u.y
         let nuY = -u.x
+        let r = accelerometerNoiseSquared / dt * (1 + excess)
         let d2 = nuX * nuX / (state.pqq.row0.x + r) + nuY * nuY / (state.pqq.row1.y + r)
         if d2 > p.accelerometerGate * p.accelerometerGate {
             if state.accelerometerRejectionTime < p.accelerometerRecoveryTime {
@@ -365,15 +465,23 @@ public struct KalmanFilter: AttitudeFilter {
             state.fieldNorm = norm
             state.fieldDip = dip
         }
+        // The azimuth of a homogeneous field changes only as fast as the heading error drifts:
+        // a sample far from its recent average comes from a field that moved.
+        let azimuth = Double.atan2(mE.x, mE.y)
+        if !state.fieldAzimuth.isFinite { state.fieldAzimuth = azimuth }
+        let azimuthChange = (azimuth - state.fieldAzimuth).wrappedToPi
+        state.fieldAzimuth =
+            (state.fieldAzimuth + azimuthChange * firstOrderSmoothing(dt, time: p.azimuthAveragingTime)).wrappedToPi
         let undisturbed =
             abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
             && abs(dip - state.fieldDip) < p.dipRejection
+            && abs(azimuthChange) < p.azimuthRejection + state.lastRate * p.magnetometerTimingUncertainty
         if undisturbed { state.undisturbedTime += dt } else { state.undisturbedTime = 0 }
         var accept = undisturbed && state.undisturbedTime >= p.minimumUndisturbedTime
         if undisturbed {
             state.candidateTime = 0
             // Follow slow drifts of the reference field.
-            let k = dt / (p.fieldTrackingTime + dt)
+            let k = firstOrderSmoothing(dt, time: p.fieldTrackingTime)
             state.fieldNorm += (norm - state.fieldNorm) * k
             state.fieldDip += (dip - state.fieldDip) * k
         } else {
@@ -383,7 +491,7 @@ public struct KalmanFilter: AttitudeFilter {
                 && abs(norm - state.candidateNorm) < p.fieldNormRejection * state.candidateNorm
                 && abs(dip - state.candidateDip) < p.dipRejection
             if steady {
-                let k = dt / (p.candidateFieldTime + dt)
+                let k = firstOrderSmoothing(dt, time: p.candidateFieldTime)
                 state.candidateNorm += (norm - state.candidateNorm) * k
                 state.candidateDip += (dip - state.candidateDip) * k
                 if state.lastRate >= p.newFieldMinimumRate { state.candidateTime += dt }
@@ -406,12 +514,21 @@ public struct KalmanFilter: AttitudeFilter {
         if accept { state.rejectionTime = 0 }
         guard accept else { return }
         let psi = Double.atan2(mE.x, mE.y)
-        // Heading consistency: a low-passed innovation far outside its uncertainty for over a
-        // second means the heading itself is wrong (gyroscope fault), not the field.
-        state.headingInnovation += (psi - state.headingInnovation) * (dt / (p.headingConsistencyTime + dt))
+        // Heading consistency: a low-passed innovation far outside its uncertainty, steady while
+        // the device turns, for over a second means the heading itself is wrong (gyroscope
+        // fault), not the field.
+        state.headingInnovation +=
+            (psi - state.headingInnovation) * firstOrderSmoothing(dt, time: p.headingConsistencyTime)
         let sigma = (state.pqq.row2.z + p.magnetometerNoise * p.magnetometerNoise).squareRoot()
         if abs(state.headingInnovation) > p.headingConsistencyGate * sigma {
-            state.headingInconsistentTime += dt
+            if state.headingInconsistentTime == 0
+                || abs(state.headingInnovation - state.headingInconsistentStart) > p.headingConsistencyTolerance
+            {
+                // A new stretch, or the offset moved: not (yet) a steady heading error.
+                state.headingInconsistentStart = state.headingInnovation
+                state.headingInconsistentTime = 0
+            }
+            if state.lastRate >= p.newFieldMinimumRate { state.headingInconsistentTime += dt }
             if state.headingInconsistentTime > p.headingConsistencyTime {
                 state.pqq.row2.z += state.headingInnovation * state.headingInnovation
                 state.headingInconsistentTime = 0
@@ -429,7 +546,7 @@ public struct KalmanFilter: AttitudeFilter {
     mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
         let p = parameters
         let mean = state.rest.gyroscopeMean
-        let r = p.restBiasNoise * p.restBiasNoise / dt
+        let r = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero) / dt
         scalarUpdate(hTheta: .zero, hBias: .unitX, nu: mean.x - state.bias.x, r: r, &c)
         scalarUpdate(hTheta: .zero, hBias: .unitY, nu: mean.y - state.bias.y, r: r, &c)
         scalarUpdate(hTheta: .zero, hBias: .unitZ, nu: mean.z - state.bias.z, r: r, &c)
@@ -451,7 +568,13 @@ public struct KalmanFilter: AttitudeFilter {
     /// Re-initialise the attitude from the next accelerometer sample, keeping the bias.
     public mutating func reinitialise() {
         state.initialised = false
+        state.integrator.interrupt()
         state.accelerationLowPass.reset()
         state.rest.reset()
     }
+}
+
+extension Double {
+    /// The value, or 0 when not finite.
+    var finiteOrZero: Double { isFinite ? self : 0 }
 }

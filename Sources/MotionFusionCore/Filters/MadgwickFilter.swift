@@ -1,9 +1,13 @@
 /// Madgwick's gradient-descent filter (Madgwick, Harrison, Vaidyanathan 2011): the gyroscope
-/// quaternion rate is corrected by a normalised gradient step of fixed rate β that reduces the
-/// misfit between measured and predicted gravity (and, in 9D, magnetic field) directions.
+/// turn is corrected by a normalised gradient step of fixed rate β that reduces the misfit between
+/// measured and predicted gravity (and, in 9D, magnetic field) directions.
 ///
 /// The gradient is computed exactly for the unit reference field `(0, |h_horizontal|, h_z)` in ENU;
-/// the widespread C implementation doubles the magnetometer reference, which this does not.
+/// the widespread C implementation doubles the magnetometer reference, which this does not. The
+/// gyroscope turn is integrated with the exponential map rather than the first-order quaternion
+/// rate, and the step is β·dt, so the result does not depend on the sample rate; sensors are used
+/// by direction only, so units do not matter. The first magnetometer sample after a start without
+/// one sets the heading at once.
 public struct MadgwickFilter: AttitudeFilter {
     /// Tuning.
     public struct Parameters: FilterParameters {
@@ -11,6 +15,8 @@ public struct MadgwickFilter: AttitudeFilter {
         public var beta = 0.12
         /// 6D or 9D. Default 9D.
         public var mode = FusionMode.nineD
+        /// Gyroscope integration across irregular steps and lost samples.
+        public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -21,6 +27,10 @@ public struct MadgwickFilter: AttitudeFilter {
         public var attitude = Quaternion.identity
         /// Whether the attitude has been initialised.
         public var initialised = false
+        /// Whether a magnetometer sample has set the heading since the attitude was initialised.
+        public var headingReferenced = false
+        /// Mean rate over each step (bridges lost samples).
+        public var integrator = GyroscopeIntegrator()
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -56,7 +66,18 @@ public struct MadgwickFilter: AttitudeFilter {
             guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
             state.attitude = q
             state.initialised = true
+            state.headingReferenced = false
+            if let a = accelerometer, let m = mag, VectorAttitude.compass(accelerometer: a, magnetometer: m) != nil {
+                state.headingReferenced = true
+            }
             return
+        }
+        if let m = mag, !state.headingReferenced,
+            let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m)
+        {
+            // The first magnetometer sample after a start without one sets the heading at once.
+            state.attitude = q
+            state.headingReferenced = true
         }
         let q = state.attitude
         var step = Quaternion(w: 0, x: 0, y: 0, z: 0)
@@ -70,14 +91,24 @@ public struct MadgwickFilter: AttitudeFilter {
                 state.use.magnetometerRejected = false
             }
         }
-        guard let g = gyroscope, dt > 0 else { return }
-        var qDot = q * Quaternion(scalar: 0, vector: g * 0.5)
+        guard let g = gyroscope else {
+            state.integrator.interrupt()
+            return
+        }
+        guard dt > 0 else { return }
+        let rate = state.integrator.meanRate(g, dt: dt, parameters.integration)
+        // The gyroscope turn is integrated exactly (exponential map), so the result does not depend
+        // on the sample rate; the gradient step of β·dt follows.
+        var next = q * Quaternion(rotationVector: rate * dt)
         let n = step.norm
         // At an exact fit the gradient vanishes; normalising rounding noise would inject a full β step.
-        if n > 1e-12 { qDot = qDot + step * (-parameters.beta / n) }
-        state.attitude = (q + qDot * dt).normalized
+        if n > 1e-12 { next = next + step * (-parameters.beta * dt / n) }
+        state.attitude = next.normalized
     }
 
     /// Re-initialise the attitude from the next accelerometer sample.
-    public mutating func reinitialise() { state.initialised = false }
+    public mutating func reinitialise() {
+        state.initialised = false
+        state.integrator.interrupt()
+    }
 }

@@ -4,7 +4,9 @@
 ///
 /// The gains follow the widespread reference implementation, so published gains carry over: the
 /// correction is `Kp · e` and the integral `Ki · ∫e dt`, with `e` the sum of the cross products of
-/// the measured and estimated unit directions.
+/// the measured and estimated unit directions. Both gains are per second and sensors are used by
+/// direction only, so neither the sample rate nor the units matter. The first magnetometer sample
+/// after a start without one sets the heading at once.
 public struct MahonyFilter: AttitudeFilter {
     /// Tuning.
     public struct Parameters: FilterParameters {
@@ -14,6 +16,8 @@ public struct MahonyFilter: AttitudeFilter {
         public var ki = 0.0012
         /// 6D or 9D. Default 9D.
         public var mode = FusionMode.nineD
+        /// Gyroscope integration across irregular steps and lost samples.
+        public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
         public init() {}
     }
@@ -26,6 +30,10 @@ public struct MahonyFilter: AttitudeFilter {
         public var integral = Vector3.zero
         /// Whether the attitude has been initialised.
         public var initialised = false
+        /// Whether a magnetometer sample has set the heading since the attitude was initialised.
+        public var headingReferenced = false
+        /// Mean rate over each step (bridges lost samples).
+        public var integrator = GyroscopeIntegrator()
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -53,7 +61,18 @@ public struct MahonyFilter: AttitudeFilter {
             guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
             state.attitude = q
             state.initialised = true
+            state.headingReferenced = false
+            if let a = accelerometer, let m = mag, VectorAttitude.compass(accelerometer: a, magnetometer: m) != nil {
+                state.headingReferenced = true
+            }
             return
+        }
+        if let m = mag, !state.headingReferenced,
+            let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m)
+        {
+            // The first magnetometer sample after a start without one sets the heading at once.
+            state.attitude = q
+            state.headingReferenced = true
         }
         let attitude = state.attitude
         var error = Vector3.zero
@@ -71,12 +90,20 @@ public struct MahonyFilter: AttitudeFilter {
                 state.use.magnetometerRejected = false
             }
         }
-        guard let g = gyroscope, dt > 0 else { return }
+        guard let g = gyroscope else {
+            state.integrator.interrupt()
+            return
+        }
+        guard dt > 0 else { return }
+        let rate = state.integrator.meanRate(g, dt: dt, parameters.integration)
         state.integral += error * (parameters.ki * dt)
-        let omega = g + state.integral + error * parameters.kp
+        let omega = rate + state.integral + error * parameters.kp
         state.attitude = (attitude * Quaternion(rotationVector: omega * dt)).normalized
     }
 
     /// Re-initialise the attitude from the next accelerometer sample.
-    public mutating func reinitialise() { state.initialised = false }
+    public mutating func reinitialise() {
+        state.initialised = false
+        state.integrator.interrupt()
+    }
 }

@@ -36,6 +36,8 @@ public struct RestDetector: Sendable, Codable {
 
     /// Whether the device is at rest now.
     public var atRest: Bool { stillTime >= parameters.minimumDuration }
+    /// Whether the last sample stayed within the bands (the device looks still, not yet for long).
+    public var still: Bool { stillTime > 0 }
 
     /// Feeds one sample.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, dt: Double) {
@@ -48,8 +50,8 @@ public struct RestDetector: Sendable, Codable {
             primed = true
             return
         }
-        let k = dt / (parameters.filterTime + dt)
-        let kf = dt / (parameters.noiseFilterTime + dt)
+        let k = firstOrderSmoothing(dt, time: parameters.filterTime)
+        let kf = firstOrderSmoothing(dt, time: parameters.noiseFilterTime)
         gyroscopeMean += (g - gyroscopeMean) * k
         accelerometerMean += (a - accelerometerMean) * k
         gyroscopeSmoothed += (g - gyroscopeSmoothed) * kf
