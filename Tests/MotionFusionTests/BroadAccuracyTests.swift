@@ -22,10 +22,9 @@ final class BroadAccuracyTests: XCTestCase {
     }
 
     func meanTotal(_ kind: FilterKind, _ mode: FusionMode, _ traces: [Trace]) -> (mean: Double, perTrial: [Double]) {
-        var results = [Double](repeating: 0, count: traces.count)
-        DispatchQueue.concurrentPerform(iterations: traces.count) { i in
+        let results = parallelMap(traces.count) { i in
             let q = RunConfiguration(kind, mode: mode).attitudes(traces[i].samples)
-            results[i] = AttitudeErrorMetric.evaluate(estimates: q, trace: traces[i], mode: mode)!.totalRMSE
+            return AttitudeErrorMetric.evaluate(estimates: q, trace: traces[i], mode: mode)!.totalRMSE
         }
         return (results.reduce(0, +) / Double(results.count), results)
     }

@@ -45,10 +45,9 @@ final class SmootherTests: XCTestCase {
         for (mode, bound) in [(FusionMode.nineD, 1.9), (.sixD, 2.0)] {
             var p = AttitudeSmoother.Parameters()
             p.filter.mode = mode
-            var totals = [Double](repeating: 0, count: traces.count)
-            DispatchQueue.concurrentPerform(iterations: traces.count) { i in
+            let totals = parallelMap(traces.count) { i in
                 let q = AttitudeSmoother(parameters: p).reconstruct(traces[i]).map(\.attitude)
-                totals[i] = AttitudeErrorMetric.evaluate(estimates: q, trace: traces[i], mode: mode)!.totalRMSE
+                return AttitudeErrorMetric.evaluate(estimates: q, trace: traces[i], mode: mode)!.totalRMSE
             }
             let mean = totals.reduce(0, +) / Double(totals.count)
             print("BROAD offline \(mode.rawValue): \(mean)° per trial \(totals)")
