@@ -181,7 +181,7 @@ extension FilterSetup {
     }()
 
     /// The filter's numeric parameters by name (nested ones dotted, e.g. `rest.minimumDuration`), in
-    /// SI units, with their current values.
+    /// SI units, with their current values; switches read 1 (on) or 0 (off).
     public var parameterValues: [(name: String, value: Double)] {
         guard let object = try? jsonObject() else { return [] }
         var out = [(String, Double)]()
@@ -200,7 +200,8 @@ extension FilterSetup {
     }
 
     static func number(_ any: Any) -> Double? {
-        if !(any is Bool), let n = any as? NSNumber { return n.doubleValue }
+        if isSwitch(any), let b = any as? Bool { return b ? 1 : 0 }
+        if let n = any as? NSNumber { return n.doubleValue }
         switch any as? String {
         case "nan": return .nan
         case "inf": return .infinity
@@ -208,6 +209,14 @@ extension FilterSetup {
         default: return nil
         }
     }
+
+    /// Whether a decoded JSON value is `true` or `false` rather than a number.
+    static func isSwitch(_ any: Any) -> Bool {
+        // Decoded numbers 0 and 1 also cast to Bool; only `true`/`false` have the boolean class.
+        guard let n = any as? NSNumber else { return false }
+        return type(of: n) == booleanClass
+    }
+    static let booleanClass: NSNumber.Type = type(of: NSNumber(value: true))
 
     func jsonObject() throws -> [String: Any] {
         let data = try withParameters { try Self.encoder.encode($0) }
@@ -232,7 +241,15 @@ extension FilterSetup {
                 guard Self.number(current) != nil else {
                     throw ParameterError(description: "'\(name)' is not a number")
                 }
-                o[key] = value.isFinite ? NSNumber(value: value) : (value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf"))
+                if Self.isSwitch(current) {
+                    guard value == 0 || value == 1 else {
+                        throw ParameterError(description: "'\(name)' is a switch: 1 (on) or 0 (off); got \(value)")
+                    }
+                    o[key] = value == 1
+                } else {
+                    o[key] =
+                        value.isFinite ? NSNumber(value: value) : (value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf"))
+                }
             } else {
                 guard var sub = current as? [String: Any] else {
                     throw ParameterError(description: "'\(name)' has no parts")
