@@ -13,6 +13,8 @@ extension Double {
     @inlinable public var acosClamped: Double { Glibc.acos(Swift.min(1, Swift.max(-1, self))) }
     /// Natural exponential.
     @inlinable public var exp: Double { Glibc.exp(self) }
+    /// `e^self − 1`, accurate for small `self`.
+    @inlinable public var expMinusOne: Double { Glibc.expm1(self) }
     /// Natural logarithm.
     @inlinable public var log: Double { Glibc.log(self) }
     /// Two-argument arc tangent of `y/x`, in `(-π, π]`.

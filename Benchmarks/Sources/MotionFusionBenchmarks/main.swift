@@ -266,28 +266,31 @@ let executable =
     PathText.folder(PathText.folder(PathText.folder(PathText.folder(#filePath)))) + "/.build/release/motionfusion"
 
 /// Runs the command `runs` times; the median wall time, and user+system CPU over wall (children).
-func command(_ arguments: [String], runs: Int) -> (wall: Double, cpuOverWall: Double, peakRSS: Int) {
-    var walls = [Double]()
-    var before = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &before)
-    var total = 0.0
-    for _ in 0..<runs {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        p.standardError = FileHandle.nullDevice
-        let t0 = now()
-        try! p.run()
-        p.waitUntilExit()
-        let w = now() - t0
-        walls.append(w)
-        total += w
-    }
-    var after = rusage()
-    getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &after)
+/// Runs the command line once with its standard error discarded; its own wall time, CPU time
+/// (user + system) and peak RSS (wait4's usage of that one child, not the largest child so far).
+func spawn(_ arguments: [String]) -> (wall: Double, cpu: Double, peakRSS: Int) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var pid = pid_t()
+    let t0 = now()
+    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { fatalError("cannot run \(executable)") }
+    var status: Int32 = 0
+    var usage = rusage()
+    _ = wait4(pid, &status, 0, &usage)
+    let wall = now() - t0
     func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
-    let cpu = seconds(after.ru_utime) - seconds(before.ru_utime) + seconds(after.ru_stime) - seconds(before.ru_stime)
-    return (median(walls), cpu / total, after.ru_maxrss * 1024)
+    return (wall, seconds(usage.ru_utime) + seconds(usage.ru_stime), usage.ru_maxrss * 1024)
+}
+
+/// Median wall time, CPU over wall summed over the runs, and the largest peak RSS of `runs` runs.
+func command(_ arguments: [String], runs: Int) -> (wall: Double, cpuOverWall: Double, peakRSS: Int) {
+    let results = (0..<runs).map { _ in spawn(arguments) }
+    let wall = results.map(\.wall).reduce(0, +)
+    return (median(results.map(\.wall)), results.map(\.cpu).reduce(0, +) / wall, results.map(\.peakRSS).max() ?? 0)
 }
 
 if want("replay") {

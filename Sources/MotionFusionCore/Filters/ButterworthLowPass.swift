@@ -2,8 +2,11 @@
 ///
 /// The continuous filter `ÿ = ω²(u − y) − √2·ω·ẏ` (ω = 2π·cutoff, damping 1/√2) is advanced over each
 /// step with its closed-form solution for an input held constant over the step (zero-order hold),
-/// so the response is the same at any sample rate and across irregular steps and long gaps; the
-/// step's exponential, sine and cosine are recomputed only when the step changes.
+/// so the response is the same at any sample rate and across irregular steps and long gaps. The
+/// step's exponential, sine and cosine are computed exactly when the step changes by more than
+/// 1e-4/σ (σ = 2π·cutoff/√2, about 7e-5 of the time constant); smaller changes (timestamp jitter)
+/// correct the last exact values with the angle-addition formulas and series to the fourth power,
+/// whose truncation error (below 1e-21) is far under rounding.
 public struct ButterworthLowPass: Sendable, Codable {
     /// Cutoff frequency, Hz (infinite: the output is the input).
     public var cutoff: Double
@@ -22,15 +25,29 @@ public struct ButterworthLowPass: Sendable, Codable {
     /// Last output.
     public var output: Vector3 { y }
 
-    mutating func transition(_ dt: Double) {
-        if dt == step { return }
-        step = dt
+    /// Transition values for a step of `dt`: decay, cosine and sine over the damped frequency.
+    mutating func transition(_ dt: Double) -> (decay: Double, cosine: Double, sineOverFrequency: Double) {
         let omega = 2 * Double.pi * cutoff
         let sigma = omega / 2.0.squareRoot()
         let damped = sigma  // ω·√(1 − ζ²) with ζ = 1/√2
-        decay = (-sigma * dt).exp
-        cosine = (damped * dt).cos
-        sineOverFrequency = (damped * dt).sin / damped
+        let d = (dt - step) * sigma
+        if dt == step { return (decay, cosine, sineOverFrequency) }
+        guard abs(d) < 1e-4 else {
+            step = dt
+            decay = (-sigma * dt).exp
+            cosine = (damped * dt).cos
+            sineOverFrequency = (damped * dt).sin / damped
+            return (decay, cosine, sineOverFrequency)
+        }
+        // e^(−d), cos d and sin d to the fourth power (σ = ω_d, so both angles are d).
+        let d2 = d * d
+        let expD = 1 - d * (1 - d * (0.5 - d * (1.0 / 6 - d / 24)))
+        let cosD = 1 - d2 * (0.5 - d2 / 24)
+        let sinD = d * (1 - d2 / 6)
+        let sine = sineOverFrequency * damped
+        return (
+            decay * expD, cosine * cosD - sine * sinD, (sine * cosD + cosine * sinD) / damped
+        )
     }
 
     /// Filters one input taken `dt` seconds after the previous one and returns the output.
@@ -45,7 +62,7 @@ public struct ButterworthLowPass: Sendable, Codable {
             return x
         }
         guard dt > 0 else { return y }
-        transition(dt)
+        let (decay, cosine, sineOverFrequency) = transition(dt)
         let omega = 2 * Double.pi * cutoff
         let sigma = omega / 2.0.squareRoot()
         // e = y − u obeys ë + 2σė + ω²e = 0 over the step.

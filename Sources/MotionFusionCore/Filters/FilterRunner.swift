@@ -58,7 +58,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
 
     /// Processes one sample without building the estimate (the lean path of the batch calls).
     /// Returns whether the timestamp was faulty, and the finite magnetometer value.
-    @inline(__always)
+    @inline(__always) @discardableResult
     public mutating func step(_ sample: SensorSample) -> (timeFault: Bool, magnetometer: Vector3?) {
         var gyro = Self.finite(sample.gyroscope)
         let acc = Self.finite(sample.accelerometer)

@@ -101,10 +101,8 @@ public struct RunConfiguration: Sendable {
     /// The attitude after every sample (the lean batch path: no other output is built; calibration
     /// applies, the output rate does not).
     public func attitudes(_ samples: [SensorSample]) -> [Quaternion] {
-        var out = [Quaternion]()
-        out.reserveCapacity(samples.count)
-        run(samples, attitudeOnly: true) { _, _, q in out.append(q) }
-        return out
+        // A visitor of its own rather than `run` with a closure: no call per sample.
+        try! filter.withFilter(AttitudeLoop(samples: samples, configuration: self))
     }
 }
 
@@ -154,17 +152,54 @@ struct IndexedLoop<Samples: SampleArray>: FilterVisitor {
 
     func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
         var runner = FilterRunner(filter, settings: configuration.runner)
-        let calibration = configuration.calibration
-        for i in 0..<samples.count {
-            let raw = samples.sample(at: i)
-            let s = calibration?.apply(raw) ?? raw
-            if attitudeOnly {
-                runner.step(s)
+        // One loop per case, so that nothing optional is unwrapped per sample.
+        switch (configuration.calibration, attitudeOnly) {
+        case (nil, true):
+            for i in 0..<samples.count {
+                runner.step(samples.sample(at: i))
                 try body(i, nil, runner.filter.attitude)
-            } else {
-                let e = runner.update(s)
+            }
+        case (nil, false):
+            for i in 0..<samples.count {
+                let e = runner.update(samples.sample(at: i))
                 try body(i, e, e.attitude)
             }
+        case (let calibration?, _):
+            for i in 0..<samples.count {
+                let s = calibration.apply(samples.sample(at: i))
+                if attitudeOnly {
+                    runner.step(s)
+                    try body(i, nil, runner.filter.attitude)
+                } else {
+                    let e = runner.update(s)
+                    try body(i, e, e.attitude)
+                }
+            }
+        }
+    }
+}
+
+/// The loop of ``RunConfiguration/attitudes(_:)``: attitudes straight into the result's storage.
+struct AttitudeLoop<Samples: SampleArray>: FilterVisitor {
+    let samples: Samples
+    let configuration: RunConfiguration
+
+    func visit<Filter: AttitudeFilter>(_ filter: Filter) -> [Quaternion] {
+        var runner = FilterRunner(filter, settings: configuration.runner)
+        let count = samples.count
+        return [Quaternion](unsafeUninitializedCapacity: count) { out, initialised in
+            if let calibration = configuration.calibration {
+                for i in 0..<count {
+                    runner.step(calibration.apply(samples.sample(at: i)))
+                    (out.baseAddress! + i).initialize(to: runner.filter.attitude)
+                }
+            } else {
+                for i in 0..<count {
+                    runner.step(samples.sample(at: i))
+                    (out.baseAddress! + i).initialize(to: runner.filter.attitude)
+                }
+            }
+            initialised = count
         }
     }
 }
