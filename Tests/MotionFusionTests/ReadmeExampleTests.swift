@@ -44,5 +44,17 @@ final class ReadmeExampleTests: XCTestCase {
         }
         let span = trace.samples.last!.t - trace.samples[0].t
         XCTAssertEqual(updates, Int((span * 50).rounded(.down)) + 1, "one update every 20 ms")
+
+        // Offline: the best attitude of the whole recording, from past and future samples, with its
+        // one-sigma uncertainty (the batch estimator; `method: .smoother` for the two-pass smoother).
+        let recording = try TraceFormat.open(path: "data/sim_mixed_100hz.csv")
+        var offline = [Quaternion]()
+        try RunConfiguration(.ekf, mode: .nineD).reconstruct(next: recording.next) { sample in
+            _ = (sample.estimate.attitude, sample.estimate.diagnostics.attitudeUncertainty)
+            offline.append(sample.estimate.attitude)
+        }
+        XCTAssertEqual(offline.count, 6001)
+        let score = AttitudeErrorMetric.evaluate(estimates: offline, trace: trace, mode: .nineD)!
+        XCTAssertLessThan(score.totalRMSE, 1.0, "offline on the bundled trace")
     }
 }

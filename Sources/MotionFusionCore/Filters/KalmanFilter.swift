@@ -513,7 +513,8 @@ public struct KalmanFilter: AttitudeFilter {
         }
         if accept { state.rejectionTime = 0 }
         guard accept else { return }
-        let psi = Double.atan2(mE.x, mE.y)
+        // The heading innovation is the field's azimuth (it should point north).
+        let psi = azimuth
         // Heading consistency: a low-passed innovation far outside its uncertainty, steady while
         // the device turns, for over a second means the heading itself is wrong (gyroscope
         // fault), not the field.
