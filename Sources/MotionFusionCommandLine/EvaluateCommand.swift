@@ -27,7 +27,10 @@ enum EvaluateCommand {
                 "truth", value: "TRACE", "the trace with ground truth (a folder to match estimates by file name)",
                 \.truth)
         ] + InputSettings.options.map { $0.lifted(\.input) } + [
-            .choice("mode", "6d removes a constant heading offset first (default: the estimate's own mode)", \.mode),
+            .choice(
+                "mode",
+                "6d removes a constant heading offset first (default: the estimate's own mode; 6d for a recording without a magnetometer)",
+                \.mode),
             .choice("frame", "earth frame the estimate was written in (default enu)", \.frame),
             .flag("json", "print the scores as JSON", \.json),
         ],
@@ -48,7 +51,13 @@ enum EvaluateCommand {
                 let trace = try s.input.open(truthPath).readTrace()
                 let estimate = try EstimateReader.read(path: est, frame: s.frame ?? .enu)
                 for w in estimate.faults.warnings { output.err("\(w)\n") }
-                let mode = s.mode ?? estimate.mode ?? .nineD
+                let hasMagnetometer = trace.samples.contains { $0.magnetometer != nil }
+                let mode = s.mode ?? estimate.mode ?? (hasMagnetometer ? .nineD : .sixD)
+                if mode == .nineD && !hasMagnetometer {
+                    output.err(
+                        "\(truthPath): warning: scoring 9D (heading against north) although the recording has no magnetometer value; --mode 6d removes the arbitrary heading offset first\n"
+                    )
+                }
                 let aligned = EstimateReader.align(estimate, to: trace)
                 guard let r = AttitudeErrorMetric.evaluate(estimates: aligned, trace: trace, mode: mode) else {
                     throw CommandLineError.input("\(truthPath): no samples with ground truth (and moving = 1) to score")

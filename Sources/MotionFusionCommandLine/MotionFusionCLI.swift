@@ -18,11 +18,43 @@ public struct ConsoleOutput {
         self.progress = progress
     }
 
-    /// The process's standard output and standard error; progress only on a terminal.
+    /// The process's standard output and standard error; progress only on a terminal. Writes go
+    /// straight to the descriptors: a closed or full standard error loses the message but never
+    /// stops the run, and a failed write to standard output is remembered
+    /// (``standardOutputFailed``) so the command exits 1 instead of reporting success.
     public static let standard = ConsoleOutput(
-        out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-        err: { FileHandle.standardError.write(Data($0.utf8)) },
-        progress: isatty(2) != 0 ? { FileHandle.standardError.write(Data($0.utf8)) } : nil)
+        out: { if !write(1, $0) { standardOutputFailure.set(errno) } },
+        err: { _ = write(2, $0) },
+        progress: isatty(2) != 0 ? { _ = write(2, $0) } : nil)
+
+    /// The error of the first failed write to standard output, if any.
+    public static var standardOutputFailed: Int32? { standardOutputFailure.value }
+    static let standardOutputFailure = FirstError()
+
+    /// The first error recorded, shared safely between threads (folder runs write from workers).
+    final class FirstError: @unchecked Sendable {
+        let lock = NSLock()
+        var error: Int32?
+        var value: Int32? { lock.withLock { error } }
+        func set(_ e: Int32) { lock.withLock { if error == nil { error = e } } }
+    }
+
+    /// Writes all of `text` to descriptor `fd`, retrying after interruptions; false on an error.
+    static func write(_ fd: Int32, _ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            var done = 0
+            while done < bytes.count {
+                let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                done += n
+            }
+            return true
+        }
+    }
 
     /// The same output with control characters other than newlines and tabs escaped, so no file
     /// content or path can drive the terminal.
@@ -107,6 +139,10 @@ public enum MotionFusionCLI {
         }
         do {
             try command.execute(rest, output)
+            if let e = ConsoleOutput.standardOutputFailed {
+                output.err("motionfusion \(command.name): error: write failed: \(String(cString: strerror(e)))\n")
+                return 1
+            }
             return 0
         } catch {
             let e = CommandLineError.from(error)

@@ -32,14 +32,19 @@ struct TraceOutcome {
 final class EstimateSink {
     let writer: EstimateWriter
     var metric: AttitudeErrorMetric.Accumulator?
+    /// The 6D score of a 9D run, for a recording whose magnetometer turns out to have no value.
+    var sixDMetric: AttitudeErrorMetric.Accumulator?
     var report: HTMLReport?
     var sawTruth = false
+    /// Whether any input sample had a magnetometer value.
+    var sawMagnetometer = false
     var magnetometerSamples = 0
     var magnetometerRejected = 0
 
     init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
         self.writer = writer
         metric = score ? AttitudeErrorMetric.Accumulator(mode: mode) : nil
+        sixDMetric = score && mode == .nineD ? AttitudeErrorMetric.Accumulator(mode: .sixD) : nil
         self.report = report
     }
 
@@ -54,6 +59,8 @@ final class EstimateSink {
         try writer.write(e)
         if input.truth != nil { sawTruth = true }
         metric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
+        sixDMetric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
+        if input.magnetometer != nil { sawMagnetometer = true }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
         if input.magnetometer != nil && !e.diagnostics.initialising {
@@ -63,6 +70,13 @@ final class EstimateSink {
     }
 
     var score: AttitudeErrorMetric.Result? { sawTruth ? metric?.result : nil }
+
+    /// A 9D run over a recording whose magnetometer never had a value is 6D in effect: its score
+    /// is the 6D one from here on.
+    func fallBackToSixD() {
+        metric = sixDMetric
+        sixDMetric = nil
+    }
 }
 
 /// How one trace is run into a sink: `replay` filters it, `reconstruct` reconstructs it. Returns
@@ -138,10 +152,7 @@ enum TraceRunCommand {
         settings.calibrationTarget = try s.calibrateMagnetometer.map {
             try OutputTarget.resolve($0, protecting: protected)
         }
-        let files = [target, report, settings.calibrationTarget].compactMap { t -> String? in
-            if case .file(let path, _)? = t?.kind { return path }
-            return nil
-        }
+        let files = [target, report, settings.calibrationTarget].compactMap { $0?.canonicalPath }
         guard Set(files).count == files.count else {
             throw CommandLineError.usage("--output, --report and --calibrate-mag must name different files")
         }
@@ -171,8 +182,22 @@ enum TraceRunCommand {
         }
         let sink = EstimateSink(writer: writer, mode: run.mode, score: score || reportTarget != nil, report: report)
         let samples: Int
+        var mode = run.mode
         do {
             samples = try job(reader, run, s, sink, console)
+            if mode == .nineD && samples > 0 && !sink.sawMagnetometer {
+                // Magnetometer columns without a single value: as if there were none.
+                if run.filter.kind == .ecompass {
+                    throw CommandLineError.input(
+                        "\(reader.description.source): the magnetometer has no value in the whole recording: the e-compass needs one (try the tilt filter)"
+                    )
+                }
+                console.err(
+                    "\(reader.description.source): warning: --mode 9d but the magnetometer has no value in the whole recording: the run is 6D in effect (heading not referenced to north) and is scored and reported as 6D\n"
+                )
+                mode = .sixD
+                sink.fallBackToSixD()
+            }
             try writer.finish()
         } catch {
             writer.abandon()
@@ -188,14 +213,14 @@ enum TraceRunCommand {
             )
         }
         if let reportTarget, let report = sink.report {
-            let html = report.html(metrics: sink.score, mode: run.mode, notes: ["\(s.trace), default parameters."])
+            let html = report.html(metrics: sink.score, mode: mode, notes: ["\(s.trace), default parameters."])
             try CommandLineError.rethrowing {
                 let file = try reportTarget.open()
                 try file.write(html)
                 try file.commit()
             }
         }
-        return TraceOutcome(samples: samples, mode: run.mode, score: sink.score)
+        return TraceOutcome(samples: samples, mode: mode, score: sink.score)
     }
 
     /// The `--score` line.

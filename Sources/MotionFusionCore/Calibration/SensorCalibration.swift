@@ -122,5 +122,36 @@ public struct SensorCalibration: Sendable, Equatable {
                 bias: try vector(a["bias"], "accelerometer.bias"), scale: try vector(a["scale"], "accelerometer.scale"),
                 residual: a["residual_m_s2"] as? Double ?? .nan, poses: a["poses"] as? Int ?? 0)
         }
+        try validate(path)
+    }
+
+    /// Refuses a file that calibrates nothing, or values no sensor could need: corrections beyond
+    /// the ranges the readers accept (``ValueFaults``), a singular soft-iron matrix, scales that
+    /// are not positive or are off by more than a factor of ten.
+    func validate(_ path: String) throws {
+        func fail(_ what: String) -> FileError { FileError(description: "\(path): \(what)") }
+        guard magnetometer != nil || gyroscopeBias != nil || accelerometer != nil else {
+            throw fail("calibrates nothing: expected a \"magnetometer\", \"gyroscope\" or \"accelerometer\" object")
+        }
+        if let m = magnetometer {
+            guard m.hardIron.norm <= ValueFaults.magnetometerLimit else {
+                throw fail("magnetometer.hard_iron is beyond any magnetometer's range")
+            }
+            let det = m.softIron.determinant
+            guard det.isFinite, abs(det) > 1e-6, abs(det) < 1e6 else {
+                throw fail("magnetometer.soft_iron is singular or implausible (determinant \(det))")
+            }
+        }
+        if let b = gyroscopeBias, b.norm > ValueFaults.gyroscopeLimit {
+            throw fail("gyroscope.bias is beyond any gyroscope's range (\(b.norm) rad/s)")
+        }
+        if let a = accelerometer {
+            guard a.bias.norm <= ValueFaults.accelerometerLimit else {
+                throw fail("accelerometer.bias is beyond any accelerometer's range")
+            }
+            for s in [a.scale.x, a.scale.y, a.scale.z] where !(s > 0.1 && s < 10) {
+                throw fail("accelerometer.scale must be positive and within a factor of ten of 1; got \(s)")
+            }
+        }
     }
 }

@@ -29,7 +29,17 @@ public struct InputFiles: Sendable {
     /// The files at `paths`: a file itself, every file below a folder (recording folders, folders
     /// of traces), nothing for `-`.
     public init(_ inputs: [String]) {
-        for p in inputs where p != "-" { add(p, depth: 0) }
+        for p in inputs {
+            if p == "-" {
+                // Standard input redirected from a file (`< trace.csv`): that file is an input.
+                var st = stat()
+                if fstat(0, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+                    identities.insert([UInt64(st.st_dev), UInt64(st.st_ino)])
+                }
+            } else {
+                add(p, depth: 0)
+            }
+        }
     }
 
     mutating func add(_ path: String, depth: Int) {
@@ -77,6 +87,15 @@ public struct OutputTarget: Sendable {
     public let given: String
     /// How it is written.
     public let kind: Kind
+
+    /// The canonical absolute path of the file written (its folder's real path and its name), so
+    /// that two spellings of one output compare equal; nil for standard output and devices.
+    public var canonicalPath: String? {
+        guard case .file(let path, _) = kind,
+            let folder = Self.realPath(PathText.folder(path).isEmpty ? "." : PathText.folder(path))
+        else { return nil }
+        return PathText.join(folder, PathText.name(path))
+    }
 
     /// The canonical absolute path of an existing file, or nil.
     static func realPath(_ path: String) -> String? {
@@ -154,7 +173,10 @@ public struct OutputTarget: Sendable {
             return OutputFile(fd: fd, name: given, temporary: nil, final: nil, owns: true)
         case .file(let path, let mode):
             let folder = PathText.folder(path)
-            let base = PathText.name(path)
+            // The temporary name starts with the file's name, shortened so that it stays within
+            // the 255 bytes a file name may have however long the output's own name is.
+            var base = PathText.name(path)
+            while base.utf8.count > 200 { base.removeLast() }
             for _ in 0..<100 {
                 // The system generator (getrandom): unpredictable names.
                 let suffix = String(UInt64.random(in: 0...UInt64.max), radix: 36)

@@ -227,6 +227,7 @@ extension FilterSetup {
 
     /// Sets one numeric parameter by name (see ``parameterValues``).
     public mutating func setParameter(_ name: String, _ value: Double) throws {
+        guard !parameterValues.isEmpty else { throw ParameterError(description: "\(kind.rawValue) has no parameters") }
         var object = try jsonObject()
         let path = name.split(separator: ".").map(String.init)
         func set(_ o: inout [String: Any], _ keys: ArraySlice<String>) throws {
@@ -240,6 +241,15 @@ extension FilterSetup {
             if keys.count == 1 {
                 guard Self.number(current) != nil else {
                     throw ParameterError(description: "'\(name)' is not a number")
+                }
+                // Tuning is physical: rates, times, noise densities, thresholds. Only the expected
+                // field (NaN by default: learnt) takes NaN, or a negative dip.
+                let learnt = Self.number(current)!.isNaN
+                guard learnt ? !value.isInfinite : value.isFinite && value >= 0 else {
+                    throw ParameterError(
+                        description:
+                            "'\(name)' must be \(learnt ? "finite (or nan to learn it)" : "finite and not negative"); got \(value)"
+                    )
                 }
                 if Self.isSwitch(current) {
                     guard value == 0 || value == 1 else {
