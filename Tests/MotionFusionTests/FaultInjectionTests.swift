@@ -239,6 +239,32 @@ final class FuzzFindingTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 20, "reading must not hang on a long header")
     }
 
+    /// Found by fuzzing `.zip` archives: an entry of one compressed byte claimed 654 MB, and the
+    /// reader allocated what the directory claimed (out of memory). A claim beyond DEFLATE's largest
+    /// expansion is now refused before anything is allocated.
+    func testZipEntryClaimingMoreThanItsDataCanHoldIsRefused() throws {
+        let hex = [
+            "504b030414000000f8ff7e927e5de29a50a12b0000004600000011000000416363656c65726f6d657465722e63737653",
+            "0ac9cc4d55d028d654d2518a50d0c8d52f8e3402b12391d8517036b7810e085aea597019e81918c23900504b01023b03",
+            "14000000080089927e5de29a50a10100000000000027110000000000000000000000800100000000416363656c65726f",
+            "6d657465722e637376504b050600000000010001003f0000005a0000000000",
+        ].joined()
+        var bytes = [UInt8]()
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            bytes.append(UInt8(hex[i..<j], radix: 16)!)
+            i = j
+        }
+        let path = TestData.temporaryDirectory() + "/bomb.zip"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let before = Self.residentKilobytes()
+        XCTAssertThrowsError(try TraceFormat.load(path: path)) { error in
+            XCTAssert("\(error)".contains("claims"), "\(error)")
+        }
+        XCTAssertLessThan(Self.residentKilobytes() - before, 100_000, "nothing allocated for the claim")
+    }
+
     /// Found by fuzzing the phyphox importer: a file rejected while its bytes were being parsed
     /// leaked the whole read buffer (out of memory after 4.6 million inputs). Also the native
     /// reader (scratch buffers of a rejected header) and calibration files.

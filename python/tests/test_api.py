@@ -317,7 +317,11 @@ def test_filter_parameters_and_errors():
     f = mf.Filter("ekf", mode="6d", gyroscopeNoise=0.003, rest__minimumDuration=2.5)
     p = f.parameters
     assert p["gyroscopeNoise"] == 0.003 and p["rest.minimumDuration"] == 2.5 and np.isnan(p["expectedDip"])
-    assert mf.Filter("mahony", kp=float("inf"), ki=1e-5).parameters == {"kp": float("inf"), "ki": 1e-5}
+    assert mf.Filter("mahony", kp=1.5, ki=1e-5).parameters == {
+        "kp": 1.5, "ki": 1e-5,
+        "integration.gapRatio": 2.0, "integration.stepAveragingTime": 1.0, "integration.rateChangeSteps": 3.0}
+    with pytest.raises(mf.MotionFusionError, match="must be finite and not negative"):
+        mf.Filter("mahony", kp=float("inf"))
     assert f.update(None, [0, 0, 9.81], None, 0.0).shape == (4,)
     with pytest.raises(mf.MotionFusionError) as e:
         f.update(None, None, None, -0.01)

@@ -23,6 +23,8 @@ public struct ZipArchive {
 
     /// Largest total uncompressed size accepted, bytes (guards against archive bombs). 2 GiB.
     public static let maximumSize = 1 << 31
+    /// Largest expansion of DEFLATE, uncompressed bytes per compressed byte.
+    static let maximumExpansion = 1032
 
     func fail(_ message: String) -> TraceError {
         TraceError(.unreadable, SourceLocation(file: path, line: 0, column: 0), message)
@@ -68,6 +70,12 @@ public struct ZipArchive {
             guard o + 46 + nameLength <= bytes.count else { throw fail("damaged zip directory entry") }
             let name = String(decoding: bytes[(o + 46)..<(o + 46 + nameLength)], as: UTF8.self)
             if flags & 1 != 0 { throw fail("entry '\(name.escapedForMessage)' is encrypted (not supported)") }
+            // DEFLATE expands at most about 1032 times; a larger claimed size is damage (or a bomb),
+            // refused before anything is allocated for it.
+            guard size <= compressed * Self.maximumExpansion + 1024 else {
+                throw fail(
+                    "entry '\(name.escapedForMessage)' claims \(size) bytes from \(compressed) compressed (damaged)")
+            }
             total += size
             guard total <= Self.maximumSize else { throw fail("archive expands beyond \(Self.maximumSize >> 20) MiB") }
             entries.append(
