@@ -9,8 +9,10 @@ cd "$(dirname "$0")"
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
     .venv/bin/pip install --quiet --upgrade pip
-    .venv/bin/pip install --quiet numpy vqf imufusion ahrs
 fi
+# The peers, whenever one is missing (run.sh's venv may hold only vqf).
+.venv/bin/python -c "import numpy, vqf, imufusion, ahrs" 2>/dev/null ||
+    .venv/bin/pip install --quiet numpy vqf imufusion ahrs
 # MotionFusion's own Python package, rebuilt from these sources each run (release build, bundled).
 .venv/bin/pip install --quiet --force-reinstall --no-deps ../python >&2
 (cd .. && swift build -c release --product motionfusion >&2)

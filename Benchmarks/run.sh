@@ -22,7 +22,9 @@ if [ "$ONLY" = 0 ]; then
     for a in "$@"; do case "$a" in --*) ;; *) TRACE_ARG="$a" ;; esac; done
     FLAGS=""
     [ "$JSON" = 1 ] && FLAGS="--json"
-    for n in $SIZES; do "$BIN" $FLAGS --reconstruct-scale "$n" $TRACE_ARG; done
+    for method in batch smoother; do
+        for n in $SIZES; do "$BIN" $FLAGS --reconstruct-scale "$n" --method "$method" $TRACE_ARG; done
+    done
 fi
 # vqf on the same trace, same run.
 TRACE=""

@@ -15,6 +15,7 @@ var json = false
 var tracePath: String?
 var only: Set<String> = []
 var scaleSamples: Int?
+var scaleMethod = ReconstructionMethod.default
 var longRunSamples: Int?
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
@@ -24,6 +25,8 @@ while !args.isEmpty {
         if !args.isEmpty { only.insert(args.removeFirst()) }
     case "--reconstruct-scale":
         if !args.isEmpty { scaleSamples = Int(args.removeFirst()) }
+    case "--method":
+        if !args.isEmpty, let m = ReconstructionMethod(rawValue: args.removeFirst()) { scaleMethod = m }
     case "--long-run":
         if !args.isEmpty { longRunSamples = Int(args.removeFirst()) }
     case "--quick": quick = true
@@ -113,21 +116,23 @@ if let total = scaleSamples {
     var count = 0
     var acc = 0.0
     let t0 = now()
-    try! AttitudeSmoother().reconstruct(next: cycled(total)) { s in
+    // The library's offline entry point, as `reconstruct --method` runs it.
+    try! RunConfiguration().reconstruct(method: scaleMethod, next: cycled(total)) { s in
         count += 1
-        acc += s.attitude.w
+        acc += s.estimate.attitude.w
     }
     let seconds = now() - t0
     consume(acc)
     report(
         [
-            "benchmark": "reconstruct", "mode": "9d", "samples": .integer(count),
+            "benchmark": "reconstruct", "method": .string(scaleMethod.rawValue), "mode": "9d",
+            "samples": .integer(count),
             "ns_per_sample": .number(seconds / Double(count) * 1e9), "seconds": .number(seconds),
             "peak_rss_bytes": .integer(peakRSS()),
         ],
         String(
-            format: "reconstruct %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB", count, seconds,
-            seconds / Double(count) * 1e9, Double(peakRSS()) / 1048576))
+            format: "reconstruct %-8@ %9d samples  %7.2f s  %6.0f ns/sample  peak RSS %6.1f MiB",
+            scaleMethod.rawValue, count, seconds, seconds / Double(count) * 1e9, Double(peakRSS()) / 1048576))
     exit(0)
 }
 
@@ -266,12 +271,13 @@ let executable =
     PathText.folder(PathText.folder(PathText.folder(PathText.folder(#filePath)))) + "/.build/release/motionfusion"
 
 /// Runs the command `runs` times; the median wall time, and user+system CPU over wall (children).
-/// Runs the command line once with its standard error discarded; its own wall time, CPU time
+/// Runs the command line once with what it prints discarded; its own wall time, CPU time
 /// (user + system) and peak RSS (wait4's usage of that one child, not the largest child so far).
 func spawn(_ arguments: [String]) -> (wall: Double, cpu: Double, peakRSS: Int) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     let argv = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { argv.forEach { free($0) } }
