@@ -139,12 +139,15 @@ public enum VectorAttitude {
         return EulerAngles(roll: roll, pitch: pitch, yaw: 0).quaternion
     }
 
-    /// The starting attitude of a filter: from accelerometer and magnetometer when both are usable,
-    /// else from the accelerometer alone (zero yaw), else `nil`.
-    public static func initial(accelerometer: Vector3?, magnetometer: Vector3?) -> Quaternion? {
+    /// The starting attitude of a filter: from accelerometer and magnetometer when both are usable
+    /// (the heading is then referenced to north), else from the accelerometer alone (zero yaw, not
+    /// referenced), else `nil`.
+    public static func initial(accelerometer: Vector3?, magnetometer: Vector3?)
+        -> (attitude: Quaternion, headingReferenced: Bool)?
+    {
         guard let a = accelerometer else { return nil }
-        if let m = magnetometer, let q = compass(accelerometer: a, magnetometer: m) { return q }
-        return tilt(accelerometer: a)
+        if let m = magnetometer, let q = compass(accelerometer: a, magnetometer: m) { return (q, true) }
+        return tilt(accelerometer: a).map { ($0, false) }
     }
 
     /// The full attitude from specific force (up) and magnetic field (north and down), ENU, or

@@ -91,13 +91,10 @@ public struct ComplementaryFilter: AttitudeFilter {
         let mag = p.mode == .nineD ? magnetometer : nil
         state.use = SensorUse()
         if !state.initialised {
-            guard let q = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
-            state.attitude = q
+            guard let start = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
+            state.attitude = start.attitude
+            state.headingReferenced = start.headingReferenced
             state.initialised = true
-            state.headingReferenced = false
-            if let a = accelerometer, let m = mag, VectorAttitude.compass(accelerometer: a, magnetometer: m) != nil {
-                state.headingReferenced = true
-            }
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
