@@ -39,8 +39,13 @@ public enum TestData {
 
     /// The built `motionfusion` executable (release, else debug), or throws `XCTSkip`.
     public static func executable() throws -> String {
+        // The configuration built last: a debug test run must not use a stale release binary.
         let candidates = ["/.build/release/motionfusion", "/.build/debug/motionfusion"].map { packageRoot + $0 }
-        guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            .filter { FileManager.default.isExecutableFile(atPath: $0) }
+        func modified(_ path: String) -> Date {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
+        }
+        guard let binary = candidates.max(by: { modified($0) < modified($1) }) else {
             throw XCTSkip("skipped: the motionfusion executable is not built")
         }
         return binary

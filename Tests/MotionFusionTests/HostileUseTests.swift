@@ -61,6 +61,21 @@ final class HostileUseTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/same.csv"))
     }
 
+    /// A trailing slash names a folder: refused before anything is read, whether or not it exists.
+    func testOutputWithTrailingSlashIsRefusedUpFront() throws {
+        for output in ["missing/", "trace.csv/", "./"] {
+            let r = try CommandRunner.process(["replay", trace, "--output", output], in: dir)
+            XCTAssertEqual(r.status, 2, r.err)
+            XCTAssert(r.err.contains("folder"), r.err)
+        }
+        // Whole-file warnings name the file, not a line 0.
+        let zip = dir + "/empty.zip"
+        try Data([0x50, 0x4B, 0x05, 0x06] + [UInt8](repeating: 0, count: 18)).write(to: URL(fileURLWithPath: zip))
+        let r = try CommandRunner.process(["info", zip], in: dir)
+        XCTAssertEqual(r.status, 1)
+        XCTAssertFalse(r.err.contains(":0"), r.err)
+    }
+
     /// An output name of up to 255 bytes is written (the temporary name beside it is shortened).
     func testLongOutputNames() throws {
         for name in [String(repeating: "L", count: 251) + ".csv", String(repeating: "é", count: 125) + ".csv"] {

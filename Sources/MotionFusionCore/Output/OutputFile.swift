@@ -108,6 +108,10 @@ public struct OutputTarget: Sendable {
     public static func resolve(_ path: String, protecting inputs: InputFiles) throws -> OutputTarget {
         if path == "-" { return OutputTarget(given: path, kind: .standardOutput) }
         guard !path.isEmpty else { throw OutputError("--output needs a file name", usage: true) }
+        guard !path.hasSuffix("/") else {
+            throw OutputError(
+                "\(path): names a folder; --output needs a file name (or '-' for standard output)", usage: true)
+        }
         var target = path
         var hops = 0
         while true {

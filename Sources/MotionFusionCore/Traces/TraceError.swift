@@ -15,7 +15,8 @@ public struct SourceLocation: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        column > 0 ? "\(file):\(line):\(column)" : "\(file):\(line)"
+        // Line 0 is the file as a whole (an archive, a folder, the units of a column).
+        line <= 0 ? file : column > 0 ? "\(file):\(line):\(column)" : "\(file):\(line)"
     }
 }
 
