@@ -1,11 +1,6 @@
 // swift-tools-version:5.9
 import PackageDescription
 
-/// Release builds of the per-sample code skip the run-time exclusivity checks on class properties
-/// (about a tenth of `replay`'s instructions went to them); debug builds keep them, so the tests
-/// in debug still catch overlapping accesses.
-let hotPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
 let package = Package(
     name: "MotionFusion",
     products: [
@@ -42,8 +37,7 @@ let package = Package(
         // World Magnetic Model, simulator. Needs no LAPACK.
         .target(
             name: "MotionFusionCore",
-            dependencies: ["MotionFusionMath", "CZlib"],
-            swiftSettings: hotPath
+            dependencies: ["MotionFusionMath", "CZlib"]
         ),
         // What stands on LAPACK (calibration fits, offline reconstruction), and the module users
         // import: it re-exports the core, the math and the linear algebra.
@@ -54,8 +48,7 @@ let package = Package(
         // The command-line tool's logic, as a library so tests can run commands in process.
         .target(
             name: "MotionFusionCommandLine",
-            dependencies: ["MotionFusion"],
-            swiftSettings: hotPath
+            dependencies: ["MotionFusion"]
         ),
         // `@_cdecl` functions over the public API; the header is include/motionfusion.h.
         .target(

@@ -31,15 +31,15 @@ struct TraceOutcome {
 /// magnetometer rejections (for the calibration warning).
 final class EstimateSink {
     let writer: EstimateWriter
-    var metric: AttitudeErrorMetric.Accumulator?
+    @exclusivity(unchecked) var metric: AttitudeErrorMetric.Accumulator?
     /// The 6D score of a 9D run, for a recording whose magnetometer turns out to have no value.
-    var sixDMetric: AttitudeErrorMetric.Accumulator?
-    var report: HTMLReport?
-    var sawTruth = false
+    @exclusivity(unchecked) var sixDMetric: AttitudeErrorMetric.Accumulator?
+    @exclusivity(unchecked) var report: HTMLReport?
+    @exclusivity(unchecked) var sawTruth = false
     /// Whether any input sample had a magnetometer value.
-    var sawMagnetometer = false
-    var magnetometerSamples = 0
-    var magnetometerRejected = 0
+    @exclusivity(unchecked) var sawMagnetometer = false
+    @exclusivity(unchecked) var magnetometerSamples = 0
+    @exclusivity(unchecked) var magnetometerRejected = 0
 
     init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
         self.writer = writer

@@ -29,13 +29,13 @@ public final class EstimateWriter {
     }
 
     let output: OutputFile
-    var buffer = CSVOutputBuffer()
+    @exclusivity(unchecked) var buffer = CSVOutputBuffer()
     let reference: OutputReference
     let uncertainty: Bool
     /// Flush after every row (a terminal or a live pipe).
-    public var flushEachRow = false
+    @exclusivity(unchecked) public var flushEachRow = false
     /// Rows written.
-    public private(set) var rows = 0
+    @exclusivity(unchecked) public private(set) var rows = 0
 
     /// Writes to `output` in the frame and north reference of `configuration`; `uncertainty` adds
     /// the sigma columns.

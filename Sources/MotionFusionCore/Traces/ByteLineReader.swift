@@ -7,15 +7,15 @@ public final class ByteLineReader {
     public let name: String
     private let fd: Int32
     private let ownsDescriptor: Bool
-    private var buffer: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
-    private var start = 0
-    private var end = 0
-    private var eof = false
+    @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var capacity: Int
+    @exclusivity(unchecked) private var start = 0
+    @exclusivity(unchecked) private var end = 0
+    @exclusivity(unchecked) private var eof = false
     /// 1-based number of the line most recently returned.
-    public private(set) var lineNumber = 0
+    @exclusivity(unchecked) public private(set) var lineNumber = 0
     /// Bytes read so far.
-    public private(set) var bytesRead = 0
+    @exclusivity(unchecked) public private(set) var bytesRead = 0
     /// The input's size in bytes when it is a regular file, else nil.
     public private(set) var size: Int?
     /// Called before every `read` that may block, e.g. to flush outputs so a live pipe sees rows

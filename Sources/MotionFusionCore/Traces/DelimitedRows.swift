@@ -12,10 +12,10 @@ public final class DelimitedRows {
     /// Fields per row: the header's count, or the first data row's when there is no header.
     public let columnCount: Int
     /// Data rows returned so far.
-    public private(set) var rowCount = 0
+    @exclusivity(unchecked) public private(set) var rowCount = 0
     /// Byte offset (0-based) of each parsed field's start in the current line, by slot.
-    public private(set) var fieldOffsets: UnsafeMutablePointer<Int>
-    var offsetCapacity: Int
+    @exclusivity(unchecked) public private(set) var fieldOffsets: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) var offsetCapacity: Int
     let slotOfColumn: UnsafeMutablePointer<Int>
     let slotCount: Int
     let splitter: FieldSplitter
@@ -88,7 +88,7 @@ public final class DelimitedRows {
     }
 
     /// Whether the first data row may start with a byte-order mark (no header line took it).
-    var skipBOM: Bool
+    @exclusivity(unchecked) var skipBOM: Bool
 
     static func withoutBOM(_ line: [UInt8]) -> [UInt8] {
         line.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(line.dropFirst(3)) : line

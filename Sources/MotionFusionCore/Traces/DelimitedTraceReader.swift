@@ -33,18 +33,18 @@ public final class DelimitedTraceReader: SampleReader {
     /// The layout in use.
     public let layout: ColumnLayout
     /// Value faults so far.
-    public private(set) var faults: ValueFaults
+    @exclusivity(unchecked) public private(set) var faults: ValueFaults
     /// Warnings so far (at most ``maxWarnings`` kept).
-    public private(set) var warnings: [TraceWarning] = []
+    @exclusivity(unchecked) public private(set) var warnings: [TraceWarning] = []
     /// Most warnings kept verbatim.
     public static let maxWarnings = 50
     /// The rows being parsed.
     public let rows: DelimitedRows
 
     let values: UnsafeMutablePointer<Double>
-    var lastTime = -Double.infinity
-    var renormalisedTruth = 0
-    var renormalisedReported = false
+    @exclusivity(unchecked) var lastTime = -Double.infinity
+    @exclusivity(unchecked) var renormalisedTruth = 0
+    @exclusivity(unchecked) var renormalisedReported = false
     let hasGyroscope: Bool, hasAccelerometer: Bool, hasMagnetometer: Bool, hasTruth: Bool, hasMoving: Bool
     let remaps: Bool
 

@@ -136,10 +136,10 @@ public final class UnitCheckingReader: SampleReader {
     public let lookaheadTime: Double
 
     let base: SampleReader
-    var buffer: [SensorSample] = []
-    var position = 0
-    var checked = false
-    var unitWarnings: [TraceWarning] = []
+    @exclusivity(unchecked) var buffer: [SensorSample] = []
+    @exclusivity(unchecked) var position = 0
+    @exclusivity(unchecked) var checked = false
+    @exclusivity(unchecked) var unitWarnings: [TraceWarning] = []
 
     /// Wraps a reader; a live stream (standard input) gets a short look-ahead so its first rows
     /// come out without delay.
@@ -180,7 +180,7 @@ public final class UnitCheckingReader: SampleReader {
             buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary)
     }
 
-    var pendingError: Error?
+    @exclusivity(unchecked) var pendingError: Error?
 
     /// The next sample.
     public func next() throws -> SensorSample? {
