@@ -70,73 +70,115 @@ public struct CSVOutputBuffer {
         return count
     }
 
-    /// Appends an unsigned integer, at least `minimumDigits` digits (zero padded).
+    /// 10^k, exact for 0 ≤ k ≤ 22.
     @inline(__always)
-    mutating func appendDigits(_ value: UInt64, minimumDigits: Int) {
-        let digits = Swift.max(Self.digitCount(value), minimumDigits)
-        let pairs = Self.digitPairs.utf8Start
-        var n = value
-        var i = count + digits
-        while n >= 100 {
-            let r = Int(n % 100)
-            n /= 100
-            i -= 2
-            storage[i] = pairs[2 * r]
-            storage[i + 1] = pairs[2 * r + 1]
+    static func powerOfTen(_ k: Int) -> Double { DecimalParser.exactPowerOfTen(k) }
+
+    /// The eight decimal digits of `n` < 10⁸, zero padded, as ASCII in a little-endian word (the
+    /// first digit in the lowest byte), by lane arithmetic: the two halves of four digits sit in
+    /// 32-bit lanes, are split into pairs in 16-bit lanes and into digits in bytes, each split a
+    /// multiply and shift that is exact in its range (x·10486 >> 20 = ⌊x/100⌋ for x < 10⁴,
+    /// x·103 >> 10 = ⌊x/10⌋ for x < 100).
+    @inline(__always)
+    static func eightDigits(_ n: UInt64) -> UInt64 {
+        let high = n / 10_000
+        var v = high | ((n &- high &* 10_000) << 32)
+        var q = ((v &* 10_486) >> 20) & 0x0000_007F_0000_007F
+        v = q | ((v &- q &* 100) << 16)
+        q = ((v &* 103) >> 10) & 0x000F_000F_000F_000F
+        v = q | ((v &- q &* 10) << 8)
+        return v | 0x3030_3030_3030_3030
+    }
+
+    /// Stores a word of eight ASCII digits at `p` (unaligned).
+    @inline(__always)
+    static func store(_ word: UInt64, _ p: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: word.littleEndian, as: UInt64.self)
+    }
+
+    /// Appends the digits of `n` without leading zeros (at least one digit).
+    @inline(__always)
+    mutating func appendInteger(_ n: UInt64) {
+        let p = storage + count
+        if n < 100_000_000 {
+            // Eight digits at once, the leading zeros shifted out (the bytes past the end are
+            // scratch within the buffer's slack).
+            let digits = Self.digitCount(n)
+            Self.store(Self.eightDigits(n) >> UInt64(8 * (8 - digits)), p)
+            count += digits
+            return
         }
-        if n >= 10 {
-            i -= 2
-            storage[i] = pairs[2 * Int(n)]
-            storage[i + 1] = pairs[2 * Int(n) + 1]
-        } else {
-            i -= 1
-            storage[i] = UInt8(truncatingIfNeeded: 0x30 &+ n)
+        let digits = Self.digitCount(n)
+        var i = digits
+        var m = n
+        while i >= 8 {
+            i -= 8
+            Self.store(Self.eightDigits(m % 100_000_000), p + i)
+            m /= 100_000_000
         }
-        while i > count {
-            i -= 1
-            storage[i] = 0x30
+        if i > 0 {
+            let word = Self.eightDigits(m) >> UInt64(8 * (8 - i))
+            // Only the first `i` bytes belong here; the rest are already written digits.
+            for k in 0..<i { p[k] = UInt8(truncatingIfNeeded: word >> UInt64(8 * k)) }
         }
         count += digits
     }
 
-    static let powersOfTen: [UInt64] = (0...19).map { k in (0..<k).reduce(UInt64(1)) { a, _ in a * 10 } }
-
-    /// 10^k as an integer, for the decimals used in rows (no table lookup on the common cases).
+    /// Appends `whole.fraction` where `fraction` < 10^`decimals` is written with exactly
+    /// `decimals` digits (1…16): the fraction is scaled to sixteen digits and written as two words,
+    /// of which the first `decimals` bytes are kept.
     @inline(__always)
-    static func integerPowersOfTen(_ k: Int) -> UInt64 {
-        switch k {
-        case 4: return 10_000
-        case 5: return 100_000
-        case 8: return 100_000_000
-        case 9: return 1_000_000_000
-        default: return powersOfTen[k]
+    mutating func appendFixed(whole: UInt64, fraction: UInt64, decimals: Int) {
+        appendInteger(whole)
+        guard decimals > 0 else { return }
+        storage[count] = 0x2E
+        let p = storage + count + 1
+        if decimals <= 8 {
+            Self.store(Self.eightDigits(fraction &* UInt64(Self.powerOfTen(8 - decimals))), p)
+        } else {
+            let x = fraction &* UInt64(Self.powerOfTen(16 - decimals))
+            Self.store(Self.eightDigits(x / 100_000_000), p)
+            Self.store(Self.eightDigits(x % 100_000_000), p + 8)
         }
+        count += decimals + 1
     }
 
-    /// 10^k as a double.
+    /// `|value|` rounded half up to `decimals` decimals (at most 16), as the whole part and the
+    /// fraction scaled by 10^`decimals`; nil when the scaled magnitude exceeds 9·10¹⁸ or is not
+    /// finite. The whole part is the truncated value, so no division by a power of ten runs: the
+    /// scaled value is at least `whole`·10^`decimals` (the product is exact and rounding is
+    /// monotonic), and rounding up can carry at most one unit into the whole part.
     @inline(__always)
-    static func doublePowersOfTen(_ k: Int) -> Double { Double(integerPowersOfTen(k)) }
+    static func split(_ value: Double, decimals: Int) -> (whole: UInt64, fraction: UInt64)? {
+        let magnitude = abs(value)
+        let unit = powerOfTen(decimals)
+        // Round half up by adding one half and truncating (libm's round is a call).
+        let scaled = magnitude * unit + 0.5
+        guard scaled < 9.0e18 else { return nil }
+        let n = UInt64(scaled)
+        let u = UInt64(unit)
+        // Beyond 2⁵³ the product is no longer exact: divide (rare; such values are large).
+        guard scaled < 0x1p53 else { return (n / u, n % u) }
+        var whole = UInt64(magnitude)
+        var fraction = n &- whole &* u
+        if fraction >= u {
+            whole &+= 1
+            fraction &-= u
+        }
+        return (whole, fraction)
+    }
 
     /// Appends `value` with exactly `decimals` digits after the point (at most 15). Values whose
-    /// scaled magnitude exceeds 2⁶³ use the shortest round-trip form; NaN and infinities are
+    /// scaled magnitude exceeds 9·10¹⁸ use the shortest round-trip form; NaN and infinities are
     /// written as `nan`, `inf`, `-inf`.
     @inline(__always)
     public mutating func append(_ value: Double, decimals: Int) {
-        let scale = Self.doublePowersOfTen(decimals)
-        // Round half up by adding one half and truncating (libm's round is a call).
-        let scaled = abs(value) * scale + 0.5
-        guard scaled < 9.0e18 else {
+        guard let (whole, fraction) = Self.split(value, decimals: decimals) else {
             appendShortest(value)
             return
         }
-        let n = UInt64(scaled)
-        if value < 0 && n != 0 { append(byte: 0x2D) }
-        let p = Self.integerPowersOfTen(decimals)
-        appendDigits(n / p, minimumDigits: 1)
-        if decimals > 0 {
-            append(byte: 0x2E)
-            appendDigits(n % p, minimumDigits: decimals)
-        }
+        if value < 0 && (whole | fraction) != 0 { append(byte: 0x2D) }
+        appendFixed(whole: whole, fraction: fraction, decimals: decimals)
     }
 
     /// Appends the shortest text that reads back as exactly `value` (Swift's description).
@@ -152,18 +194,34 @@ public struct CSVOutputBuffer {
     /// Appends a time so that it reads back bit-identically: fixed decimals, as few as the column
     /// has needed so far (at least three), more when this value needs them. Distinct times stay
     /// distinct however finely they are spaced.
+    ///
+    /// The text of `n` with `d` decimals reads back as `n / 10^d` correctly rounded. While `n ≤ 2⁵³`
+    /// that is the IEEE quotient `Double(n) / 10^d` (both operands are exact), so the check needs
+    /// no parsing; beyond (clocks since the epoch at fine resolution) the written text is parsed.
     public mutating func appendTime(_ t: Double) {
-        let start = count
+        guard t.isFinite else {
+            appendShortest(t)
+            return
+        }
         while true {
-            append(t, decimals: timeDecimals)
-            let end = count
-            let exact = (storage + start).withMemoryRebound(to: UInt8.self, capacity: end - start) { p in
-                if case .value(let v) = DecimalParser.parse(UnsafePointer(p), 0, end - start) { return v == t }
-                return false
+            if let (whole, fraction) = Self.split(t, decimals: timeDecimals) {
+                let unit = Self.powerOfTen(timeDecimals)
+                let n = whole &* UInt64(unit) &+ fraction
+                if n <= 1 << 53 {
+                    if Double(n) / unit == abs(t) {
+                        if t < 0 && n != 0 { append(byte: 0x2D) }
+                        appendFixed(whole: whole, fraction: fraction, decimals: timeDecimals)
+                        return
+                    }
+                } else {
+                    let start = count
+                    if t < 0 && n != 0 { append(byte: 0x2D) }
+                    appendFixed(whole: whole, fraction: fraction, decimals: timeDecimals)
+                    if case .value(let v) = DecimalParser.parse(storage + start, 0, count - start), v == t { return }
+                    count = start
+                }
             }
-            if exact || !t.isFinite { return }
-            count = start
-            if timeDecimals >= 15 || abs(t) * Self.doublePowersOfTen(timeDecimals + 1) >= 9.0e18 {
+            if timeDecimals >= 15 || abs(t) * Self.powerOfTen(timeDecimals + 1) >= 9.0e18 {
                 appendShortest(t)
                 return
             }

@@ -129,19 +129,19 @@ public struct ValueFaults: Sendable {
     /// far from unit) is a fault. Huge components are scaled before the norm is taken.
     @inlinable
     public mutating func screenTruth(
-        _ q: Quaternion, location: SourceLocation, renormalised: inout Int
+        _ q: Quaternion, location: @autoclosure () -> SourceLocation, renormalised: inout Int
     ) throws -> Quaternion? {
         if q.w.isNaN && q.x.isNaN && q.y.isNaN && q.z.isNaN { return nil }
         guard q.isFinite else {
             try record(
-                .invalidTruth, at: location, "quaternion (\(q.w), \(q.x), \(q.y), \(q.z)) is partly missing or infinite"
-            )
+                .invalidTruth, at: location(),
+                "quaternion (\(q.w), \(q.x), \(q.y), \(q.z)) is partly missing or infinite")
             return nil
         }
         let norm = q.robustNorm
         if abs(norm - 1) <= 1e-6 { return q }
         guard norm > 0.5 && norm < 2 else {
-            try record(.invalidTruth, at: location, "quaternion norm \(norm), expected 1")
+            try record(.invalidTruth, at: location(), "quaternion norm \(norm), expected 1")
             return nil
         }
         if abs(norm - 1) > 1e-3 { renormalised += 1 }

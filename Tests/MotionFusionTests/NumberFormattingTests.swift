@@ -1,0 +1,76 @@
+import Glibc
+import MotionFusionTestSupport
+import XCTest
+
+@testable import MotionFusionCore
+
+/// The output formatter's numbers: fixed decimals rounded half up, digits produced in lanes, and
+/// times that read back exactly.
+final class NumberFormattingTests: XCTestCase {
+    /// What the buffer holds, as text.
+    func text(_ build: (inout CSVOutputBuffer) -> Void) -> String {
+        var b = CSVOutputBuffer()
+        defer { b.deallocate() }
+        build(&b)
+        return String(decoding: UnsafeBufferPointer(start: b.storage, count: b.count), as: UTF8.self)
+    }
+
+    /// The reference: the same rounding (|v|·10^d + ½, truncated), digits by `String`.
+    func reference(_ v: Double, _ decimals: Int) -> String {
+        let n = UInt64(abs(v) * CSVOutputBuffer.powerOfTen(decimals) + 0.5)
+        var digits = String(n)
+        if digits.count <= decimals { digits = String(repeating: "0", count: decimals + 1 - digits.count) + digits }
+        let sign = v < 0 && n != 0 ? "-" : ""
+        guard decimals > 0 else { return sign + digits }
+        let cut = digits.index(digits.endIndex, offsetBy: -decimals)
+        return sign + digits[..<cut] + "." + digits[cut...]
+    }
+
+    func testKnownValues() {
+        XCTAssertEqual(text { $0.append(0.999_999_999_9, decimals: 9) }, "1.000000000")
+        XCTAssertEqual(text { $0.append(-0.000_000_000_1, decimals: 9) }, "0.000000000")
+        XCTAssertEqual(text { $0.append(-12.345_675, decimals: 5) }, "-12.34568")
+        XCTAssertEqual(text { $0.append(359.999_999, decimals: 5) }, "360.00000")
+        XCTAssertEqual(text { $0.append(0, decimals: 0) }, "0")
+        XCTAssertEqual(text { $0.append(7.5, decimals: 0) }, "8")
+        XCTAssertEqual(text { $0.append(1_403_636_579.763_555_5, decimals: 6) }, "1403636579.763556")
+        XCTAssertEqual(text { $0.append(123_456_789_012_345.0, decimals: 1) }, "123456789012345.0")
+        XCTAssertEqual(text { $0.append(0.000_001_23, decimals: 15) }, "0.000001230000000")
+        XCTAssertEqual(text { $0.append(.nan, decimals: 4) }, "nan")
+        XCTAssertEqual(text { $0.append(-.infinity, decimals: 4) }, "-inf")
+        XCTAssertEqual(text { $0.append(1e300, decimals: 4) }, "1e+300")
+    }
+
+    func testRandomValuesAtEveryDecimalCount() {
+        var random = SeededRandom(seed: 11)
+        for _ in 0..<20_000 {
+            let decimals = Int.random(in: 0...15, using: &random)
+            let magnitude = Double.random(in: -12...7, using: &random)
+            var v = pow(10, magnitude) * (Bool.random(using: &random) ? 1 : -1)
+            if v.magnitude * CSVOutputBuffer.powerOfTen(decimals) >= 9e18 { v /= 1e6 }
+            let written = text { $0.append(v, decimals: decimals) }
+            XCTAssertEqual(written, reference(v, decimals), "\(v) with \(decimals) decimals")
+        }
+    }
+
+    func testTimesReadBackExactlyAndTheColumnOnlyWidens() {
+        var random = SeededRandom(seed: 12)
+        var times: [Double] = [0, 0.0035, 1e-7, 86_400.000_001]
+        for _ in 0..<5_000 { times.append(Double.random(in: 0..<100_000, using: &random)) }
+        // Nanosecond clocks since the epoch, converted to seconds (EuRoC, Sensor Logger).
+        for k in 0..<1_000 { times.append(Double(1_403_636_579_763_555_584 + Int64(k) * 5_000_000) * 1e-9) }
+        var b = CSVOutputBuffer()
+        defer { b.deallocate() }
+        var decimals = b.timeDecimals
+        for t in times {
+            let start = b.count
+            b.appendTime(t)
+            let field = String(
+                decoding: UnsafeBufferPointer(start: b.storage + start, count: b.count - start), as: UTF8.self)
+            XCTAssertEqual(DecimalParser.parse(field), .value(t), "\(t) written as \(field)")
+            XCTAssertGreaterThanOrEqual(b.timeDecimals, decimals)
+            decimals = b.timeDecimals
+        }
+        XCTAssertLessThanOrEqual(decimals, 15)
+    }
+}
