@@ -1,39 +1,5 @@
 import MotionFusion
 
-/// Samples read in place from caller-owned arrays: `t[n]`, and rows of three for each sensor
-/// (absent pointer: no such sensor; a non-finite row: no value at that sample).
-struct ArrayInput: SampleArray {
-    let count: Int
-    let t: UnsafePointer<Double>
-    let gyroscope: UnsafePointer<Double>?
-    let accelerometer: UnsafePointer<Double>?
-    let magnetometer: UnsafePointer<Double>?
-
-    @inline(__always)
-    static func row(_ p: UnsafePointer<Double>?, _ i: Int) -> Vector3? {
-        guard let p else { return nil }
-        let v = Vector3(p[3 * i], p[3 * i + 1], p[3 * i + 2])
-        return v.isFinite ? v : nil
-    }
-
-    @inline(__always)
-    func sample(at i: Int) -> SensorSample {
-        SensorSample(
-            t: t[i], gyroscope: Self.row(gyroscope, i), accelerometer: Self.row(accelerometer, i),
-            magnetometer: Self.row(magnetometer, i))
-    }
-
-    /// A pull function over the samples, as the run paths take.
-    func reader() -> () -> SensorSample? {
-        var i = 0
-        return {
-            guard i < count else { return nil }
-            defer { i += 1 }
-            return sample(at: i)
-        }
-    }
-}
-
 /// Outputs written in place into caller-owned arrays, one row per estimate: the columns of the
 /// estimate file (``OutputReference``), unrounded.
 struct ArrayOutput {
@@ -137,7 +103,7 @@ func batch(
         guard n >= 0 else { throw CallError.usage("negative sample count") }
         guard n > 0 else { return }
         guard let t else { throw CallError.usage("t is missing") }
-        let input = ArrayInput(count: n, t: t, gyroscope: gyr, accelerometer: acc, magnetometer: mag)
+        let input = SensorArrays(count: n, t: t, gyroscope: gyr, accelerometer: acc, magnetometer: mag)
         let output = ArrayOutput(
             q, euler, heading, used, bias, sigmaAttitude, sigmaHeading, count: n, configuration: run,
             uncertainty: offline || run.filter.kind == .ekf)
@@ -218,6 +184,58 @@ public func mf_evaluate(
             result[2] = r.inclinationRMSE
             result[3] = Double(r.samplesUsed)
             result[4] = r.headingOffset
+        }
+    }
+}
+
+@_cdecl("mf_replay_many")
+public func mf_replay_many(
+    _ filter: UnsafePointer<CChar>?, _ mode: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?,
+    _ frame: UnsafePointer<CChar>?, _ declinationDegrees: Double, _ traces: Int, _ n: UnsafePointer<Int>?,
+    _ t: UnsafePointer<UnsafePointer<Double>?>?, _ gyr: UnsafePointer<UnsafePointer<Double>?>?,
+    _ acc: UnsafePointer<UnsafePointer<Double>?>?, _ mag: UnsafePointer<UnsafePointer<Double>?>?,
+    _ quaternion: UnsafePointer<UnsafeMutablePointer<Double>?>?, _ error: UnsafeMutablePointer<CChar>?,
+    _ errorCapacity: Int
+) -> Int32 {
+    reporting(error, errorCapacity) {
+        let run = try Arguments.run(
+            filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declinationDegrees)
+        guard traces >= 0 else { throw CallError.usage("negative trace count") }
+        guard traces > 0 else { return }
+        guard let n, let t, let quaternion else { throw CallError.usage("n, t and quaternion are required") }
+        // Traces with and without a magnetometer run in separate configurations (9D without one
+        // runs 6D, as in mf_replay); each configuration's traces run together.
+        var groups: [Bool: [Int]] = [:]
+        for i in 0..<traces {
+            guard n[i] >= 0 else { throw CallError.usage("negative sample count for trace \(i)") }
+            guard n[i] == 0 || (t[i] != nil && quaternion[i] != nil) else {
+                throw CallError.usage("t or quaternion is missing for trace \(i)")
+            }
+            groups[mag?[i] != nil, default: []].append(i)
+        }
+        for (hasMagnetometer, members) in groups.sorted(by: { !$0.key && $1.key }) {
+            let sensors: Set<SensorKind> = hasMagnetometer ? Set(SensorKind.allCases) : [.gyroscope, .accelerometer]
+            let configuration: RunConfiguration
+            do {
+                configuration = try run.adjusted(toSensors: sensors).configuration
+            } catch {
+                throw CallError.input("\(error)")
+            }
+            let present = members.filter { n[$0] > 0 }
+            let inputs = present.map { i in
+                SensorArrays(count: n[i], t: t[i]!, gyroscope: gyr?[i], accelerometer: acc?[i], magnetometer: mag?[i])
+            }
+            let reference = OutputReference(configuration)
+            for (i, attitudes) in zip(present, configuration.attitudes(ofEach: inputs)) {
+                let p = quaternion[i]!
+                for (k, attitude) in attitudes.enumerated() {
+                    let q = reference.attitude(attitude).written
+                    p[4 * k] = q.w
+                    p[4 * k + 1] = q.x
+                    p[4 * k + 2] = q.y
+                    p[4 * k + 3] = q.z
+                }
+            }
         }
     }
 }

@@ -42,8 +42,8 @@ public func mf_filter_update(
             throw CallError.usage("dt must be finite and not negative (seconds since the previous sample); got \(dt)")
         }
         object(filter).filter.update(
-            gyroscope: ArrayInput.row(gyr, 0), accelerometer: ArrayInput.row(acc, 0),
-            magnetometer: ArrayInput.row(mag, 0), dt: dt)
+            gyroscope: SensorArrays.row(gyr, 0), accelerometer: SensorArrays.row(acc, 0),
+            magnetometer: SensorArrays.row(mag, 0), dt: dt)
     }
 }
 

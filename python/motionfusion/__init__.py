@@ -23,6 +23,7 @@ from ._core import (
     load,
     reconstruct,
     replay,
+    replay_many,
     run_cli,
     version,
 )
@@ -31,5 +32,5 @@ __version__ = version()
 
 __all__ = [
     "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "evaluate", "folder_plan",
-    "load", "reconstruct", "replay", "run_cli", "version", "__version__",
+    "load", "reconstruct", "replay", "replay_many", "run_cli", "version", "__version__",
 ]

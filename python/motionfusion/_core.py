@@ -126,6 +126,42 @@ def replay(
     return _batch(lib.mf_replay, t, gyr, acc, mag, filter, mode, frame, declination, parameters, outputs)
 
 
+def replay_many(
+    traces: Sequence[Mapping[str, Any]], *, filter: str = "ekf", mode: str | None = "9d", frame: str = "enu",
+    declination: float | None = None, parameters: Mapping[str, float] | None = None,
+) -> list[np.ndarray]:
+    """Runs a filter over many recordings in one call: for each, the ``quaternion`` output of
+    :func:`replay` on it, bit for bit.
+
+    ``traces`` is a sequence of mappings with ``t``, ``gyr``, ``acc`` and optionally ``mag``, as
+    :func:`replay` takes them (what :func:`load` returns will do); recordings may differ in length,
+    rate and sensors. The Mahony and Madgwick filters run several recordings side by side in SIMD
+    lanes (see docs/Benchmarks.md for the throughput); the other filters run one after another.
+    Returns one (N, 4) array per recording: attitude w, x, y, z, earth (``frame``) from sensor.
+    """
+    prepared = []
+    for i, trace in enumerate(traces):
+        t = _array(trace["t"], f"traces[{i}]['t']", None, None)
+        n = t.shape[0]
+        sensors = [None if trace.get(k) is None else _array(trace[k], f"traces[{i}]['{k}']", 3, n)
+                   for k in ("gyr", "acc", "mag")]
+        prepared.append((t, *sensors, np.empty((n, 4), dtype=np.float64)))
+    count = len(prepared)
+
+    def pointers(column: int) -> ctypes.Array:
+        return (ctypes.c_void_p * max(count, 1))(*(_address(p[column]) for p in prepared))
+
+    lengths = (ctypes.c_size_t * max(count, 1))(*(p[0].shape[0] for p in prepared))
+    columns = [pointers(c) for c in range(5)]  # t, gyr, acc, mag, quaternion; alive through the call
+    err = error_buffer()
+    status = lib.mf_replay_many(
+        _option(filter), _option(mode), _parameters(parameters), _option(frame),
+        math.nan if declination is None else float(declination), count, ctypes.addressof(lengths),
+        *(ctypes.addressof(c) for c in columns), err, len(err))
+    check(status, err)
+    return [p[4] for p in prepared]
+
+
 def reconstruct(
     t: Any, gyr: Any, acc: Any, mag: Any = None, *, filter: str = "ekf", mode: str | None = "9d",
     frame: str = "enu", declination: float | None = None, parameters: Mapping[str, float] | None = None,

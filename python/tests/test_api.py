@@ -166,6 +166,32 @@ def test_replay_with_missing_values_matches(cli, tmp_path):
     assert np.array_equal(alone["quaternion"], out["quaternion"])
 
 
+@pytest.mark.parametrize("filter,mode", [("mahony", "9d"), ("madgwick", "6d"), ("ekf", "9d")])
+def test_replay_many_is_replay_on_each(sim, filter, mode):
+    """Recordings of different lengths, rates and sensors in one call: bit for bit what replay gives."""
+    traces = []
+    for k in range(6):
+        start, step = 37 * k, 1 + k % 2  # different lengths, and half the rate every other one
+        trace = {key: sim[key][start::step].copy() for key in ("t", "gyr", "acc", "mag")}
+        if k == 2:
+            trace["gyr"][50:60] = np.nan  # a dropout
+        if k == 3:
+            trace["mag"] = None  # no magnetometer: 9D runs 6D, as replay does
+        traces.append(trace)
+    many = mf.replay_many(traces, filter=filter, mode=mode, frame="ned")
+    assert len(many) == len(traces)
+    for trace, q in zip(traces, many):
+        alone = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], filter=filter, mode=mode, frame="ned",
+                          outputs=["quaternion"])["quaternion"]
+        assert q.shape == (len(trace["t"]), 4)
+        assert np.array_equal(q, alone)
+    assert mf.replay_many([]) == []
+    with pytest.raises(mf.MotionFusionError, match="filter"):
+        mf.replay_many(traces, filter="nonsense")
+    with pytest.raises(ValueError):
+        mf.replay_many([{"t": sim["t"], "gyr": sim["gyr"][:10], "acc": sim["acc"]}])
+
+
 def test_reconstruct_matches_the_command_line(sim, cli, tmp_path):
     for mode in ("9d", "6d"):
         out = mf.reconstruct(sim["t"], sim["gyr"], sim["acc"], sim["mag"], mode=mode)

@@ -32,7 +32,9 @@ while !args.isEmpty {
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
-        print("usage: Benchmarks/run.sh [--quick] [--json] [--only filters|parse|write|imports|replay|folder] [TRACE]")
+        print(
+            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|lanes|parse|write|imports|replay|folder] [TRACE]"
+        )
         exit(0)
     default: tracePath = a
     }
@@ -199,6 +201,66 @@ for kind in FilterKind.allCases where want("filters") {
     }
 }
 
+// MARK: Many traces at once
+
+if want("lanes") {
+    // Eight different traces: the trace from eight starting points (lengths n down to n/2), as
+    // caller-owned arrays, struct of arrays.
+    var t = [Double](), gyr = [Double](), acc = [Double](), mag = [Double]()
+    for s in trace.samples {
+        t.append(s.t)
+        for (v, out) in [(s.gyroscope, 0), (s.accelerometer, 1), (s.magnetometer, 2)] {
+            let row = [v?.x ?? .nan, v?.y ?? .nan, v?.z ?? .nan]
+            if out == 0 { gyr += row } else if out == 1 { acc += row } else { mag += row }
+        }
+    }
+    t.withUnsafeBufferPointer { tp in
+        gyr.withUnsafeBufferPointer { gp in
+            acc.withUnsafeBufferPointer { ap in
+                mag.withUnsafeBufferPointer { mp in
+                    let traces = (0..<8).map { i -> SensorArrays in
+                        let start = i * n / 16
+                        return SensorArrays(
+                            count: n - start, t: tp.baseAddress! + start, gyroscope: gp.baseAddress! + 3 * start,
+                            accelerometer: ap.baseAddress! + 3 * start, magnetometer: mp.baseAddress! + 3 * start)
+                    }
+                    let total = traces.reduce(0) { $0 + $1.count }
+                    if !json {
+                        print(
+                            "\nmany traces at once (8 traces, \(Lanes.scalarCount) at a time in SIMD lanes, one core)")
+                    }
+                    for kind in [FilterKind.mahony, .madgwick] {
+                        for mode in kind.modes {
+                            let run = RunConfiguration(kind, mode: mode)
+                            let alone = time(repeats: repeats) {
+                                let q = run.attitudes(trace.samples)
+                                consume(q[q.count / 2].w)
+                            }
+                            let together = time(repeats: repeats) {
+                                let q = run.attitudes(ofEach: traces)
+                                consume(q[0][q[0].count / 2].w)
+                            }
+                            let nsAlone = alone / Double(n) * 1e9
+                            let nsLanes = together / Double(total) * 1e9
+                            report(
+                                [
+                                    "benchmark": "lanes", "filter": .string(kind.rawValue),
+                                    "mode": .string(mode.rawValue),
+                                    "traces": .integer(traces.count), "samples": .integer(total),
+                                    "ns_per_sample_alone": .number(nsAlone), "ns_per_sample_lanes": .number(nsLanes),
+                                    "throughput_ratio": .number(nsAlone / nsLanes),
+                                ],
+                                String(
+                                    format: "lanes %-9@ %@  alone %6.1f ns/sample, in lanes %6.1f ns/sample: %.2fx",
+                                    kind.rawValue, mode.rawValue, nsAlone, nsLanes, nsAlone / nsLanes))
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 // MARK: Parsing and writing
 
 if want("parse") {
@@ -283,7 +345,9 @@ func spawn(_ arguments: [String]) -> (wall: Double, cpu: Double, peakRSS: Int) {
     defer { argv.forEach { free($0) } }
     var pid = pid_t()
     let t0 = now()
-    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else { fatalError("cannot run \(executable)") }
+    guard posix_spawn(&pid, executable, &actions, nil, argv, environ) == 0 else {
+        fatalError("cannot run \(executable)")
+    }
     var status: Int32 = 0
     var usage = rusage()
     _ = wait4(pid, &status, 0, &usage)

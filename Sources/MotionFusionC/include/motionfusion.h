@@ -71,6 +71,18 @@ int32_t mf_replay(const char *filter, const char *mode, const char *parameters, 
                   double *heading_deg, uint8_t *used, double *gyro_bias, double *sigma_attitude_deg,
                   double *sigma_heading_deg, char *error, size_t error_capacity);
 
+/* Many recordings in one call: the quaternion output of mf_replay for each of `traces`
+ * recordings, which may differ in length, rate and sensors. Recording i has n[i] samples, t[i],
+ * gyr[i], acc[i], mag[i] as in mf_replay (each array of pointers may be NULL, and so may any
+ * entry but t[i]), and its attitudes go to quaternion[i][n[i]][4]. The Mahony and Madgwick
+ * filters run several recordings side by side in SIMD lanes; the result is bit-identical to
+ * mf_replay on each recording. */
+int32_t mf_replay_many(const char *filter, const char *mode, const char *parameters,
+                       const char *frame, double declination_deg, size_t traces, const size_t *n,
+                       const double *const *t, const double *const *gyr, const double *const *acc,
+                       const double *const *mag, double *const *quaternion, char *error,
+                       size_t error_capacity);
+
 /* Offline reconstruction (`motionfusion reconstruct`): the best attitude of every sample, using
  * past and future samples. Same arguments and outputs as mf_replay; `filter` must be NULL or
  * "ekf" (the reconstruction is built on it; `parameters` tune it). */

@@ -26,13 +26,13 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// Settings.
     public var settings: Settings
     /// Time of the last accepted sample, s.
-    public private(set) var lastTime = Double.nan
+    public internal(set) var lastTime = Double.nan
     /// Last finite gyroscope value, rad/s.
-    public private(set) var lastGyroscope: Vector3?
+    public internal(set) var lastGyroscope: Vector3?
     /// Time of the last finite gyroscope value, s.
-    public private(set) var lastGyroscopeTime = -Double.infinity
+    public internal(set) var lastGyroscopeTime = -Double.infinity
     /// Last finite accelerometer value, m/s².
-    public private(set) var lastAccelerometer: Vector3?
+    public internal(set) var lastAccelerometer: Vector3?
 
     /// Creates a runner around a filter.
     public init(_ filter: Filter, settings: Settings = Settings()) {

@@ -21,11 +21,11 @@ public struct GyroscopeIntegrator: Sendable, Codable {
     }
 
     /// Typical step, s; NaN until the first step.
-    public private(set) var typicalStep = Double.nan
+    public internal(set) var typicalStep = Double.nan
     /// The previous gyroscope sample, rad/s, while the samples are consecutive.
-    public private(set) var previousRate: Vector3?
+    public internal(set) var previousRate: Vector3?
     /// Consecutive steps longer than a gap.
-    public private(set) var longSteps = 0
+    public internal(set) var longSteps = 0
 
     /// Creates an integrator that has seen nothing.
     public init() {}

@@ -109,3 +109,47 @@ public struct MadgwickFilter: AttitudeFilter {
         state.integrator.interrupt()
     }
 }
+
+extension MadgwickFilter: LaneFilter {
+    var laneReady: Bool { state.initialised && (state.headingReferenced || parameters.mode == .sixD) }
+    var laneIntegral: Vector3 { .zero }
+    var laneIntegrator: GyroscopeIntegrator {
+        get { state.integrator }
+        set { state.integrator = newValue }
+    }
+    var laneIntegration: GyroscopeIntegrator.Parameters { parameters.integration }
+
+    mutating func resume(attitude: Quaternion, integral: Vector3) { state.attitude = attitude }
+
+    /// ``gradient(_:predicted:measured:)`` on lanes.
+    static func gradient(_ q: LaneQuaternion, predicted v: LaneVector, measured s: LaneVector) -> LaneQuaternion {
+        let c = v.cross(s)
+        let tangent = q * LaneQuaternion(w: Lanes(), x: c.x, y: c.y, z: c.z)
+        return tangent * Lanes(repeating: 2) + q * (2 * (1 - v.dot(s)))
+    }
+
+    /// ``update(gyroscope:accelerometer:magnetometer:dt:)`` of an initialised, heading-referenced
+    /// filter with every sensor present and usable, on lanes: the same operations in the same order.
+    static func laneStep(
+        _ q: inout LaneQuaternion, _ integral: inout LaneVector, rate: LaneVector, accelerometer a: LaneVector,
+        magnetometer m: LaneVector, fusingMagnetometer: Bool, dt: Lanes, parameters: Parameters
+    ) {
+        let start = q
+        let zero = LaneQuaternion(w: Lanes(), x: Lanes(), y: Lanes(), z: Lanes())
+        var step = zero + gradient(start, predicted: start.inverseRotate(.unitZ), measured: a)
+        if fusingMagnetometer {
+            let h = start.rotate(m)
+            let b = LaneVector(Lanes(), (h.x * h.x + h.y * h.y).squareRoot(), h.z)
+            step = step + gradient(start, predicted: start.inverseRotate(b), measured: m)
+        }
+        var next = start * LaneQuaternion(rotationVector: rate * dt)
+        let n = step.squaredNorm.squareRoot()
+        let corrected = next + step * (-parameters.beta * dt / n)
+        let moves = n .> 1e-12
+        next.w.replace(with: corrected.w, where: moves)
+        next.x.replace(with: corrected.x, where: moves)
+        next.y.replace(with: corrected.y, where: moves)
+        next.z.replace(with: corrected.z, where: moves)
+        q = next.normalized
+    }
+}
