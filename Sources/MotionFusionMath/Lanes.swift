@@ -3,8 +3,8 @@
 /// Every operation on lanes is the IEEE operation on each lane, so a computation written on
 /// ``LaneVector`` and ``LaneQuaternion`` in the same order as on ``Vector3`` and ``Quaternion``
 /// gives bit-identical results in every lane. Four lanes of `Double`: measured on this project's
-/// benchmark machine with the default x86-64 target (two doubles per vector register), four beat two
-/// and eight (eight spill registers), see `docs/Benchmarks.md`.
+/// benchmark machine with the default x86-64 target (two doubles per vector register), eight spill
+/// registers and lose, two do no better than four, see `docs/Benchmarks.md`.
 public typealias Lanes = SIMD4<Double>
 
 /// A vector per lane: lane `i` of `x`, `y`, `z` is the vector of trace `i`.

@@ -109,6 +109,27 @@ final class LaneRunTests: XCTestCase {
         }
     }
 
+    /// With no longest gap at all, an infinite timestamp is still a clock fault on lanes as alone.
+    func testInfiniteTimeWithoutAnyGapLimit() throws {
+        var traces = Array(traces().prefix(5))
+        traces[1][400].t = .infinity
+        traces[2][300].t = -.infinity
+        var configuration = RunConfiguration()
+        var p = MahonyFilter.Parameters()
+        p.integration.gapRatio = .infinity
+        configuration.filter = .mahony(p)
+        configuration.runner.maximumGap = .infinity
+        let owned = traces.map(OwnedArrays.init)
+        defer { for o in owned { o.free() } }
+        let lanes = configuration.attitudes(ofEach: owned.map(\.arrays))
+        for (k, (trace, result)) in zip(traces, lanes).enumerated() {
+            let alone = configuration.attitudes(trace)
+            let differing = zip(result, alone).filter { $0 != $1 }.count
+            XCTAssertEqual(result.count, alone.count)
+            XCTAssertEqual(differing, 0, "trace \(k): samples that differ from the trace run alone")
+        }
+    }
+
     func testOtherFiltersRunOneTraceAtATimeWithTheSameResult() throws {
         try compare(.ekf, .nineD, Array(traces().prefix(3)))
     }

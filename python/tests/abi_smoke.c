@@ -57,6 +57,23 @@ int main(int argc, char **argv) {
     printf("negative_dt %d\n", mf_filter_update(filter, NULL, NULL, NULL, -1, error, sizeof error));
     mf_filter_free(filter);
 
+    /* Two recordings in one call: the whole trace, and its second half without a magnetometer. */
+    size_t lengths[2] = {n, n / 2};
+    const double *ts[2] = {t, t + (n - n / 2)};
+    const double *gyrs[2] = {gyr, gyr + 3 * (n - n / 2)};
+    const double *accs[2] = {acc, acc + 3 * (n - n / 2)};
+    const double *mags[2] = {mag, NULL};
+    double *q2 = malloc(4 * (n / 2) * sizeof *q2);
+    double *outs[2] = {q, q2};
+    if (mf_replay_many("madgwick", "9d", NULL, NULL, NAN, 2, lengths, ts, gyrs, accs, mags, outs, error,
+                       sizeof error) != MF_OK) {
+        fprintf(stderr, "%s\n", error);
+        return 1;
+    }
+    printf("many %.17g %.17g %.17g %.17g %.17g\n", q[4 * (n - 1)], q[4 * (n - 1) + 1], q[4 * (n - 1) + 2],
+           q[4 * (n - 1) + 3], q2[4 * (n / 2 - 1)]);
+    free(q2);
+
     int status = mf_replay("nope", NULL, NULL, NULL, NAN, n, t, gyr, acc, mag, q, NULL, NULL, NULL, NULL, NULL,
                            NULL, error, sizeof error);
     printf("unknown_filter %d %s\n", status, error);

@@ -35,6 +35,11 @@ def test_a_c_program_uses_the_header_and_library(tmp_path):
     q = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"])["quaternion"][-1]
     assert np.array_equal(np.array(lines["replay"].split(), dtype=float), q)
     assert np.array_equal(np.array(lines["filter"].split()[:4], dtype=float), q)
+    many = [float(x) for x in lines["many"].split()]
+    madgwick = mf.replay_many([trace, {"t": trace["t"][-(len(trace["t"]) // 2):],
+                                       "gyr": trace["gyr"][-(len(trace["t"]) // 2):],
+                                       "acc": trace["acc"][-(len(trace["t"]) // 2):]}], filter="madgwick")
+    assert many[:4] == list(madgwick[0][-1]) and many[4] == madgwick[1][-1][0]
     assert int(lines["state"]) > 100
     assert lines["negative_dt"] == "2"
     assert lines["unknown_filter"].startswith("2 filter must be one of ekf")

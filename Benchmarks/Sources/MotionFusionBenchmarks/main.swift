@@ -204,7 +204,7 @@ for kind in FilterKind.allCases where want("filters") {
 // MARK: Many traces at once
 
 if want("lanes") {
-    // Eight different traces: the trace from eight starting points (lengths n down to n/2), as
+    // Eight different traces: the trace from eight starting points (lengths n down to 9n/16), as
     // caller-owned arrays, struct of arrays.
     var t = [Double](), gyr = [Double](), acc = [Double](), mag = [Double]()
     for s in trace.samples {

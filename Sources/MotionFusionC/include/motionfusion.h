@@ -72,11 +72,13 @@ int32_t mf_replay(const char *filter, const char *mode, const char *parameters, 
                   double *sigma_heading_deg, char *error, size_t error_capacity);
 
 /* Many recordings in one call: the quaternion output of mf_replay for each of `traces`
- * recordings, which may differ in length, rate and sensors. Recording i has n[i] samples, t[i],
- * gyr[i], acc[i], mag[i] as in mf_replay (each array of pointers may be NULL, and so may any
- * entry but t[i]), and its attitudes go to quaternion[i][n[i]][4]. The Mahony and Madgwick
- * filters run several recordings side by side in SIMD lanes; the result is bit-identical to
- * mf_replay on each recording. */
+ * recordings, which may differ in length, rate and sensors. Recording i has n[i] samples, times
+ * t[i] and sensor rows gyr[i], acc[i], mag[i] as in mf_replay, and its attitudes go to
+ * quaternion[i][n[i]][4]. With traces > 0, `n`, `t` and `quaternion` are required, and t[i] and
+ * quaternion[i] wherever n[i] > 0 (a recording with n[i] == 0 is skipped and its output left
+ * untouched); `gyr`, `acc`, `mag` and any of their entries may be NULL (no such sensor). The
+ * Mahony and Madgwick filters run several recordings side by side in SIMD lanes; the result is
+ * bit-identical to mf_replay on each recording. */
 int32_t mf_replay_many(const char *filter, const char *mode, const char *parameters,
                        const char *frame, double declination_deg, size_t traces, const size_t *n,
                        const double *const *t, const double *const *gyr, const double *const *acc,

@@ -1,5 +1,5 @@
-/// A byte buffer for writing CSV fast: numbers are formatted by integer arithmetic with a table of
-/// digit pairs (no `String`), and the bytes go to an ``OutputFile`` in large blocks.
+/// A byte buffer for writing CSV fast: numbers are formatted by integer arithmetic, eight digits at
+/// a time (no `String`), and the bytes go to an ``OutputFile`` in large blocks.
 public struct CSVOutputBuffer {
     let storage: UnsafeMutablePointer<UInt8>
     let capacity: Int
@@ -50,10 +50,6 @@ public struct CSVOutputBuffer {
         storage[count + 1] = flag ? 0x31 : 0x30
         count += 2
     }
-
-    /// "00" to "99": two ASCII digits per value, in the binary's read-only data.
-    static let digitPairs: StaticString =
-        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
 
     /// Number of decimal digits of `n` (at least 1).
     @inline(__always)
@@ -168,11 +164,12 @@ public struct CSVOutputBuffer {
         return (whole, fraction)
     }
 
-    /// Appends `value` with exactly `decimals` digits after the point (at most 15). Values whose
+    /// Appends `value` with exactly `decimals` digits after the point (0 to 16). Values whose
     /// scaled magnitude exceeds 9·10¹⁸ use the shortest round-trip form; NaN and infinities are
     /// written as `nan`, `inf`, `-inf`.
     @inline(__always)
     public mutating func append(_ value: Double, decimals: Int) {
+        precondition((0...16).contains(decimals), "decimals must be 0 to 16")
         guard let (whole, fraction) = Self.split(value, decimals: decimals) else {
             appendShortest(value)
             return
@@ -209,13 +206,13 @@ public struct CSVOutputBuffer {
                 let n = whole &* UInt64(unit) &+ fraction
                 if n <= 1 << 53 {
                     if Double(n) / unit == abs(t) {
-                        if t < 0 && n != 0 { append(byte: 0x2D) }
+                        if t.sign == .minus { append(byte: 0x2D) }
                         appendFixed(whole: whole, fraction: fraction, decimals: timeDecimals)
                         return
                     }
                 } else {
                     let start = count
-                    if t < 0 && n != 0 { append(byte: 0x2D) }
+                    if t.sign == .minus { append(byte: 0x2D) }
                     appendFixed(whole: whole, fraction: fraction, decimals: timeDecimals)
                     if case .value(let v) = DecimalParser.parse(storage + start, 0, count - start), v == t { return }
                     count = start

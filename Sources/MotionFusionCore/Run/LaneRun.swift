@@ -188,8 +188,9 @@ struct LaneGroup<Filter: LaneFilter> {
             let a = LaneVector(load(4, k), load(5, k), load(6, k))
             let m = LaneVector(load(7, k), load(8, k), load(9, k))
             let dt = t - lastTime
-            var steady =
-                ready .& (dt .> 0) .& (dt .<= settings.maximumGap) .& (dt .<= integration.gapRatio * typicalStep)
+            // A finite time (the runner refuses others, whatever its longest gap).
+            var steady = ready .& ((t - t) .== 0) .& (dt .> 0) .& (dt .<= settings.maximumGap)
+            steady .&= dt .<= integration.gapRatio * typicalStep
             steady .&= g.isFinite .& Self.usable(a)
             if usesMagnetometer { steady .&= Self.usable(m) }
             var steadyLanes = 0
@@ -214,6 +215,20 @@ struct LaneGroup<Filter: LaneFilter> {
     mutating func step(
         _ steady: SIMDMask<Lanes.MaskStorage>, t: Lanes, dt: Lanes, g: LaneVector, a: LaneVector, m: LaneVector
     ) {
+        // Lanes that are not steady get harmless finite inputs: their results are discarded, and
+        // NaN would only send them through the scalar fallbacks of the lane arithmetic.
+        let idle = .!steady
+        var g = g, a = a, m = m, dt = dt
+        g = LaneVector(
+            g.x.replacing(with: 0, where: idle), g.y.replacing(with: 0, where: idle),
+            g.z.replacing(with: 0, where: idle))
+        a = LaneVector(
+            a.x.replacing(with: 0, where: idle), a.y.replacing(with: 0, where: idle),
+            a.z.replacing(with: 1, where: idle))
+        m = LaneVector(
+            m.x.replacing(with: 0, where: idle), m.y.replacing(with: 1, where: idle),
+            m.z.replacing(with: 0, where: idle))
+        dt.replace(with: 1e-3, where: idle)
         var q = attitude
         var integral = integral
         Filter.laneStep(
