@@ -141,6 +141,8 @@ def replay_many(
     """
     prepared = []
     for i, trace in enumerate(traces):
+        if not isinstance(trace, Mapping) or "t" not in trace:
+            raise ValueError(f"traces[{i}] must be a mapping with 't', 'gyr', 'acc' and optionally 'mag'")
         t = _array(trace["t"], f"traces[{i}]['t']", None, None)
         n = t.shape[0]
         sensors = [None if trace.get(k) is None else _array(trace[k], f"traces[{i}]['{k}']", 3, n)

@@ -190,6 +190,10 @@ def test_replay_many_is_replay_on_each(sim, filter, mode):
         mf.replay_many(traces, filter="nonsense")
     with pytest.raises(ValueError):
         mf.replay_many([{"t": sim["t"], "gyr": sim["gyr"][:10], "acc": sim["acc"]}])
+    with pytest.raises(ValueError, match=r"traces\[1\] must be a mapping"):
+        mf.replay_many([traces[0], sim["t"]])
+    with pytest.raises(ValueError, match=r"traces\[0\] must be a mapping with 't'"):
+        mf.replay_many([{"gyr": sim["gyr"], "acc": sim["acc"]}])
 
 
 def test_reconstruct_matches_the_command_line(sim, cli, tmp_path):
