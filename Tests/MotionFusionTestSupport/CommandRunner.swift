@@ -42,20 +42,30 @@ public enum CommandRunner {
                 try? stdin.fileHandleForWriting.close()
             }
         }
-        var outData = Data()
-        var errData = Data()
+        let outData = HandedOver<Data>(Data())
         let group = DispatchGroup()
         group.enter()
         DispatchQueue.global().async {
-            outData = out.fileHandleForReading.readDataToEndOfFile()
+            outData.value = out.fileHandleForReading.readDataToEndOfFile()
             group.leave()
         }
-        errData = err.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
         let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
         return CommandResult(
-            status: status, out: String(decoding: outData, as: UTF8.self), err: String(decoding: errData, as: UTF8.self)
+            status: status, out: String(decoding: outData.value, as: UTF8.self),
+            err: String(decoding: errData, as: UTF8.self)
         )
     }
+}
+
+/// A value written by one thread and read by another after it signals (a semaphore or dispatch
+/// group orders the two), so no lock is needed.
+public final class HandedOver<Value>: @unchecked Sendable {
+    /// The value.
+    public var value: Value
+
+    /// Holds `value`.
+    public init(_ value: Value) { self.value = value }
 }

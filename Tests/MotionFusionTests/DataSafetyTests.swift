@@ -131,16 +131,17 @@ final class DataSafetyTests: XCTestCase {
 
         let fifo = dir + "/fifo"
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        var received = Data()
+        let received = HandedOver<Data>(Data())
         let reading = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            if let h = FileHandle(forReadingAtPath: fifo) { received = h.readDataToEndOfFile() }
+            if let h = FileHandle(forReadingAtPath: fifo) { received.value = h.readDataToEndOfFile() }
             reading.signal()
         }
         XCTAssertEqual(try run(["replay", trace, "--output", fifo]).status, 0)
         reading.wait()
         XCTAssertEqual(
-            String(decoding: received, as: UTF8.self).split(separator: "\n").count, 6002, "the reader got every row")
+            String(decoding: received.value, as: UTF8.self).split(separator: "\n").count, 6002,
+            "the reader got every row")
         var st = stat()
         lstat(fifo, &st)
         XCTAssertEqual(st.st_mode & S_IFMT, S_IFIFO, "still a FIFO")

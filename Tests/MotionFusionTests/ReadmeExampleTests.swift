@@ -7,8 +7,8 @@ import XCTest
 final class ReadmeExampleTests: XCTestCase {
     func testLibraryExampleRuns() throws {
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(TestData.packageRoot)
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(TestData.packageRoot))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
 
         // Any supported format, streamed; the filter, its tuning and the outputs in one configuration.
         let reader = try TraceFormat.open(path: "data/sim_mixed_100hz.csv")
