@@ -137,56 +137,50 @@ struct LaneGroup<Filter: LaneFilter> {
         let lanes = traces.count
         let width = Lanes.scalarCount
         let length = traces.map(\.count).max() ?? 0
-        // Ten columns per lane (time, then x, y, z of each sensor), each a pointer and a stride
-        // in doubles. A missing sensor, and every column of a lane past its end, reads NaN with
-        // stride 0, so the loop reads every lane without a test.
-        let missing = UnsafeMutablePointer<Double>.allocate(capacity: 1)
-        missing.initialize(to: .nan)
-        let columns = UnsafeMutablePointer<UnsafePointer<Double>>.allocate(capacity: 10 * width)
-        columns.initialize(repeating: UnsafePointer(missing), count: 10 * width)
-        let strides = UnsafeMutablePointer<Int>.allocate(capacity: 10 * width)
-        strides.initialize(repeating: 0, count: 10 * width)
+        // Per lane a row pointer for the time and for each sensor, advanced by its stride after
+        // each sample (1 for times, 3 for rows of a sensor). A missing sensor, and every row of a
+        // lane past its end, reads NaN with stride 0, so the loop reads every lane without a test.
+        let missing = UnsafeMutablePointer<Double>.allocate(capacity: 3)
+        missing.initialize(repeating: .nan, count: 3)
+        let rows = UnsafeMutablePointer<UnsafePointer<Double>>.allocate(capacity: 4 * width)
+        rows.initialize(repeating: UnsafePointer(missing), count: 4 * width)
+        let strides = UnsafeMutablePointer<Int>.allocate(capacity: 4 * width)
+        strides.initialize(repeating: 0, count: 4 * width)
         defer {
             missing.deallocate()
-            columns.deallocate()
+            rows.deallocate()
             strides.deallocate()
         }
-        func start(lane i: Int) {
-            let trace = traces[i]
-            columns[i] = trace.t
+        for (i, trace) in traces.enumerated() {
+            rows[i] = trace.t
             strides[i] = 1
             for (s, p) in [trace.gyroscope, trace.accelerometer, trace.magnetometer].enumerated() {
                 guard let p else { continue }
-                for c in 0..<3 {
-                    columns[(1 + 3 * s + c) * width + i] = p + c
-                    strides[(1 + 3 * s + c) * width + i] = 3
-                }
+                rows[(1 + s) * width + i] = p
+                strides[(1 + s) * width + i] = 3
             }
         }
-        func end(lane i: Int) {
-            for c in 0..<10 {
-                columns[c * width + i] = UnsafePointer(missing)
-                strides[c * width + i] = 0
-            }
-        }
-        for i in 0..<lanes { start(lane: i) }
         // Where lanes end, shortest first.
         let ends = (0..<lanes).sorted { traces[$0].count < traces[$1].count }
         var nextEnd = 0
-        @inline(__always) func load(_ c: Int, _ k: Int) -> Lanes {
+        @inline(__always) func load(_ s: Int, _ j: Int) -> Lanes {
             var v = Lanes()
-            for i in 0..<width { v[i] = columns[c * width + i][strides[c * width + i] * k] }
+            for i in 0..<width { v[i] = rows[s * width + i][j] }
             return v
         }
         for k in 0..<length {
             while nextEnd < lanes && traces[ends[nextEnd]].count == k {
-                end(lane: ends[nextEnd])
+                for s in 0..<4 {
+                    rows[s * width + ends[nextEnd]] = UnsafePointer(missing)
+                    strides[s * width + ends[nextEnd]] = 0
+                }
                 nextEnd += 1
             }
-            let t = load(0, k)
-            let g = LaneVector(load(1, k), load(2, k), load(3, k))
-            let a = LaneVector(load(4, k), load(5, k), load(6, k))
-            let m = LaneVector(load(7, k), load(8, k), load(9, k))
+            let t = load(0, 0)
+            let g = LaneVector(load(1, 0), load(1, 1), load(1, 2))
+            let a = LaneVector(load(2, 0), load(2, 1), load(2, 2))
+            let m = LaneVector(load(3, 0), load(3, 1), load(3, 2))
+            for j in 0..<(4 * width) { rows[j] += strides[j] }
             let dt = t - lastTime
             // A finite time (the runner refuses others, whatever its longest gap).
             var steady = ready .& ((t - t) .== 0) .& (dt .> 0) .& (dt .<= settings.maximumGap)
@@ -195,7 +189,7 @@ struct LaneGroup<Filter: LaneFilter> {
             if usesMagnetometer { steady .&= Self.usable(m) }
             var steadyLanes = 0
             for i in 0..<width where steady[i] { steadyLanes += 1 }
-            if steadyLanes > 0 { step(steady, t: t, dt: dt, g: g, a: a, m: m) }
+            if steadyLanes > 0 { step(steady, all: steadyLanes == width, t: t, dt: dt, g: g, a: a, m: m) }
             steps.lanes += steadyLanes
             if steadyLanes < lanes - nextEnd {
                 for i in 0..<lanes where !steady[i] && k < traces[i].count {
@@ -213,30 +207,30 @@ struct LaneGroup<Filter: LaneFilter> {
     /// The steady step in the `steady` lanes; the others keep their state.
     @inline(__always)
     mutating func step(
-        _ steady: SIMDMask<Lanes.MaskStorage>, t: Lanes, dt: Lanes, g: LaneVector, a: LaneVector, m: LaneVector
+        _ steady: SIMDMask<Lanes.MaskStorage>, all: Bool, t: Lanes, dt: Lanes, g: LaneVector, a: LaneVector,
+        m: LaneVector
     ) {
+        if all {
+            // The common case: every lane steps, nothing to keep.
+            (attitude, integral, typicalStep) = stepped(dt: dt, g: g, a: a, m: m)
+            (lastGyroscope, lastAccelerometer, lastTime) = (g, a, t)
+            stale = SIMDMask(repeating: true)
+            return
+        }
         // Lanes that are not steady get harmless finite inputs: their results are discarded, and
         // NaN would only send them through the scalar fallbacks of the lane arithmetic.
         let idle = .!steady
-        var g = g, a = a, m = m, dt = dt
-        g = LaneVector(
-            g.x.replacing(with: 0, where: idle), g.y.replacing(with: 0, where: idle),
-            g.z.replacing(with: 0, where: idle))
-        a = LaneVector(
-            a.x.replacing(with: 0, where: idle), a.y.replacing(with: 0, where: idle),
-            a.z.replacing(with: 1, where: idle))
-        m = LaneVector(
-            m.x.replacing(with: 0, where: idle), m.y.replacing(with: 1, where: idle),
-            m.z.replacing(with: 0, where: idle))
-        dt.replace(with: 1e-3, where: idle)
-        var q = attitude
-        var integral = integral
-        Filter.laneStep(
-            &q, &integral, rate: g, accelerometer: a.normalizedUnchecked,
-            magnetometer: usesMagnetometer ? m.normalizedUnchecked : m, fusingMagnetometer: usesMagnetometer, dt: dt,
-            parameters: parameters)
-        // The integrator's typical step follows a plain step (``GyroscopeIntegrator/meanRate``).
-        let step = typicalStep + (dt - typicalStep) * firstOrderSmoothing(dt, time: integration.stepAveragingTime)
+        let (q, integral, step) = stepped(
+            dt: dt.replacing(with: 1e-3, where: idle),
+            g: LaneVector(
+                g.x.replacing(with: 0, where: idle), g.y.replacing(with: 0, where: idle),
+                g.z.replacing(with: 0, where: idle)),
+            a: LaneVector(
+                a.x.replacing(with: 0, where: idle), a.y.replacing(with: 0, where: idle),
+                a.z.replacing(with: 1, where: idle)),
+            m: LaneVector(
+                m.x.replacing(with: 0, where: idle), m.y.replacing(with: 1, where: idle),
+                m.z.replacing(with: 0, where: idle)))
         attitude.w.replace(with: q.w, where: steady)
         attitude.x.replace(with: q.x, where: steady)
         attitude.y.replace(with: q.y, where: steady)
@@ -247,6 +241,20 @@ struct LaneGroup<Filter: LaneFilter> {
         typicalStep.replace(with: step, where: steady)
         lastTime.replace(with: t, where: steady)
         stale .|= steady
+    }
+
+    /// The filter's steady step and the integrator's typical step after it, in every lane.
+    @inline(__always)
+    func stepped(dt: Lanes, g: LaneVector, a: LaneVector, m: LaneVector) -> (LaneQuaternion, LaneVector, Lanes) {
+        var q = attitude
+        var integral = integral
+        Filter.laneStep(
+            &q, &integral, rate: g, accelerometer: a.normalizedUnchecked,
+            magnetometer: usesMagnetometer ? m.normalizedUnchecked : m, fusingMagnetometer: usesMagnetometer, dt: dt,
+            parameters: parameters)
+        // The integrator's typical step follows a plain step (``GyroscopeIntegrator/meanRate``).
+        let step = typicalStep + (dt - typicalStep) * firstOrderSmoothing(dt, time: integration.stepAveragingTime)
+        return (q, integral, step)
     }
 
     @inline(__always)
