@@ -62,4 +62,49 @@ final class DecimalParserTests: XCTestCase {
             XCTAssertEqual(parsed("\(d)")?.bitPattern, d.bitPattern, "\(d)")
         }
     }
+
+    /// The one-pass reader path: a plain number followed by a separator (or the end of the line)
+    /// gives the general parser's value and stops at the separator; anything it declines (nil) the
+    /// reader hands to the general parser. Lengths around the eight-byte runs are all covered.
+    func testPlainPathAgreesWithTheGeneralParser() {
+        var rng = SeededRandom(seed: 22)
+        var taken = 0
+        for i in 0..<200_000 {
+            let digits = Int.random(in: 1...21, using: &rng)
+            var s = Bool.random(using: &rng) ? "-" : ""
+            let point = Int.random(in: 0...digits, using: &rng)
+            for k in 0..<digits {
+                if k == point && (k > 0 || i % 5 == 0) { s += "." }
+                s += String(Int.random(in: 0...9, using: &rng))
+            }
+            if i % 4 == 0 { s += (i % 8 == 0 ? "E" : "e") + String(Int.random(in: -30...30, using: &rng)) }
+            let separator = [UInt8(ascii: ","), UInt8(ascii: ";"), 0][i % 3]
+            let tail: [UInt8] = i % 2 == 0 ? [] : [separator == 0 ? UInt8(ascii: " ") : separator] + Array("1.5,2".utf8)
+            let bytes = Array(s.utf8) + tail
+            let expected = DecimalParser.parse(s)
+            bytes.withUnsafeBufferPointer { b in
+                guard let (v, stop) = DecimalParser.parsePlain(b.baseAddress!, 0, b.count, separator: separator) else {
+                    return
+                }
+                taken += 1
+                XCTAssertEqual(stop, s.utf8.count, s)
+                XCTAssertEqual(DecimalParser.Result.value(v), expected, s)
+                if case .value(let e) = expected { XCTAssertEqual(v.bitPattern, e.bitPattern, s) }
+            }
+        }
+        XCTAssertGreaterThan(taken, 100_000, "the plain path takes most plain numbers")
+        // What it must decline: not a number at all, or a number that runs into other text.
+        for text in ["", "-", ".", "abc", "1.5x", "1,5", "nan", " 1", "1e", "1e+", "0x10"] {
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBufferPointer { b in
+                if let (v, stop) = DecimalParser.parsePlain(b.baseAddress ?? UnsafePointer(bitPattern: 8)!, 0, b.count)
+                {
+                    // "1,5" is the number 1 followed by a separator.
+                    XCTAssertEqual(text, "1,5")
+                    XCTAssertEqual(v, 1)
+                    XCTAssertEqual(stop, 1)
+                }
+            }
+        }
+    }
 }
