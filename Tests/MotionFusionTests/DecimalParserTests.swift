@@ -107,4 +107,35 @@ final class DecimalParserTests: XCTestCase {
             }
         }
     }
+
+    /// Moving the decimal point while reading rounds once: the value is the correctly rounded
+    /// number times 10^offset, by both paths, for integers longer than a double's 53 bits too.
+    func testExponentOffsetRoundsOnce() {
+        var rng = SeededRandom(seed: 23)
+        for i in 0..<50_000 {
+            let offset = [-9, -6, -3, 3][i % 4]
+            var s = String(UInt64.random(in: 0...UInt64.max / 2, using: &rng) >> UInt64.random(in: 0...60, using: &rng))
+            if i % 5 == 0 { s += ".\(Int.random(in: 0...999, using: &rng))" }
+            if i % 7 == 0 { s += "e\(Int.random(in: -20...20, using: &rng))" }
+            let expected = strtod(s.contains("e") ? s : s + "e\(offset)", nil)
+            let reference: Double
+            if let e = s.firstIndex(of: "e") {
+                let shifted = Int(s[s.index(after: e)...])! + offset
+                reference = strtod(String(s[..<e]) + "e\(shifted)", nil)
+            } else {
+                reference = expected
+            }
+            var bytes = Array(s.utf8)
+            let general = bytes.withUnsafeBufferPointer {
+                DecimalParser.parse($0.baseAddress!, 0, $0.count, exponentOffset: offset)
+            }
+            XCTAssertEqual(general, .value(reference), "\(s) × 10^\(offset)")
+            bytes.append(UInt8(ascii: ","))
+            bytes.withUnsafeBufferPointer { b in
+                if let (v, _) = DecimalParser.parsePlain(b.baseAddress!, 0, b.count, exponentOffset: offset) {
+                    XCTAssertEqual(v.bitPattern, reference.bitPattern, "\(s) × 10^\(offset)")
+                }
+            }
+        }
+    }
 }

@@ -219,6 +219,43 @@ final class RealInputTests: XCTestCase {
         XCTAssert(first.hasPrefix("1403715523.912143"), "\(first)")
     }
 
+    /// Integer times in ns, µs or ms become the correctly rounded seconds (one rounding, as
+    /// `ns / 1e9` computes them elsewhere): EuRoC's epoch nanoseconds, and any file with `--units`.
+    func testNanosecondClocksAreConvertedExactly() throws {
+        let euroc = try TestData.shared("formats/euroc/V1_02_medium")
+        let text = try String(contentsOfFile: euroc + "/mav0/imu0/data.csv", encoding: .utf8)
+        // CRLF lines: "\r\n" is one Character, so split on newlines, not on "\n".
+        let stamps = text.split(whereSeparator: \.isNewline).filter { !$0.hasPrefix("#") }.map {
+            $0.split(separator: ",")[0]
+        }
+        let trace = try TraceFormat.load(path: euroc)
+        XCTAssertEqual(trace.samples.count, stamps.count)
+        // strtod rounds correctly; the decimal text with its exponent moved is the exact value.
+        let differing = zip(trace.samples, stamps).filter { $0.t != strtod("\($1)e-9", nil) }.count
+        XCTAssertEqual(differing, 0, "EuRoC samples whose time is not the correctly rounded ns / 1e9")
+        // The same through --units, in every power-of-ten unit, at the end of a line and before a
+        // separator (both reading paths).
+        for (unit, exponent) in [("ns", -9), ("us", -6), ("ms", -3)] {
+            var csv = "a,b,c,d,e,f,time\n"
+            var stamps = [String]()
+            var random = SeededRandom(seed: UInt64(-exponent))
+            // An epoch in the unit: 2014 in ns, µs or ms.
+            var stamp = UInt64(1_403_715_523_912_143_104) / [UInt64(1), 1_000, 1_000_000][(exponent + 9) / 3]
+            for _ in 0..<500 {
+                stamp += UInt64.random(in: 1...5_000_000, using: &random)
+                stamps.append(String(stamp))
+                csv += "0.1,0.2,0.3,0,0,9.81,\(stamp)\n"
+            }
+            let path = TestData.writeTemporary(csv, name: "clock-\(unit).csv")
+            var options = DelimitedReadOptions()
+            options.columns = "t=time,gyr=a,acc=d"
+            options.units = "t=\(unit)"
+            let read = try TraceFormat.load(path: path, options: options)
+            let wrong = zip(read.samples, stamps).filter { $0.t != strtod("\($1)e\(exponent)", nil) }.count
+            XCTAssertEqual(wrong, 0, "\(unit): times not correctly rounded")
+        }
+    }
+
     // MARK: Archives and importers
 
     /// phyphox and Sensor Logger `.zip` exports (deflated or stored) read exactly like their

@@ -213,6 +213,16 @@ public struct ColumnSpecError: Error, CustomStringConvertible {
 public struct SensorUnits: Sendable, Equatable {
     /// Seconds per time unit. Default 1.
     public var time = 1.0
+    /// The time unit as a power of ten of seconds (s 0, ms −3, µs −6, ns −9), or nil.
+    public var timeExponent: Int? {
+        switch time {
+        case 1: return 0
+        case 1e-3: return -3
+        case 1e-6: return -6
+        case 1e-9: return -9
+        default: return nil
+        }
+    }
     /// rad/s per gyroscope unit. Default 1.
     public var gyroscope = 1.0
     /// m/s² per accelerometer unit. Default 1.

@@ -50,10 +50,13 @@ public enum DecimalParser {
     }
 
     /// Parses the bytes `p[start..<end]`. Surrounding spaces and one pair of double quotes are
-    /// allowed. Accepts `nan`, `inf`, `infinity` in any case, with an optional sign.
+    /// allowed. Accepts `nan`, `inf`, `infinity` in any case, with an optional sign. With an
+    /// `exponentOffset` the value read is the number times 10^`exponentOffset`, correctly rounded
+    /// once (a time in ms, µs or ns read as seconds).
     @inlinable @inline(__always)
     public static func parse(
-        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8 = UInt8(ascii: ".")
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8 = UInt8(ascii: "."),
+        exponentOffset: Int = 0
     ) -> Result {
         var i = start
         var e = end
@@ -124,6 +127,7 @@ public enum DecimalParser {
             exponent += expNegative ? -expValue : expValue
         }
         guard i == e else { return .malformed(offset: i - start) }
+        exponent += exponentOffset
         if digits <= 19 && mantissa <= (1 << 53) && exponent >= -22 && exponent <= 22 && digits < 19 {
             var v = Double(mantissa)
             if exponent < 0 {
@@ -134,7 +138,7 @@ public enum DecimalParser {
             return .value(negative ? -v : v)
         }
         if mantissa == 0 { return .value(negative ? -0.0 : 0.0) }
-        return .value(slowParse(p, begin, e, point: point))
+        return .value(slowParse(p, begin, e, point: point, exponentOffset: exponentOffset))
     }
 
     /// Eight ASCII digits at `p` (little-endian word) converted at once, or nil when any of the
@@ -155,12 +159,12 @@ public enum DecimalParser {
     /// The common case in one pass: a plain decimal (optional sign, digits, point, exponent) that
     /// ends at `separator` (0 for a space or tab) or at `end`, exact by the fast path. Returns the value and the index of the
     /// byte after the number, or `nil` for anything else (spaces, quotes, words, long significands),
-    /// which the caller hands to ``parse(_:_:_:)``. Reads up to eight bytes at a time but never
+    /// which the caller hands to ``parse(_:_:_:point:exponentOffset:)``; `exponentOffset` as there. Reads up to eight bytes at a time but never
     /// past `end`.
     @inlinable @inline(__always)
     public static func parsePlain(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, separator: UInt8 = UInt8(ascii: ","),
-        point: UInt8 = UInt8(ascii: ".")
+        point: UInt8 = UInt8(ascii: "."), exponentOffset: Int = 0
     ) -> (Double, Int)? {
         // Indices stay within [start, end], so wrapping arithmetic cannot wrap; it spares the
         // overflow checks of `+=` in this hottest loop of every reader.
@@ -220,6 +224,7 @@ public enum DecimalParser {
         }
         // A field ends at the separator (0: a space or tab).
         guard i == end || (separator == 0 ? (p[i] == 0x20 || p[i] == 0x09) : p[i] == separator) else { return nil }
+        exponent &+= exponentOffset
         guard mantissa <= (1 << 53), exponent >= -22, exponent <= 22 else { return nil }
         var v = Double(mantissa)
         if exponent < 0 {
@@ -230,16 +235,37 @@ public enum DecimalParser {
         return (negative ? -v : v, i)
     }
 
-    /// `strtod` on a NUL-terminated copy, for inputs outside the exact fast path.
+    /// `strtod` on a NUL-terminated copy, for inputs outside the exact fast path; an
+    /// `exponentOffset` is added to the copy's exponent, so the result is still rounded once.
     @usableFromInline
     @inline(never)
-    static func slowParse(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8) -> Double {
-        var buffer = [CChar](repeating: 0, count: end - start + 1)
-        for k in 0..<(end - start) {
-            let c = p[start + k]
-            buffer[k] = CChar(bitPattern: c == point ? UInt8(ascii: ".") : c)
+    static func slowParse(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8, exponentOffset: Int = 0
+    ) -> Double {
+        var text = [UInt8]()
+        text.reserveCapacity(end - start + 16)
+        for k in start..<end { text.append(p[k] == point ? UInt8(ascii: ".") : p[k]) }
+        if exponentOffset != 0 {
+            var exponent = exponentOffset
+            if let e = text.firstIndex(where: { $0 | 0x20 == 0x65 }) {
+                // The text is already a valid number here: an optional sign and digits follow.
+                var k = e + 1
+                let negative = k < text.count && text[k] == UInt8(ascii: "-")
+                if k < text.count && (text[k] == UInt8(ascii: "-") || text[k] == UInt8(ascii: "+")) { k += 1 }
+                var written = 0
+                while k < text.count, written < 100_000 {
+                    written = written * 10 + Int(text[k] - 0x30)
+                    k += 1
+                }
+                exponent += negative ? -written : written
+                text.removeSubrange(e...)
+            }
+            text += Array("e\(exponent)".utf8)
         }
-        return buffer.withUnsafeBufferPointer { strtod($0.baseAddress!, nil) }
+        text.append(0)
+        return text.withUnsafeBufferPointer { b in
+            b.baseAddress!.withMemoryRebound(to: CChar.self, capacity: b.count) { strtod($0, nil) }
+        }
     }
 
     @usableFromInline

@@ -17,6 +17,11 @@ public final class DelimitedRows {
     @exclusivity(unchecked) public private(set) var fieldOffsets: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) var offsetCapacity: Int
     let slotOfColumn: UnsafeMutablePointer<Int>
+    /// The slot whose fields are read as the number times 10^``scaledSlotExponent``, rounded once
+    /// (a time in ms, µs or ns read as seconds); -1 for none.
+    @exclusivity(unchecked) public var scaledSlot = -1
+    /// The power of ten of ``scaledSlot``.
+    @exclusivity(unchecked) public var scaledSlotExponent = 0
     let slotCount: Int
     let splitter: FieldSplitter
 
@@ -167,15 +172,19 @@ public final class DelimitedRows {
                     "too many fields: expected \(columns) (\(dialect))")
             }
             let slot = slots[field]
+            let exponent = slot == scaledSlot ? scaledSlotExponent : 0
             var j: Int
-            if slot >= 0, let (v, stop) = DecimalParser.parsePlain(p, i, n, separator: separator, point: point) {
+            if slot >= 0,
+                let (v, stop) = DecimalParser.parsePlain(
+                    p, i, n, separator: separator, point: point, exponentOffset: exponent)
+            {
                 values[slot] = v
                 fieldOffsets[slot] = i
                 j = stop
             } else {
                 j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
                 if slot >= 0 {
-                    switch DecimalParser.parse(p, i, j, point: point) {
+                    switch DecimalParser.parse(p, i, j, point: point, exponentOffset: exponent) {
                     case .value(let v): values[slot] = v
                     case .empty: values[slot] = .nan
                     case .malformed(let off):

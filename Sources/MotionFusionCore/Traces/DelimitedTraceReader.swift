@@ -114,6 +114,12 @@ public final class DelimitedTraceReader: SampleReader {
         self.layout = layout
         remaps = layout.remap != .identity
         rows.select(layout.slotsByColumn(count: rows.columnCount))
+        // Times in ms, µs or ns are converted while they are read, rounded once: the text of an
+        // epoch in ns has more digits than a double, so converting the parsed value would round twice.
+        if let exponent = layout.units.timeExponent {
+            rows.scaledSlot = ColumnLayout.Slot.time.rawValue
+            rows.scaledSlotExponent = exponent
+        }
         faults = ValueFaults(strict: options.strict)
         var sensors = Set<SensorKind>()
         if hasGyroscope { sensors.insert(.gyroscope) }
@@ -170,7 +176,8 @@ public final class DelimitedTraceReader: SampleReader {
 
     private func makeSample() throws -> SensorSample {
         let units = layout.units
-        var t = values[ColumnLayout.Slot.time.rawValue] * units.time
+        var t = values[ColumnLayout.Slot.time.rawValue]
+        if units.timeExponent == nil { t *= units.time }
         var timeFault = false
         if !t.isFinite {
             try faults.record(.invalidTime, at: location(.time), "time is \(values[ColumnLayout.Slot.time.rawValue])")
