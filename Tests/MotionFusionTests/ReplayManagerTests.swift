@@ -87,4 +87,20 @@ final class ReplayManagerTests: XCTestCase {
         }
         XCTAssertEqual(n, 10)
     }
+
+    /// An output rate jumps over a gap in one step however many instants it holds (it used to
+    /// step through them: a gap of 1e9 s at 100 Hz ran for minutes), skips samples at an infinite
+    /// time, starts a new grid where the old one has no precision left, and never repeats a time
+    /// (instants closer than a double resolves at 1e17 s collapse into one row).
+    func testOutputRateJumpsOverGapsOfAnyLength() {
+        var run = RunConfiguration(.mahony, mode: .sixD)
+        run.outputRate = 100
+        let samples = [0, 0.01, 0.02, 1e9, 1e9 + 0.005, 1e9 + 0.02, .infinity, 1e17, 1e17 + 64].map {
+            SensorSample(t: $0, gyroscope: .zero, accelerometer: Vector3(0, 0, 9.81))
+        }
+        let times = run.estimates(samples).map(\.t)
+        let grid = { (k: Double) in k / 100 }
+        XCTAssertEqual(times, [0, 0.01, 0.02, 1e9, grid(100_000_000_001), grid(100_000_000_002), 1e17, 1e17 + 64])
+        XCTAssert(times.allSatisfy(\.isFinite))
+    }
 }

@@ -25,6 +25,8 @@ public struct Resampler: Sendable {
     public mutating func push(
         _ e: MotionEstimate, _ input: SensorSample, emit: (MotionEstimate, SensorSample) throws -> Void
     ) rethrows {
+        // An estimate at a time that is not finite has no place on the grid.
+        guard e.t.isFinite else { return }
         if origin.isNaN {
             origin = e.t
             index = 0
@@ -37,8 +39,18 @@ public struct Resampler: Sendable {
         }
         guard e.t > p.t else { return }
         if e.t - p.t > maximumGap {
-            // Skip the instants inside the gap.
-            while nextTime < e.t { index += 1 }
+            // Skip the instants inside the gap, computed rather than counted: a gap may hold more
+            // instants than could be stepped through.
+            let first = ((e.t - origin) * rate).rounded(.down)
+            if first < 1e15 {
+                index = max(index, Int(first) - 1)
+                while nextTime < e.t { index += 1 }
+            } else {
+                // Beyond a double's whole numbers the grid has no precision left: a new grid
+                // starts at the sample after the gap.
+                origin = e.t
+                index = 0
+            }
         }
         while nextTime <= e.t {
             let t = nextTime
@@ -50,6 +62,18 @@ public struct Resampler: Sendable {
             if let a = pin.truth, let b = input.truth { reference.truth = a.slerp(to: b, t: u) }
             try emit(m, reference)
             index += 1
+            if nextTime <= t {
+                // Instants closer together than a double resolves at this time would repeat the
+                // row's time: go on from the first instant after it.
+                let next = ((t.nextUp - origin) * rate).rounded(.down)
+                if next < 1e15 {
+                    index = max(index, Int(next))
+                    while nextTime <= t { index += 1 }
+                } else {
+                    origin = t.nextUp
+                    index = 0
+                }
+            }
         }
     }
 }
