@@ -74,4 +74,24 @@ final class NumberFormattingTests: XCTestCase {
         }
         XCTAssertLessThanOrEqual(decimals, 15)
     }
+
+    /// Angles stay in their documented ranges after rounding: a heading in [0, 360) never reads
+    /// 360.00000, a roll or yaw in (−180, 180] never −180.00000.
+    func testRoundedAnglesStayInTheirRanges() {
+        func written(_ v: Double) -> String { text { $0.append(v, decimals: EstimateWriter.angleDecimals) } }
+        XCTAssertEqual(written(EstimateWriter.heading(359.999_996)), "0.00000")
+        XCTAssertEqual(written(EstimateWriter.heading(359.999_994)), "359.99999")
+        XCTAssertEqual(written(EstimateWriter.heading(0)), "0.00000")
+        XCTAssertEqual(written(EstimateWriter.signedAngle(-179.999_999_6)), "180.00000")
+        XCTAssertEqual(written(EstimateWriter.signedAngle(-179.999_994)), "-179.99999")
+        XCTAssertEqual(written(EstimateWriter.signedAngle(180)), "180.00000")
+        var random = SeededRandom(seed: 13)
+        for _ in 0..<20_000 {
+            let h = written(EstimateWriter.heading(Double.random(in: 359.9999..<360, using: &random)))
+            XCTAssert(h < "360" || h.count < 9, h)
+            let a = Double(
+                written(EstimateWriter.signedAngle(Double.random(in: -180.0001 ... -179.9999, using: &random))))!
+            XCTAssert(a > -180 && a <= 180, "\(a)")
+        }
+    }
 }

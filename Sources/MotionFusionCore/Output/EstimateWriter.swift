@@ -65,15 +65,15 @@ public final class EstimateWriter {
         b.append(byte: 0x2C)
         b.append(q.z, decimals: 9)
         b.append(byte: 0x2C)
-        b.append(row.rollDegrees, decimals: 5)
+        b.append(Self.signedAngle(row.rollDegrees), decimals: Self.angleDecimals)
         b.append(byte: 0x2C)
-        b.append(row.pitchDegrees, decimals: 5)
+        b.append(row.pitchDegrees, decimals: Self.angleDecimals)
         b.append(byte: 0x2C)
-        b.append(row.yawDegrees, decimals: 5)
+        b.append(Self.signedAngle(row.yawDegrees), decimals: Self.angleDecimals)
         b.append(byte: 0x2C)
-        b.append(row.heading, decimals: 5)
+        b.append(Self.heading(row.heading), decimals: Self.angleDecimals)
         b.append(byte: 0x2C)
-        b.append(row.magneticHeading, decimals: 5)
+        b.append(Self.heading(row.magneticHeading), decimals: Self.angleDecimals)
         b.appendFlag(e.used)
         b.appendFlag(d.accelerometerRejected)
         b.appendFlag(d.magnetometerRejected)
@@ -95,6 +95,27 @@ public final class EstimateWriter {
         buffer = b
         rows += 1
         if b.isFull || flushEachRow { try buffer.flush(to: output) }
+    }
+
+    /// Decimals of the angle columns (degrees).
+    static var angleDecimals: Int { 5 }
+
+    /// A heading in [0, 360) that would be written as 360 after rounding, moved to the 0 it is.
+    @inline(__always)
+    static func heading(_ degrees: Double) -> Double {
+        guard let (whole, _) = CSVOutputBuffer.split(degrees, decimals: angleDecimals), whole >= 360 else {
+            return degrees
+        }
+        return degrees - 360
+    }
+
+    /// A roll or yaw in (−180, 180] that would be written as −180 after rounding, moved to the 180
+    /// it is.
+    @inline(__always)
+    static func signedAngle(_ degrees: Double) -> Double {
+        guard degrees < 0, let (whole, _) = CSVOutputBuffer.split(degrees, decimals: angleDecimals), whole >= 180
+        else { return degrees }
+        return degrees + 360
     }
 
     /// Writes what is buffered.
