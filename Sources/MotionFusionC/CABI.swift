@@ -24,6 +24,7 @@ struct CallError: Error {
         case let e as ParameterError: return .usage(e.description)
         case let e as OutputError: return CallError(code: e.isUsage ? 2 : 1, message: e.message)
         case let e as ColumnSpecError: return .usage(e.description)
+        case let e as TraceError where e.kind == .columnSpecification: return .usage(e.description)
         default: return .input("\(error)")
         }
     }

@@ -24,6 +24,7 @@ public struct CommandLineError: Error, CustomStringConvertible {
         case let e as CommandLineError: return e
         case let e as OutputError: return e.isUsage ? .usage(e.message) : .input(e.message)
         case let e as ColumnSpecError: return .usage(e.description)
+        case let e as TraceError where e.kind == .columnSpecification: return .usage(e.description)
         default: return .input("\(error)")
         }
     }

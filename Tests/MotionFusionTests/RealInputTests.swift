@@ -164,6 +164,27 @@ final class RealInputTests: XCTestCase {
     // MARK: Streams and clocks
 
     /// Standard input gives exactly the output of the same file.
+    /// A `--columns` or `--units` that does not fit the file is a mistake in the call: usage
+    /// error (exit 2), located at the header, as the policy table says.
+    func testColumnAndUnitMistakesAreUsageErrors() throws {
+        let trace = TestData.projectData + "/sim_mixed_100hz.csv"
+        let out = TestData.temporaryDirectory() + "/e.csv"
+        for options in [
+            ["--columns", "t=99,gyr=2,acc=5"], ["--columns", "t=nosuch,gyr=2,acc=5"], ["--columns", "bogus"],
+            ["--units", "t=fortnights"],
+        ] {
+            let r = run(["replay", trace] + options + ["--output", out])
+            XCTAssertEqual(r.status, 2, "\(options): \(r.err)")
+            XCTAssert(r.err.contains(options[1].split(separator: "=")[0]), r.err)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        }
+        let located = run(["replay", trace, "--columns", "t=99,gyr=2,acc=5", "--output", out])
+        XCTAssert(located.err.contains("sim_mixed_100hz.csv:1: --columns t=99"), located.err)
+        // A file that lacks what its own header promises stays an input error (exit 1).
+        let bad = TestData.writeTemporary("foo,bar\n1,2\n")
+        XCTAssertEqual(run(["replay", bad, "--output", out]).status, 1)
+    }
+
     func testStandardInputEqualsFile() throws {
         let out = TestData.temporaryDirectory()
         let a = try CommandRunner.process(["replay", native, "--output", out + "/file.csv"])

@@ -63,12 +63,16 @@ public final class DelimitedTraceReader: SampleReader {
         self.rows = rows
         let file = lines.name
         var layout: ColumnLayout
+        // Whether a failure comes from the caller's --columns or --units rather than from the file.
+        var fromOptions = false
         do {
             if let known {
                 layout = try known(rows.names)
             } else if let spec = options.columns {
                 layout = ColumnLayout()
+                fromOptions = true
                 try layout.setColumns(spec, names: rows.names, columnCount: rows.columnCount)
+                fromOptions = false
                 if !rows.names.isEmpty {
                     // Unit hints of the named columns still apply unless --units overrides them.
                     for (slot, c) in layout.columns where c < rows.names.count {
@@ -89,9 +93,14 @@ public final class DelimitedTraceReader: SampleReader {
                 }
                 layout = try ColumnLayout.fromHeader(rows.names, file: file)
             }
-            if let spec = options.units, known == nil { try layout.units.set(spec: spec) }
+            if let spec = options.units, known == nil {
+                fromOptions = true
+                try layout.units.set(spec: spec)
+            }
         } catch let e as ColumnSpecError {
-            throw TraceError(.missingColumn, SourceLocation(file: file, line: 1, column: 0), e.description)
+            throw TraceError(
+                fromOptions ? .columnSpecification : .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                e.description)
         }
         if let r = options.remap { layout.remap = r }
         guard layout.columns[.time] != nil else {

@@ -30,6 +30,8 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         case wrongColumnCount
         /// A required column is missing from the header.
         case missingColumn
+        /// The `--columns` or `--units` given do not fit the file (a mistake in the call, not in the file).
+        case columnSpecification
         /// Two columns name the same quantity.
         case duplicateColumn
         /// The file has no header or no data rows.
