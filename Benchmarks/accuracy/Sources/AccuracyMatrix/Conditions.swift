@@ -44,7 +44,7 @@ enum Datasets {
         let lock = NSLock()
         DispatchQueue.concurrentPerform(iterations: files.count) { i in
             let name = String(files[i].dropLast(4))
-            let trace = try! Trace.readNative(path: dir + "/" + files[i])
+            let trace = try! TraceFormat.load(path: dir + "/" + files[i])
             lock.lock()
             out[i] = Trial(name: name, group: broadGroup(name), trace: trace)
             lock.unlock()
