@@ -194,7 +194,6 @@ struct BatchWindow {
         var corner = Matrix(rows: pw, columns: pw)
         let magNoise2 = p.magnetometerNoise * p.magnetometerNoise
         let headingScale2 = p.headingOutlierScale * p.headingOutlierScale
-        let normTol = p.fieldNormTolerance
         let dipTol = p.dipTolerance
         let accNoise2 = p.accelerometerNoise * p.accelerometerNoise
         let accScale2 = p.accelerometerOutlierScale * p.accelerometerOutlierScale
@@ -209,14 +208,10 @@ struct BatchWindow {
         var magNormSum = 0.0
         var magDipSum = 0.0
         var magWeightSum = 0.0
-        // Field reference for the disturbance weights.
-        let refNorm = fieldNorm
-        let refDip = fieldDip
-        let refSinDip = Foundation.sin(refDip)
+        // Field reference for the disturbance weights (``fieldWeight(norm:sinDip:)``).
+        referenceSinDip = Foundation.sin(fieldDip)
         // A dip departure δ moves the sine by cos(dip)·δ.
-        let refDipScale = max(Foundation.cos(refDip), 0.05) * dipTol
-        referenceSinDip = refSinDip
-        referenceDipScale = refDipScale
+        referenceDipScale = max(Foundation.cos(fieldDip), 0.05) * dipTol
         let hard = hardIron
 
         // The weights live outside `self` while assembling (no uniqueness check per write).
@@ -370,26 +365,12 @@ struct BatchWindow {
                                 let hh = mE.x * mE.x + mE.y * mE.y
                                 let norm = pw > 0 ? m.norm : magNorm[i]
                                 guard hh > 0, norm > 0 else { continue }
-                                // Azimuth: a short series where it is small (most samples), else atan2.
-                                let psi: Double
-                                if mE.y > 0 && abs(mE.x) < 0.1 * mE.y {
-                                    let u = mE.x / mE.y
-                                    let u2 = u * u
-                                    psi = u * (1 - u2 * (1.0 / 3 - u2 * (1.0 / 5 - u2 * (1.0 / 7))))
-                                } else {
-                                    psi = Double.atan2(mE.x, mE.y)
-                                }
-                                let residual = psi - dk
+                                let residual = Self.azimuth(mE) - dk
                                 // Sine of the dip (the rotation keeps the norm).
                                 let sinDip = -mE.z / norm
                                 var w = Double(weights[i])
                                 if updateWeights {
-                                    var field = 1.0
-                                    if refNorm.isFinite && refDip.isFinite {
-                                        let en = (norm / refNorm - 1) / normTol
-                                        let ed = (sinDip - refSinDip) / refDipScale
-                                        field = 1 / (1 + en * en + ed * ed)
-                                    }
+                                    let field = fieldWeight(norm: norm, sinDip: sinDip)
                                     w = field * loss.weight(squaredScaledResidual: residual * residual / headingScale2)
                                     weights[i] = Float(w)
                                 }
@@ -824,24 +805,11 @@ extension BatchWindow {
         let hh = mE.x * mE.x + mE.y * mE.y
         let norm = magNorm[i]
         guard hh > 0, norm > 0 else { return }
-        let psi: Double
-        if mE.y > 0 && abs(mE.x) < 0.1 * mE.y {
-            let u = mE.x / mE.y
-            let u2 = u * u
-            psi = u * (1 - u2 * (1.0 / 3 - u2 * (1.0 / 5 - u2 * (1.0 / 7))))
-        } else {
-            psi = Double.atan2(mE.x, mE.y)
-        }
-        let residual = psi - dk
+        let residual = Self.azimuth(mE) - dk
         let sinDip = -mE.z / norm
         var w = Double(weights[i])
         if updateWeights {
-            var field = 1.0
-            if fieldNorm.isFinite && fieldDip.isFinite {
-                let en = (norm / fieldNorm - 1) / p.fieldNormTolerance
-                let ed = (sinDip - referenceSinDip) / referenceDipScale
-                field = 1 / (1 + en * en + ed * ed)
-            }
+            let field = fieldWeight(norm: norm, sinDip: sinDip)
             let scale2 = p.headingOutlierScale * p.headingOutlierScale
             w = field * p.robustLoss.weight(squaredScaledResidual: residual * residual / scale2)
             weights[i] = Float(w)
@@ -854,4 +822,27 @@ extension BatchWindow {
         gradient += l * residual
     }
 
+}
+
+extension BatchWindow {
+    /// The azimuth of the horizontal field `mE` (earth frame), radians clockwise from +y (north):
+    /// a short series where it is small (most samples), else `atan2`.
+    @inline(__always)
+    static func azimuth(_ mE: Vector3) -> Double {
+        guard mE.y > 0 && abs(mE.x) < 0.1 * mE.y else { return Double.atan2(mE.x, mE.y) }
+        let u = mE.x / mE.y
+        let u2 = u * u
+        return u * (1 - u2 * (1.0 / 3 - u2 * (1.0 / 5 - u2 * (1.0 / 7))))
+    }
+
+    /// How much a magnetometer sample of this strength and dip is trusted (1 while the reference
+    /// field is not known): falls off with the deviation from the reference in units of the
+    /// tolerances.
+    @inline(__always)
+    func fieldWeight(norm: Double, sinDip: Double) -> Double {
+        guard fieldNorm.isFinite && fieldDip.isFinite else { return 1 }
+        let en = (norm / fieldNorm - 1) / parameters.fieldNormTolerance
+        let ed = (sinDip - referenceSinDip) / referenceDipScale
+        return 1 / (1 + en * en + ed * ed)
+    }
 }
