@@ -3,19 +3,13 @@ import XCTest
 
 /// A small, fast, seeded generator (SplitMix64) so every random test is reproducible.
 public struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
+    private var generator: SplitMix64
 
-    /// Creates a generator from a seed.
-    public init(seed: UInt64) { state = seed }
+    /// Creates a generator from a seed (the seed is the state).
+    public init(seed: UInt64) { generator = SplitMix64(state: seed) }
 
     /// Next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    public mutating func next() -> UInt64 { generator.next() }
 
     /// A standard normal sample (Box–Muller).
     public mutating func gaussian() -> Double {

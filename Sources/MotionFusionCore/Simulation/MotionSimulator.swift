@@ -203,7 +203,10 @@ public struct MotionSimulator: Sendable {
         }
     }
 
-    func makeMotion(_ rng: inout SplitMix) -> Motion {
+    /// The simulator's generator for a seed.
+    static func generator(_ seed: UInt64) -> SplitMix64 { SplitMix64(state: seed &* 0x2545_F491_4F6C_DD1D &+ 1) }
+
+    func makeMotion(_ rng: inout SplitMix64) -> Motion {
         var m = Motion()
         var t = 0.0
         for (kind, fraction) in script() {
@@ -236,7 +239,7 @@ public struct MotionSimulator: Sendable {
     /// Draws the fixed sensor errors of this seed.
     public func drawErrors() -> DrawnErrors {
         let e = settings.errors
-        var rng = SplitMix(seed: settings.seed &+ 0x5EED_0F_E770_2)
+        var rng = Self.generator(settings.seed &+ 0x5EED_0F_E770_2)
         func symmetric(_ a: Double) -> Double { a * (2 * rng.uniform() - 1) }
         func randomVector(_ a: Double) -> Vector3 { Vector3(symmetric(a), symmetric(a), symmetric(a)) }
         func imperfection(_ scale: Double, _ mis: Double) -> Matrix3 {
@@ -282,7 +285,7 @@ public struct MotionSimulator: Sendable {
     public func generate(_ body: (SensorSample) throws -> Void) rethrows {
         let s = settings
         let e = s.errors
-        var rng = SplitMix(seed: s.seed)
+        var rng = Self.generator(s.seed)
         let motion = makeMotion(&rng)
         let drawn = drawErrors()
         var gyroBias = drawn.gyroscopeBias
@@ -356,26 +359,5 @@ public struct MotionSimulator: Sendable {
             }
             try body(sample)
         }
-    }
-}
-
-/// SplitMix64: the simulator's seeded generator (fast, reproducible across platforms).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x2545_F491_4F6C_DD1D &+ 1 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300)
-        let u2 = uniform()
-        return (-2 * u1.log).squareRoot() * (2 * .pi * u2).cos
     }
 }

@@ -1,25 +1,13 @@
 import MotionFusion
 
-/// SplitMix64, seeded: the variants are reproducible to the bit.
-struct Random {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x1234_5678 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) * 0x1p-53 }
+/// The variants' generator: the library's SplitMix64, seeded the variants' way, so they are
+/// reproducible to the bit.
+typealias Random = SplitMix64
+
+extension SplitMix64 {
+    init(seed: UInt64) { self.init(state: seed &* 0x9E37_79B9_7F4A_7C15 &+ 0x1234_5678) }
     /// Uniform in [a, b).
     mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * uniform() }
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(), 1e-300)
-        return (-2 * u1.log).squareRoot() * (2 * .pi * uniform()).cos
-    }
     mutating func gaussianVector() -> Vector3 { Vector3(gaussian(), gaussian(), gaussian()) }
     mutating func direction() -> Vector3 { gaussianVector().normalized ?? .unitX }
 }
