@@ -103,9 +103,11 @@ public final class EstimateWriter {
     /// A heading in [0, 360) that would be written as 360 after rounding, moved to the 0 it is.
     @inline(__always)
     static func heading(_ degrees: Double) -> Double {
-        guard let (whole, _) = CSVOutputBuffer.split(degrees, decimals: angleDecimals), whole >= 360 else {
-            return degrees
-        }
+        // A value a unit of the last decimal below 360 cannot round up to it: check only above.
+        guard degrees >= 360 - 1 / CSVOutputBuffer.powerOfTen(angleDecimals),
+            let (whole, _) = CSVOutputBuffer.split(degrees, decimals: angleDecimals),
+            whole >= 360
+        else { return degrees }
         return degrees - 360
     }
 
@@ -113,7 +115,9 @@ public final class EstimateWriter {
     /// it is.
     @inline(__always)
     static func signedAngle(_ degrees: Double) -> Double {
-        guard degrees < 0, let (whole, _) = CSVOutputBuffer.split(degrees, decimals: angleDecimals), whole >= 180
+        guard degrees <= 1 / CSVOutputBuffer.powerOfTen(angleDecimals) - 180,
+            let (whole, _) = CSVOutputBuffer.split(degrees, decimals: angleDecimals),
+            whole >= 180
         else { return degrees }
         return degrees + 360
     }

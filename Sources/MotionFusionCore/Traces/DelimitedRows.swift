@@ -158,6 +158,8 @@ public final class DelimitedRows {
         let fieldOffsets = self.fieldOffsets
         let separator = dialect.separatorByte
         let point = dialect.decimalPoint
+        let scaledSlot = self.scaledSlot
+        let scaledSlotExponent = self.scaledSlotExponent
         var field = 0
         var i = 0
         if separator == 0 {

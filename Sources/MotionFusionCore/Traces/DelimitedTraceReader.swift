@@ -32,6 +32,8 @@ public final class DelimitedTraceReader: SampleReader {
     public let description: TraceDescription
     /// The layout in use.
     public let layout: ColumnLayout
+    /// Seconds per unit of the parsed time values (1 when the parser already converted them).
+    let timeScale: Double
     /// Value faults so far.
     @exclusivity(unchecked) public private(set) var faults: ValueFaults
     /// Warnings so far (at most ``maxWarnings`` kept).
@@ -128,6 +130,9 @@ public final class DelimitedTraceReader: SampleReader {
         if let exponent = layout.units.timeExponent {
             rows.scaledSlot = ColumnLayout.Slot.time.rawValue
             rows.scaledSlotExponent = exponent
+            timeScale = 1
+        } else {
+            timeScale = layout.units.time
         }
         faults = ValueFaults(strict: options.strict)
         var sensors = Set<SensorKind>()
@@ -185,8 +190,7 @@ public final class DelimitedTraceReader: SampleReader {
 
     private func makeSample() throws -> SensorSample {
         let units = layout.units
-        var t = values[ColumnLayout.Slot.time.rawValue]
-        if units.timeExponent == nil { t *= units.time }
+        var t = values[ColumnLayout.Slot.time.rawValue] * timeScale
         var timeFault = false
         if !t.isFinite {
             try faults.record(.invalidTime, at: location(.time), "time is \(values[ColumnLayout.Slot.time.rawValue])")
