@@ -148,8 +148,8 @@ public struct LaneQuaternion {
     public init(rotationVector v: LaneVector) {
         let angle2 = v.squaredNorm
         let a4 = angle2 * angle2
-        var half = 0.5 - angle2 / 48 + a4 / 3840
-        var c = 1 - angle2 / 8 + a4 / 384
+        var half = 0.5 - angle2 * (1.0 / 48) + a4 * (1.0 / 3840)
+        var c = 1 - angle2 * 0.125 + a4 * (1.0 / 384)
         let large = angle2 .>= 0.0025
         if any(large) {
             for i in 0..<Lanes.scalarCount where large[i] {
@@ -159,6 +159,21 @@ public struct LaneQuaternion {
             }
         }
         self.init(w: c, x: v.x * half, y: v.y * half, z: v.z * half)
+    }
+
+    /// ``Quaternion/renormalized`` in every lane: the Newton step where the squared norm is within
+    /// its tolerance of 1, the scalar path in the other lanes.
+    @inlinable @inline(__always)
+    public var renormalized: LaneQuaternion {
+        let n2 = squaredNorm
+        let s = 1.5 - 0.5 * n2
+        var q = LaneQuaternion(w: w * s, x: x * s, y: y * s, z: z * s)
+        let d = n2 - 1
+        let near = (d .< Quaternion.renormalizationTolerance) .& (d .> -Quaternion.renormalizationTolerance)
+        if !all(near) {
+            for i in 0..<Lanes.scalarCount where !near[i] { q[lane: i] = self[lane: i].renormalized }
+        }
+        return q
     }
 
     /// The unit quaternion (as ``Quaternion/normalized``; lanes outside the plain range of the

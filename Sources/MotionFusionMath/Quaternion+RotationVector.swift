@@ -7,10 +7,11 @@ extension Quaternion {
         let c: Double
         if angle2 < 0.0025 {
             // sin(θ/2)/θ and cos(θ/2) by their Taylor series: below 0.05 rad (a filter step) the
-            // truncation error is under 1e-12, and no sine or cosine is evaluated.
+            // truncation error is under 1e-12, and no sine or cosine is evaluated. The coefficients
+            // are multiplied, not divided by: a division would sit on the filters' critical path.
             let a4 = angle2 * angle2
-            half = 0.5 - angle2 / 48 + a4 / 3840
-            c = 1 - angle2 / 8 + a4 / 384
+            half = 0.5 - angle2 * (1.0 / 48) + a4 * (1.0 / 3840)
+            c = 1 - angle2 * 0.125 + a4 * (1.0 / 384)
         } else {
             let angle = angle2.squareRoot()
             half = (angle / 2).sin / angle

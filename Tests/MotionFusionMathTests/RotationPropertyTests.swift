@@ -81,6 +81,28 @@ final class RotationPropertyTests: XCTestCase {
         }
     }
 
+    func testRenormalizationOfAFilterStepEqualsTheExactOne() {
+        var rng = SeededRandom(seed: 9)
+        var newton = 0
+        for i in 0..<count {
+            // A filter step: a unit attitude times the quaternion of a small turn, so the product
+            // is unit to rounding and the series' truncation.
+            let step = Quaternion(rotationVector: rng.unitVector() * (0.05 * Double(i % 11) / 10))
+            let p = rng.rotation() * step
+            let fast = p.renormalized, exact = p.normalized
+            XCTAssertEqual(fast.norm, 1, accuracy: 4e-16)
+            for (a, b) in [(fast.w, exact.w), (fast.x, exact.x), (fast.y, exact.y), (fast.z, exact.z)] {
+                XCTAssertEqual(a, b, accuracy: 4e-16)
+            }
+            if abs(p.squaredNorm - 1) < 1e-8 { newton += 1 }
+            // Far from unit (a restored or scaled quaternion) it is the exact normalisation.
+            let scaled = p * (1 + 1e-3 * Double(i % 5 + 1))
+            XCTAssertEqual(scaled.renormalized, scaled.normalized)
+        }
+        XCTAssertEqual(newton, count, "every filter step takes the Newton step")
+        XCTAssertEqual(Quaternion(w: 0, x: 0, y: 0, z: 0).renormalized, .identity)
+        XCTAssertEqual(Quaternion(w: .nan, x: 0, y: 0, z: 0).renormalized, .identity)
+    }
     func testSlerpEndpointsAndConstantSpeed() {
         var rng = SeededRandom(seed: 6)
         for _ in 0..<1000 {

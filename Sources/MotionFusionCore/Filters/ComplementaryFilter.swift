@@ -164,7 +164,7 @@ public struct ComplementaryFilter: AttitudeFilter {
         if state.rest.atRest {
             state.bias += (state.rest.gyroscopeMean - state.bias) * firstOrderSmoothing(dt, time: p.restBiasTime)
         }
-        state.attitude = state.attitude.normalized
+        state.attitude = state.attitude.renormalized
     }
 
     /// Re-initialise the attitude from the next accelerometer sample.

@@ -561,7 +561,7 @@ public struct KalmanFilter: AttitudeFilter {
             state.accelerationLowPass.rotate(by: turn)
         }
         state.bias += c.bias
-        state.attitude = state.attitude.normalized
+        state.attitude = state.attitude.renormalized
         state.pqq = state.pqq.symmetrized
         state.pbb = state.pbb.symmetrized
     }

@@ -95,7 +95,7 @@ public struct MahonyFilter: AttitudeFilter {
         let rate = state.integrator.meanRate(g, dt: dt, parameters.integration)
         state.integral += error * (parameters.ki * dt)
         let omega = rate + state.integral + error * parameters.kp
-        state.attitude = (attitude * Quaternion(rotationVector: omega * dt)).normalized
+        state.attitude = (attitude * Quaternion(rotationVector: omega * dt)).renormalized
     }
 
     /// Re-initialise the attitude from the next accelerometer sample.
@@ -134,6 +134,6 @@ extension MahonyFilter: LaneFilter {
         }
         integral = integral + error * (parameters.ki * dt)
         let omega = rate + integral + error * Lanes(repeating: parameters.kp)
-        q = (attitude * LaneQuaternion(rotationVector: omega * dt)).normalized
+        q = (attitude * LaneQuaternion(rotationVector: omega * dt)).renormalized
     }
 }
