@@ -27,14 +27,17 @@ extension Double {
 
     /// `self` wrapped into `[0, 360)` (for angles in degrees).
     @inlinable public var wrappedTo360: Double {
-        var a = self.truncatingRemainder(dividingBy: 360)
+        // The remainder of a magnitude below the divisor is the value itself (exactly so in IEEE
+        // arithmetic): most angles skip the library call.
+        var a = abs(self) < 360 ? self : self.truncatingRemainder(dividingBy: 360)
         if a < 0 { a += 360 }
         return a >= 360 ? 0 : a
     }
 
     /// `self` wrapped into `(-π, π]` (for angles in radians).
     @inlinable public var wrappedToPi: Double {
-        var a = self.truncatingRemainder(dividingBy: 2 * .pi)
+        // As in ``wrappedTo360``: below 2π in magnitude the remainder is the value itself.
+        var a = abs(self) < 2 * .pi ? self : self.truncatingRemainder(dividingBy: 2 * .pi)
         if a > .pi { a -= 2 * .pi } else if a <= -.pi { a += 2 * .pi }
         return a
     }

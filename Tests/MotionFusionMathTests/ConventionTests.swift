@@ -159,5 +159,24 @@ final class ConventionTests: XCTestCase {
         XCTAssertEqual(720.0.wrappedTo360, 0)
         XCTAssertEqual((-1e-18).wrappedTo360, 0)
         XCTAssertEqual((3 * Double.pi).wrappedToPi, .pi, accuracy: 1e-12)
+        // Small angles skip the remainder: the same bits as with it, on both sides of each bound.
+        func reference360(_ x: Double) -> Double {
+            var a = x.truncatingRemainder(dividingBy: 360)
+            if a < 0 { a += 360 }
+            return a >= 360 ? 0 : a
+        }
+        func referencePi(_ x: Double) -> Double {
+            var a = x.truncatingRemainder(dividingBy: 2 * .pi)
+            if a > .pi { a -= 2 * .pi } else if a <= -.pi { a += 2 * .pi }
+            return a
+        }
+        var rng = SeededRandom(seed: 12)
+        var values: [Double] = [0, -0.0, 360, -360, 2 * .pi, -2 * .pi, .pi, -.pi, .nan, .infinity, -.infinity]
+        values += [Double(360).nextDown, Double(-360).nextUp, (2 * Double.pi).nextDown, (-2 * Double.pi).nextUp]
+        for _ in 0..<10_000 { values.append(rng.gaussian() * 400) }
+        for x in values {
+            XCTAssertEqual(x.wrappedTo360.bitPattern, reference360(x).bitPattern, "\(x)")
+            XCTAssertEqual(x.wrappedToPi.bitPattern, referencePi(x).bitPattern, "\(x)")
+        }
     }
 }

@@ -377,14 +377,17 @@ public struct KalmanFilter: AttitudeFilter {
         }
     }
 
-    /// Sequential scalar update of the error state with measurement row `h = (hθ, hb)`, innovation
-    /// `nu` (before subtracting the accumulated estimate) and noise variance `r`.
-    mutating func scalarUpdate(hTheta: Vector3, hBias: Vector3, nu: Double, r: Double, _ c: inout Correction) {
-        let u1 = state.pqq * hTheta + state.pqb * hBias
-        let u2 = state.pqb.transposed * hTheta + state.pbb * hBias
-        let s = hTheta.dot(u1) + hBias.dot(u2) + r
+    /// Scalar update measuring one component of the gyroscope bias (`h = (0, e_axis)`, innovation
+    /// `nu` before subtracting the accumulated estimate, noise variance `r`): `P hᵀ` is the bias
+    /// column of the covariance, so no products are needed. The same values as the general update
+    /// with that measurement row (products with exact zeros and ones change nothing).
+    @inline(__always)
+    mutating func biasUpdate(axis: Int, nu: Double, r: Double, _ c: inout Correction) {
+        let u1 = Vector3(state.pqb[0, axis], state.pqb[1, axis], state.pqb[2, axis])
+        let u2 = Vector3(state.pbb[0, axis], state.pbb[1, axis], state.pbb[2, axis])
+        let s = u2[axis] + r
         guard s > 0, s.isFinite else { return }
-        let innovation = nu - hTheta.dot(c.theta) - hBias.dot(c.bias)
+        let innovation = nu - c.bias[axis]
         let inv = 1 / s
         c.theta += u1 * (innovation * inv)
         c.bias += u2 * (innovation * inv)
@@ -548,9 +551,9 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         let mean = state.rest.gyroscopeMean
         let r = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero) / dt
-        scalarUpdate(hTheta: .zero, hBias: .unitX, nu: mean.x - state.bias.x, r: r, &c)
-        scalarUpdate(hTheta: .zero, hBias: .unitY, nu: mean.y - state.bias.y, r: r, &c)
-        scalarUpdate(hTheta: .zero, hBias: .unitZ, nu: mean.z - state.bias.z, r: r, &c)
+        biasUpdate(axis: 0, nu: mean.x - state.bias.x, r: r, &c)
+        biasUpdate(axis: 1, nu: mean.y - state.bias.y, r: r, &c)
+        biasUpdate(axis: 2, nu: mean.z - state.bias.z, r: r, &c)
     }
 
     mutating func inject(_ c: Correction) {
