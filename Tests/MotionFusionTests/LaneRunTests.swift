@@ -34,7 +34,8 @@ final class LaneRunTests: XCTestCase {
 
     /// Simulated traces of different lengths and rates, with every kind of fault the scalar path
     /// handles: missing and non-finite values, a zero accelerometer, lost samples, repeated and
-    /// backward timestamps, a long gap, a magnetometer that starts late.
+    /// backward timestamps, a long gap, a magnetometer that starts late; and an empty and a
+    /// one-sample trace.
     func traces() -> [[SensorSample]] {
         var out = [[SensorSample]]()
         for seed in 1...10 {
@@ -67,6 +68,9 @@ final class LaneRunTests: XCTestCase {
             }
             out.append(samples)
         }
+        // An empty trace and a one-sample trace share the last group of lanes with longer ones.
+        out.insert([], at: 9)
+        out.append(Array(out[0].prefix(1)))
         return out
     }
 

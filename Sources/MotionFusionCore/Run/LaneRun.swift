@@ -74,22 +74,37 @@ struct LaneLoop: FilterVisitor {
         var first = 0
         while first < traces.count {
             let group = Array(traces[first..<min(first + Lanes.scalarCount, traces.count)])
-            let buffers = group.map { UnsafeMutablePointer<Quaternion>.allocate(capacity: max($0.count, 1)) }
             var lanes = LaneGroup(filter, group, configuration.runner)
-            lanes.run(into: buffers)
-            for (trace, buffer) in zip(group, buffers) {
-                out.append(
-                    [Quaternion](unsafeUninitializedCapacity: trace.count) { result, initialised in
-                        result.baseAddress?.moveInitialize(from: buffer, count: trace.count)
-                        initialised = trace.count
-                    })
-                buffer.deallocate()
-            }
+            // The lanes write straight into the results' storage.
+            out += Self.arrays(counts: group.map(\.count)) { lanes.run(into: $0) }
             steps.lanes += lanes.steps.lanes
             steps.alone += lanes.steps.alone
             first += group.count
         }
         return (out, steps)
+    }
+
+    /// Arrays of the given lengths, filled by `fill` through pointers to their uninitialised storage
+    /// (it must initialise every element).
+    static func arrays(
+        counts: [Int], fill: ([UnsafeMutablePointer<Quaternion>]) -> Void
+    ) -> [[Quaternion]] {
+        var result = [[Quaternion]]()
+        func nest(_ i: Int, _ storage: [UnsafeMutablePointer<Quaternion>]) {
+            guard i < counts.count else {
+                fill(storage)
+                return
+            }
+            // Room for one element even when empty, so the storage has an address.
+            let array = [Quaternion](unsafeUninitializedCapacity: max(counts[i], 1)) { buffer, initialised in
+                nest(i + 1, storage + [buffer.baseAddress!])
+                initialised = counts[i]
+            }
+            // The innermost array is finished first.
+            result.insert(array, at: 0)
+        }
+        nest(0, [])
+        return result
     }
 }
 
