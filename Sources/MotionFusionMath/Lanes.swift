@@ -162,7 +162,8 @@ public struct LaneQuaternion {
     }
 
     /// ``Quaternion/renormalized`` in every lane: the Newton step where the squared norm is within
-    /// its tolerance of 1, the scalar path in the other lanes.
+    /// its tolerance of 1, the scalar ``Quaternion/normalized`` in the other lanes (what the scalar
+    /// path takes there).
     @inlinable @inline(__always)
     public var renormalized: LaneQuaternion {
         let n2 = squaredNorm
@@ -171,7 +172,7 @@ public struct LaneQuaternion {
         let d = n2 - 1
         let near = (d .< Quaternion.renormalizationTolerance) .& (d .> -Quaternion.renormalizationTolerance)
         if !all(near) {
-            for i in 0..<Lanes.scalarCount where !near[i] { q[lane: i] = self[lane: i].renormalized }
+            for i in 0..<Lanes.scalarCount where !near[i] { q[lane: i] = self[lane: i].normalized }
         }
         return q
     }

@@ -67,14 +67,15 @@ public struct Quaternion: Hashable, Sendable, Codable, CustomStringConvertible {
         return rescaledNormalized
     }
 
-    /// Largest distance of the squared norm from 1 at which ``renormalized`` takes its Newton step.
-    @inlinable static var renormalizationTolerance: Double { 1e-8 }
+    /// The distance of the squared norm from 1 below which ``renormalized`` takes its Newton step.
+    @inlinable public static var renormalizationTolerance: Double { 1e-8 }
 
     /// The unit quaternion, for one that is already nearly unit (a filter's attitude after a step,
-    /// a product of unit quaternions): when the squared norm `n²` is within 1e-8 of 1, one Newton
-    /// step for 1/√n², `s = 3/2 − n²/2`, whose relative error (3/4)(n² − 1)² is below 1e-16, so the
-    /// result is unit to rounding without a square root or a division on the filter's critical
-    /// path; otherwise ``normalized``.
+    /// a product of unit quaternions): when the squared norm `n²` is closer to 1 than
+    /// ``renormalizationTolerance`` (`d = n² − 1`), one Newton step for 1/√n², `s = 3/2 − n²/2`;
+    /// the result's norm is then within (3/8)d² of 1 and its squared norm within (3/4)d² (below
+    /// 7.5e-17), so it is unit to rounding without a square root or a division on the filter's
+    /// critical path. Otherwise ``normalized``.
     @inlinable @inline(__always)
     public var renormalized: Quaternion {
         let n2 = squaredNorm

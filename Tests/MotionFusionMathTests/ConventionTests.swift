@@ -173,7 +173,7 @@ final class ConventionTests: XCTestCase {
         var rng = SeededRandom(seed: 12)
         var values: [Double] = [0, -0.0, 360, -360, 2 * .pi, -2 * .pi, .pi, -.pi, .nan, .infinity, -.infinity]
         values += [Double(360).nextDown, Double(-360).nextUp, (2 * Double.pi).nextDown, (-2 * Double.pi).nextUp]
-        for _ in 0..<10_000 { values.append(rng.gaussian() * 400) }
+        for _ in 0..<10_000 { values += [rng.gaussian() * 400, rng.gaussian() * 4] }
         for x in values {
             XCTAssertEqual(x.wrappedTo360.bitPattern, reference360(x).bitPattern, "\(x)")
             XCTAssertEqual(x.wrappedToPi.bitPattern, referencePi(x).bitPattern, "\(x)")

@@ -81,7 +81,7 @@ final class RotationPropertyTests: XCTestCase {
         }
     }
 
-    func testRenormalizationOfAFilterStepEqualsTheExactOne() {
+    func testRenormalizationAgreesWithTheExactOneToRounding() {
         var rng = SeededRandom(seed: 9)
         var newton = 0
         for i in 0..<count {
@@ -94,15 +94,29 @@ final class RotationPropertyTests: XCTestCase {
             for (a, b) in [(fast.w, exact.w), (fast.x, exact.x), (fast.y, exact.y), (fast.z, exact.z)] {
                 XCTAssertEqual(a, b, accuracy: 4e-16)
             }
-            if abs(p.squaredNorm - 1) < 1e-8 { newton += 1 }
+            if abs(p.squaredNorm - 1) < Quaternion.renormalizationTolerance { newton += 1 }
             // Far from unit (a restored or scaled quaternion) it is the exact normalisation.
             let scaled = p * (1 + 1e-3 * Double(i % 5 + 1))
             XCTAssertEqual(scaled.renormalized, scaled.normalized)
         }
         XCTAssertEqual(newton, count, "every filter step takes the Newton step")
+        // At the edge of the tolerance the Newton step is still unit to rounding; beyond it the
+        // exact normalisation runs.
+        let tolerance = Quaternion.renormalizationTolerance
+        for k in 0..<1_000 {
+            let q = rng.rotation()
+            let d = tolerance * (k % 2 == 0 ? 0.999 : -0.999)
+            let edge = q * (1 + d).squareRoot()
+            XCTAssertLessThan(abs(edge.squaredNorm - 1), tolerance)
+            XCTAssertEqual(edge.renormalized.norm, 1, accuracy: 4e-16)
+            let beyond = q * (1 + 1.01 * tolerance * (k % 2 == 0 ? 1 : -1)).squareRoot()
+            XCTAssertGreaterThan(abs(beyond.squaredNorm - 1), tolerance)
+            XCTAssertEqual(beyond.renormalized, beyond.normalized)
+        }
         XCTAssertEqual(Quaternion(w: 0, x: 0, y: 0, z: 0).renormalized, .identity)
         XCTAssertEqual(Quaternion(w: .nan, x: 0, y: 0, z: 0).renormalized, .identity)
     }
+
     func testSlerpEndpointsAndConstantSpeed() {
         var rng = SeededRandom(seed: 6)
         for _ in 0..<1000 {

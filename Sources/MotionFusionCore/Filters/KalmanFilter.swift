@@ -379,8 +379,10 @@ public struct KalmanFilter: AttitudeFilter {
 
     /// Scalar update measuring one component of the gyroscope bias (`h = (0, e_axis)`, innovation
     /// `nu` before subtracting the accumulated estimate, noise variance `r`): `P hᵀ` is the bias
-    /// column of the covariance, so no products are needed. The same values as the general update
-    /// with that measurement row (products with exact zeros and ones change nothing).
+    /// column of the covariance, so no products are needed. For a finite covariance and correction
+    /// these are the general update's values with that measurement row to the bit (its products
+    /// with exact zeros and ones change nothing); a non-finite covariance made the general update
+    /// skip (0·∞ is NaN), where this one updates from the bias column.
     @inline(__always)
     mutating func biasUpdate(axis: Int, nu: Double, r: Double, _ c: inout Correction) {
         let u1 = Vector3(state.pqb[0, axis], state.pqb[1, axis], state.pqb[2, axis])

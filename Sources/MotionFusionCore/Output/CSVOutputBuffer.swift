@@ -151,13 +151,13 @@ public struct CSVOutputBuffer {
         // Round half up by adding one half and truncating (libm's round is a call).
         let scaled = magnitude * unit + 0.5
         guard scaled < 9.0e18 else { return nil }
-        // Below 9·10¹⁸ < 2⁶³ every conversion fits a signed integer, whose conversion is one
-        // instruction (the unsigned one is a sequence with a branch).
-        let n = UInt64(Int64(scaled))
-        let u = UInt64(Int64(unit))
+        // Below 9·10¹⁸ < 2⁶³ every value fits a signed integer, whose conversion is shorter than the
+        // unsigned one (a sequence around 2⁶³); the values are not negative, so the bits are kept.
+        let n = UInt64(bitPattern: Int64(scaled))
+        let u = UInt64(bitPattern: Int64(unit))
         // Beyond 2⁵³ the product is no longer exact: divide (rare; such values are large).
         guard scaled < 0x1p53 else { return (n / u, n % u) }
-        var whole = UInt64(Int64(magnitude))
+        var whole = UInt64(bitPattern: Int64(magnitude))
         var fraction = n &- whole &* u
         if fraction >= u {
             whole &+= 1

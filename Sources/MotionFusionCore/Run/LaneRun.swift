@@ -50,7 +50,8 @@ extension RunConfiguration {
 struct LaneSteps {
     /// Samples stepped on lanes.
     var lanes = 0
-    /// Samples stepped by a lane's scalar runner (and all samples of filters without lanes).
+    /// Samples stepped by a lane's scalar runner, and all samples of filters without lanes and of a
+    /// last group too small for lanes.
     var alone = 0
 }
 
