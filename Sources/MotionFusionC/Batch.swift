@@ -225,16 +225,12 @@ public func mf_replay_many(
             let inputs = present.map { i in
                 SensorArrays(count: n[i], t: t[i]!, gyroscope: gyr?[i], accelerometer: acc?[i], magnetometer: mag?[i])
             }
-            let reference = OutputReference(configuration)
             for (i, attitudes) in zip(present, configuration.attitudes(ofEach: inputs)) {
-                let p = quaternion[i]!
-                for (k, attitude) in attitudes.enumerated() {
-                    let q = reference.attitude(attitude).written
-                    p[4 * k] = q.w
-                    p[4 * k + 1] = q.x
-                    p[4 * k + 2] = q.y
-                    p[4 * k + 3] = q.z
-                }
+                // The quaternion column of mf_replay, written the same way.
+                let output = ArrayOutput(
+                    quaternion[i], nil, nil, nil, nil, nil, nil, count: n[i], configuration: configuration,
+                    uncertainty: false)
+                for (k, attitude) in attitudes.enumerated() { output.write(attitude: attitude, at: k) }
             }
         }
     }
