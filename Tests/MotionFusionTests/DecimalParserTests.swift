@@ -108,6 +108,39 @@ final class DecimalParserTests: XCTestCase {
         }
     }
 
+    /// A plain number stops at the first byte that is not a digit, whatever that byte is (the
+    /// eight-digit word test adds 6 to each byte, and bytes from 0xFA up carry), for runs of one to
+    /// nine digits with the point at the start, after the first digit, or absent.
+    func testDigitRunsStopAtEveryKindOfByte() {
+        var checked = 0
+        for stop in 0...255 where !(0x30...0x39).contains(stop) {
+            for length in 1...9 {
+                for pointAt in [0, 1, length] where pointAt <= length {
+                    var digits = (0..<length).map { UInt8(ascii: "1") + UInt8(($0 * 7 + stop) % 9) }
+                    if pointAt > 0 && pointAt < length { digits.insert(UInt8(ascii: "."), at: pointAt) }
+                    let text = String(decoding: digits, as: UTF8.self)
+                    // The stopping byte, then digits and bytes that would continue a careless run.
+                    let bytes = digits + [UInt8(stop), 0x35, 0xFF, 0x36, 0x37, 0x38, 0x39, 0x30, 0x31]
+                    let separator = UInt8(stop)
+                    bytes.withUnsafeBufferPointer { b in
+                        let result = DecimalParser.parsePlain(b.baseAddress!, 0, b.count, separator: separator)
+                        if stop == 0x2E || stop == 0x45 || stop == 0x65 || stop == 0x20 || stop == 0x09 || stop == 0 {
+                            return  // a point, an exponent or a blank continue or end the number differently
+                        }
+                        guard let (v, end) = result else {
+                            XCTFail("\(text) then byte \(stop): declined")
+                            return
+                        }
+                        XCTAssertEqual(end, digits.count, "\(text) then byte \(stop)")
+                        XCTAssertEqual(DecimalParser.Result.value(v), DecimalParser.parse(text), "\(text) then \(stop)")
+                        checked += 1
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 5_000)
+    }
+
     /// Moving the decimal point while reading rounds once: the value is the correctly rounded
     /// number times 10^offset, by both paths, for integers longer than a double's 53 bits too.
     func testExponentOffsetRoundsOnce() {

@@ -41,6 +41,23 @@ final class NumberFormattingTests: XCTestCase {
         XCTAssertEqual(text { $0.append(1e300, decimals: 4) }, "1e+300")
     }
 
+    /// Whole numbers keep every digit and gain no leading zero on both sides of every power of
+    /// ten (the short digit count estimates from the bit length and corrects by one comparison).
+    func testIntegersAtEveryPowerOfTen() {
+        var values: [UInt64] = [0, 1, 9, UInt64.max]
+        var power: UInt64 = 10
+        for _ in 1...19 {
+            values += [power - 1, power, power + 1]
+            if power <= UInt64.max / 10 { power *= 10 }
+        }
+        var random = SeededRandom(seed: 12)
+        for _ in 0..<20_000 { values.append(random.next() >> UInt64.random(in: 0...63, using: &random)) }
+        for n in values {
+            XCTAssertEqual(text { $0.appendInteger(n) }, String(n))
+            XCTAssertEqual(CSVOutputBuffer.digitCount(n), String(n).count, "\(n)")
+        }
+    }
+
     func testRandomValuesAtEveryDecimalCount() {
         var random = SeededRandom(seed: 11)
         for _ in 0..<20_000 {

@@ -54,16 +54,27 @@ public struct CSVOutputBuffer {
     /// Number of decimal digits of `n` (at least 1).
     @inline(__always)
     static func digitCount(_ n: UInt64) -> Int {
-        var count = 1
-        var v = n
-        while v >= 10_000 {
-            v /= 10_000
-            count += 4
+        guard n < 100_000_000 else {
+            var count = 9
+            var v = n / 100_000_000
+            while v >= 10 {
+                v /= 10
+                count += 1
+            }
+            return count
         }
-        if v >= 1000 { return count + 3 }
-        if v >= 100 { return count + 2 }
-        if v >= 10 { return count + 1 }
-        return count
+        return shortDigitCount(n)
+    }
+
+    /// Number of decimal digits of `n` < 10⁸ (at least 1), without a branch: `⌊bits·1233/4096⌋`
+    /// (1233/4096 just above log₁₀ 2) is the digit count or one less, and a comparison with the
+    /// power of ten settles it. Integer parts of angles have one to three digits in no pattern a
+    /// branch predictor could follow.
+    @inline(__always)
+    static func shortDigitCount(_ n: UInt64) -> Int {
+        let v = n | 1
+        let estimate = ((64 &- v.leadingZeroBitCount) &* 1233) &>> 12
+        return estimate &+ (v >= DecimalParser.integerPowerOfTen(estimate) ? 1 : 0)
     }
 
     /// 10^k, exact for 0 ≤ k ≤ 22.
@@ -95,15 +106,22 @@ public struct CSVOutputBuffer {
     /// Appends the digits of `n` without leading zeros (at least one digit).
     @inline(__always)
     mutating func appendInteger(_ n: UInt64) {
-        let p = storage + count
-        if n < 100_000_000 {
-            // Eight digits at once, the leading zeros shifted out (the bytes past the end are
-            // scratch within the buffer's slack).
-            let digits = Self.digitCount(n)
-            Self.store(Self.eightDigits(n) >> UInt64(8 * (8 - digits)), p)
-            count += digits
+        guard n < 100_000_000 else {
+            appendLongInteger(n)
             return
         }
+        // Eight digits at once, the leading zeros shifted out (the bytes past the end are scratch
+        // within the buffer's slack).
+        let digits = Self.shortDigitCount(n)
+        Self.store(Self.eightDigits(n) >> UInt64(8 &* (8 &- digits)), storage + count)
+        count &+= digits
+    }
+
+    /// ``appendInteger(_:)`` for `n` ≥ 10⁸ (rare in estimates; kept out of line so the common
+    /// case inlines into every call site).
+    @inline(never)
+    mutating func appendLongInteger(_ n: UInt64) {
+        let p = storage + count
         let digits = Self.digitCount(n)
         var i = digits
         var m = n
@@ -176,7 +194,10 @@ public struct CSVOutputBuffer {
             appendShortest(value)
             return
         }
-        if value < 0 && (whole | fraction) != 0 { append(byte: 0x2D) }
+        // The sign is written always and kept only for a negative value that is not written as
+        // zero: signs of attitude components and biases follow no pattern a branch could predict.
+        storage[count] = 0x2D
+        count &+= (value < 0 ? 1 : 0) & ((whole | fraction) != 0 ? 1 : 0)
         appendFixed(whole: whole, fraction: fraction, decimals: decimals)
     }
 

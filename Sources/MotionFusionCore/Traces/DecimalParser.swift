@@ -1,5 +1,11 @@
 import Glibc
 
+/// 10^k for 0 ≤ k ≤ 8, padded with zeros to sixteen entries (indices are masked to 4 bits).
+@usableFromInline
+let integerPowersOfTen: [UInt64] = [
+    1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 0, 0, 0, 0, 0, 0, 0,
+]
+
 /// Byte-level decimal-to-`Double` conversion for CSV fields, correctly rounded.
 ///
 /// The fast path (Clinger's): when the significand has at most 19 digits and is at most 2⁵³, and
@@ -141,19 +147,59 @@ public enum DecimalParser {
         return .value(slowParse(p, begin, e, point: point, exponentOffset: exponentOffset))
     }
 
-    /// Eight ASCII digits at `p` (little-endian word) converted at once, or nil when any of the
-    /// eight bytes is not a digit. Standard SWAR arithmetic: no branches per digit.
+    /// The run of digits that starts at `p`, up to eight of them, read as one little-endian word:
+    /// its value and its length (0 to 8). Reads eight bytes, so `p` must have eight readable bytes.
+    ///
+    /// Standard SWAR arithmetic, with no branch per digit: a byte is a digit when its high nibble is
+    /// 3 both before and after adding 6 to it. Adding 6 to a byte from 0xFA up carries into the next
+    /// byte, but only past a byte that is not a digit, so the run is classified exactly. The run's
+    /// bytes are shifted to the top of the word, leaving zeros (leading zero digits) below, and the
+    /// eight digits are combined in pairs, fours and eights by exact multiply-and-shift steps.
     @inlinable @inline(__always)
-    static func eightDigits(_ p: UnsafePointer<UInt8>) -> UInt64? {
-        let word = UnsafeRawPointer(p).loadUnaligned(as: UInt64.self)
+    static func digitRun(_ p: UnsafePointer<UInt8>) -> (value: UInt64, count: Int) {
+        let word = UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
         let high: UInt64 = 0xF0F0_F0F0_F0F0_F0F0
-        let isDigits = ((word & high) | (((word &+ 0x0606_0606_0606_0606) & high) >> 4)) == 0x3333_3333_3333_3333
-        guard isDigits else { return nil }
-        var v = word & 0x0F0F_0F0F_0F0F_0F0F
-        v = (v &* 2561) >> 8
-        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) >> 16
-        v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) >> 32
-        return v
+        let threes: UInt64 = 0x3030_3030_3030_3030
+        let notDigit = ((word & high) ^ threes) | (((word &+ 0x0606_0606_0606_0606) & high) ^ threes)
+        let count = notDigit.trailingZeroBitCount &>> 3
+        guard count > 0 else { return (0, 0) }
+        var v = (word & 0x0F0F_0F0F_0F0F_0F0F) &<< UInt64(64 &- 8 &* count)
+        v = (v &* 2561) &>> 8
+        v = ((v & 0x00FF_00FF_00FF_00FF) &* 6_553_601) &>> 16
+        v = ((v & 0x0000_FFFF_0000_FFFF) &* 42_949_672_960_001) &>> 32
+        return (v, count)
+    }
+
+    /// 10^k as an integer, 0 ≤ k ≤ 8, read from a table: no branch (a switch here compiles to an
+    /// indirect jump, mispredicted as often as field lengths change).
+    @inlinable @inline(__always)
+    static func integerPowerOfTen(_ k: Int) -> UInt64 { integerPowersOfTen[k & 15] }
+
+    /// Reads the digits from `i` on into `mantissa` (wrapping past 19 digits; the caller then
+    /// declines by the digit count) and returns the index after them: eight bytes at a time while
+    /// eight bytes remain before `end`, then byte by byte.
+    @inlinable @inline(__always)
+    static func readDigits(
+        _ p: UnsafePointer<UInt8>, _ i: Int, _ end: Int, into mantissa: inout UInt64
+    ) -> Int {
+        var i = i
+        while i &+ 8 <= end {
+            let (value, count) = digitRun(p + i)
+            guard count < 8 else {
+                mantissa = mantissa &* 100_000_000 &+ value
+                i &+= 8
+                continue
+            }
+            mantissa = mantissa &* integerPowerOfTen(count) &+ value
+            return i &+ count
+        }
+        while i < end {
+            let d = p[i] &- 0x30
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i &+= 1
+        }
+        return i
     }
 
     /// The common case in one pass: a plain decimal (optional sign, digits, point, exponent) that
@@ -177,28 +223,14 @@ public enum DecimalParser {
         }
         var mantissa: UInt64 = 0
         let firstDigit = i
-        while i < end {
-            let d = p[i] &- 0x30
-            if d >= 10 { break }
-            mantissa = mantissa &* 10 &+ UInt64(d)
-            i &+= 1
-        }
+        i = readDigits(p, i, end, into: &mantissa)
         var digits = i &- firstDigit
         var sawDigit = digits > 0
         var exponent = 0
         if i < end && p[i] == point {
             i &+= 1
             let fractionStart = i
-            if i &+ 8 <= end, digits <= 10, let eight = eightDigits(p + i) {
-                mantissa = mantissa &* 100_000_000 &+ eight
-                i &+= 8
-            }
-            while i < end {
-                let d = p[i] &- 0x30
-                if d >= 10 { break }
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                i &+= 1
-            }
+            i = readDigits(p, i, end, into: &mantissa)
             digits &+= i &- fractionStart
             exponent = fractionStart &- i
             sawDigit = sawDigit || i > fractionStart
