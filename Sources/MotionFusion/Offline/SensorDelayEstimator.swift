@@ -24,13 +24,36 @@ public enum SensorDelayEstimator {
         guard gyroIdx.count > 100, vIdx.count > 100 else { return nil }
         let gt = gyroIdx.map { samples[$0].t }
         let gv = gyroIdx.map { samples[$0].gyroscope! }
-        func gyro(at t: Double, hint: inout Int) -> Vector3? {
-            while hint + 1 < gt.count && gt[hint + 1] < t { hint += 1 }
-            while hint > 0 && gt[hint] > t { hint -= 1 }
-            guard hint + 1 < gt.count, gt[hint] <= t else { return nil }
-            let u = (t - gt[hint]) / (gt[hint + 1] - gt[hint])
-            return gv[hint] * (1 - u) + gv[hint + 1] * u
+        return gt.withUnsafeBufferPointer { gt in
+            gv.withUnsafeBufferPointer { gv in
+                estimate(samples, vIdx, value, gyroscope: Gyroscope(t: gt, rate: gv), maximum: maximum)
+            }
         }
+    }
+
+    /// The gyroscope's times and rates, interpolated linearly at any time between its samples.
+    struct Gyroscope {
+        let t: UnsafeBufferPointer<Double>
+        let rate: UnsafeBufferPointer<Vector3>
+
+        /// The rate at `time`, or nil outside the samples; `hint` is the index found last (the
+        /// search walks from it, so a sweep through increasing times costs one pass).
+        @inline(__always)
+        func callAsFunction(at time: Double, hint: inout Int) -> Vector3? {
+            while hint + 1 < t.count && t[hint + 1] < time { hint += 1 }
+            while hint > 0 && t[hint] > time { hint -= 1 }
+            guard hint + 1 < t.count, t[hint] <= time else { return nil }
+            let u = (time - t[hint]) / (t[hint + 1] - t[hint])
+            return rate[hint] * (1 - u) + rate[hint + 1] * u
+        }
+    }
+
+    /// The search of ``estimate(_:sensor:maximum:)`` over the samples `vIdx` that have a value.
+    static func estimate(
+        _ samples: [SensorSample], _ vIdx: [Int], _ value: (SensorSample) -> Vector3?, gyroscope gyro: Gyroscope,
+        maximum: Double
+    ) -> Double? {
+        let gt = gyro.t
         // Typical magnitude, to skip disturbed samples.
         let norms = vIdx.map { value(samples[$0])!.norm }.sorted()
         let typical = norms[norms.count / 2]
@@ -52,16 +75,17 @@ public enum SensorDelayEstimator {
         let medianStep = (gt.last! - gt.first!) / Double(gt.count - 1)
         let step = max(medianStep / 2, 0.0005)
         let steps = Int((maximum / step).rounded())
-        var costs = [Double]()
-        for i in -steps...steps {
-            let d = Double(i) * step
-            var cost = 0.0
-            var h = 0
-            for p in points {
-                guard let w = gyro(at: p.t - d, hint: &h) else { continue }
-                cost += (p.dv - p.v.cross(w)).squaredNorm
+        let costs = points.withUnsafeBufferPointer { points in
+            (-steps...steps).map { i in
+                let d = Double(i) * step
+                var cost = 0.0
+                var h = 0
+                for p in points {
+                    guard let w = gyro(at: p.t - d, hint: &h) else { continue }
+                    cost += (p.dv - p.v.cross(w)).squaredNorm
+                }
+                return cost
             }
-            costs.append(cost)
         }
         guard let best = costs.indices.min(by: { costs[$0] < costs[$1] }) else { return nil }
         var offset = 0.0
