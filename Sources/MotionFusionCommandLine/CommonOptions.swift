@@ -218,6 +218,14 @@ struct LocationOptions {
 public enum TraceInputs {
     /// The traces a TRACE argument names (public for the C ABI's folder plan).
     public static func expand(_ path: String, format: TraceFormat?) throws -> [String] {
+        var skipped = [String]()
+        return try expand(path, format: format, skipped: &skipped)
+    }
+
+    /// The traces a TRACE argument names; entries of a folder that are not traces (a FIFO or
+    /// device, which would block or never end, and sub-folders that hold no recording) are added
+    /// to `skipped` with the reason, for a notice.
+    static func expand(_ path: String, format: TraceFormat?, skipped: inout [String]) throws -> [String] {
         if path == "-" { return [path] }
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
@@ -233,11 +241,19 @@ public enum TraceInputs {
             _ = FileManager.default.fileExists(atPath: p, isDirectory: &sub)
             let lower = e.lowercased()
             if sub.boolValue {
-                if (try? TraceFormat.detect(path: p)) != nil { result.append(p) }
+                if (try? TraceFormat.detect(path: p)) != nil {
+                    result.append(p)
+                } else {
+                    skipped.append("\(p.escapedForMessage): a folder that holds no recording")
+                }
             } else if lower.hasSuffix(".csv") || lower.hasSuffix(".txt") || lower.hasSuffix(".tsv")
                 || lower.hasSuffix(".zip")
             {
-                result.append(p)
+                if TraceFormat.isStream(p) {
+                    skipped.append("\(p.escapedForMessage): a FIFO or device, not a file")
+                } else {
+                    result.append(p)
+                }
             }
         }
         guard !result.isEmpty else { throw CommandLineError.input("\(path.escapedForMessage): folder holds no traces") }

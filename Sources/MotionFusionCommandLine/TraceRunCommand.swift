@@ -128,7 +128,9 @@ enum TraceRunCommand {
         uncertainty: @escaping (RunConfiguration) -> Bool, job: @escaping TraceJob
     ) throws {
         for w in s.run.modelWarnings { console.err("warning: \(w)\n") }
-        let inputs = try TraceInputs.expand(s.trace, format: s.input.format)
+        var skipped = [String]()
+        let inputs = try TraceInputs.expand(s.trace, format: s.input.format, skipped: &skipped)
+        for entry in skipped { console.err("note: skipping \(entry)\n") }
         let extra = [s.run.calibrationPath].compactMap { $0 }
         let what = name == "replay" ? s.run.configuration.filter.kind.rawValue : name
         if inputs.count > 1 || inputs[0] != s.trace {
@@ -152,9 +154,12 @@ enum TraceRunCommand {
         settings.calibrationTarget = try s.calibrateMagnetometer.map {
             try OutputTarget.resolve($0, protecting: protected)
         }
-        let files = [target, report, settings.calibrationTarget].compactMap { $0?.canonicalPath }
-        guard Set(files).count == files.count else {
-            throw CommandLineError.usage("--output, --report and --calibrate-mag must name different files")
+        let outputs = [target, report, settings.calibrationTarget].compactMap { $0 }
+        let files = outputs.compactMap(\.canonicalPath)
+        guard Set(files).count == files.count, outputs.filter({ $0.kind == .standardOutput }).count <= 1 else {
+            throw CommandLineError.usage(
+                "--output, --report and --calibrate-mag must name different files (at most one of them '-', standard output; --output is '-' when not given)"
+            )
         }
         let reader = try s.input.open(s.trace)
         let outcome = try runOne(

@@ -29,15 +29,18 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         -> SampleReader
     {
         let reader: SampleReader
-        if path == "-" {
-            let lines = try ByteLineReader(path: "-")
+        let stream = path == "-" || isStream(path)
+        if stream {
+            // Standard input, a pipe, a FIFO or a device can be read only once: the format is
+            // detected from the first line held in the reader that then reads the rows.
+            let lines = try ByteLineReader(path: path)
             let f =
                 try format
                 ?? (options.columns != nil ? .delimited : detect(firstLine: lines.peekLine() ?? [], name: lines.name))
             guard f != .phyphox && f != .sensorLogger else {
                 throw TraceError(
                     .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
-                    "\(f.rawValue) recordings are folders or archives of several files and cannot come from standard input; pass the path"
+                    "\(f.rawValue) recordings are folders or archives of several files and cannot come from a stream; pass the path"
                 )
             }
             // One file of a multi-file format (an EuRoC or x-IMU3 IMU file) reads as delimited text.
@@ -53,7 +56,16 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
             }
         }
-        return UnitCheckingReader(reader, live: path == "-")
+        return UnitCheckingReader(reader, live: stream)
+    }
+
+    /// Whether `path` (followed through links) is a pipe, FIFO, socket or character device: data
+    /// that can be read only once.
+    public static func isStream(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return false }
+        let type = st.st_mode & S_IFMT
+        return type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK
     }
 
     /// Reads the whole trace at `path` into memory (a convenience for programs and tests; commands

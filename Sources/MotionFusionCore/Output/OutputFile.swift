@@ -106,7 +106,16 @@ public struct OutputTarget: Sendable {
 
     /// Decides how to write `path`, refusing anything that would overwrite one of `inputs`.
     public static func resolve(_ path: String, protecting inputs: InputFiles) throws -> OutputTarget {
-        if path == "-" { return OutputTarget(given: path, kind: .standardOutput) }
+        if path == "-" {
+            // Standard output redirected onto an input (`>> trace.csv`, `1<>trace.csv`).
+            var st = stat()
+            if fstat(1, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, inputs.contains(st, path: nil) {
+                throw OutputError(
+                    "standard output is an input of this run; refusing to write onto it (redirect to another file)",
+                    usage: true)
+            }
+            return OutputTarget(given: path, kind: .standardOutput)
+        }
         guard !path.isEmpty else { throw OutputError("--output needs a file name", usage: true) }
         guard !path.hasSuffix("/") else {
             throw OutputError(
@@ -123,6 +132,9 @@ public struct OutputTarget: Sendable {
             guard hops < 40, let next = readLink(target) else {
                 throw OutputError("\(path): too many levels of symbolic links", usage: true)
             }
+            // `/proc/self/fd/1` of a pipe or socket links to `pipe:[…]`, not a path: the link
+            // itself opens the object.
+            if !next.hasPrefix("/"), next.contains(":[") { break }
             target =
                 next.hasPrefix("/")
                 ? next : PathText.join(PathText.folder(target), next)

@@ -25,6 +25,11 @@ public final class ByteLineReader {
     /// The name standard input gets in messages.
     public static let standardInputName = "stdin"
 
+    /// The longest line read, bytes (16 MiB): a delimited row is at most a few kilobytes, so a
+    /// longer line is binary data or a file without line breaks (`/dev/zero`, carriage returns
+    /// only), refused before it fills memory.
+    public static let maximumLineLength = 1 << 24
+
     /// Opens `path` for reading; `-` reads standard input.
     public init(path: String, chunkSize: Int = 1 << 20) throws {
         if path == "-" {
@@ -116,6 +121,12 @@ public final class ByteLineReader {
             end = remaining
         }
         if end == capacity {
+            guard capacity < Self.maximumLineLength else {
+                throw TraceError(
+                    .lineTooLong, SourceLocation(file: name, line: lineNumber + 1, column: 0),
+                    "line longer than \(Self.maximumLineLength >> 20) MiB: not a text trace (binary data, or line breaks that are not LF or CRLF)"
+                )
+            }
             let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2 + 1)
             bigger.update(from: buffer, count: end)
             buffer.deallocate()

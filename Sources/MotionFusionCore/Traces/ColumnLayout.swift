@@ -28,7 +28,7 @@ public struct ColumnLayout: Sendable, Equatable {
     /// The slot fed by each column (-1 for none), for ``DelimitedRows/select(_:)``.
     public func slotsByColumn(count: Int) -> [Int] {
         var out = [Int](repeating: -1, count: count)
-        for (slot, c) in columns where c < count { out[c] = slot.rawValue }
+        for slot in Slot.allCases { if let c = columns[slot], c < count { out[c] = slot.rawValue } }
         return out
     }
 
@@ -143,6 +143,18 @@ public struct ColumnLayout: Sendable, Equatable {
     /// column (the quaternion its w column) and the other axes follow in the next columns.
     public mutating func setColumns(_ spec: String, names: [String], columnCount: Int) throws {
         columns = [:]
+        // The key given for each column so far: a key given twice, or two keys sharing a column,
+        // is refused (one column cannot be two quantities).
+        var owners = [Int: String]()
+        func take(_ key: String, _ span: Range<Int>) throws {
+            guard !owners.values.contains(key) else { throw ColumnSpecError("--columns: '\(key)' is given twice") }
+            for c in span {
+                if let other = owners[c] {
+                    throw ColumnSpecError("--columns: '\(other)' and '\(key)' both use column \(c + 1)")
+                }
+                owners[c] = key
+            }
+        }
         for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
             let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
             guard pair.count == 2, !pair[1].isEmpty else {
@@ -165,8 +177,12 @@ public struct ColumnLayout: Sendable, Equatable {
             }
             let key = pair[0].lowercased()
             switch key {
-            case "t", "time": columns[.time] = column
-            case "moving": columns[.moving] = column
+            case "t", "time":
+                try take("t", column..<column + 1)
+                columns[.time] = column
+            case "moving":
+                try take("moving", column..<column + 1)
+                columns[.moving] = column
             default:
                 guard let g = Self.groups.first(where: { $0.key == key || $0.label.hasPrefix(key) }) else {
                     throw ColumnSpecError("--columns: unknown key '\(pair[0])'; use t, gyr, acc, mag, gt or moving")
@@ -176,6 +192,7 @@ public struct ColumnLayout: Sendable, Equatable {
                         "--columns \(pair[0]): \(g.label) needs \(g.slots.count) columns from column \(column + 1); the file has \(columnCount)"
                     )
                 }
+                try take(g.key, column..<column + g.slots.count)
                 for (k, slot) in g.slots.enumerated() { columns[slot] = column + k }
             }
         }

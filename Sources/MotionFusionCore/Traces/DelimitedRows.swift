@@ -111,6 +111,10 @@ public final class DelimitedRows {
         return nil
     }
 
+    /// The 0-based byte offset in the current line of the field parsed into `slot`, or nil for a
+    /// slot beyond those selected.
+    public func fieldOffset(of slot: Int) -> Int? { slot >= 0 && slot < offsetCapacity ? fieldOffsets[slot] : nil }
+
     /// Chooses which columns are parsed: column `c` goes to `values[slot]`, -1 skips it.
     public func select(_ slots: [Int]) {
         for c in 0..<slotCount { slotOfColumn[c] = c < slots.count ? slots[c] : -1 }

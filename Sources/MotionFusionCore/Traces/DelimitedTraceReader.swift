@@ -165,7 +165,7 @@ public final class DelimitedTraceReader: SampleReader {
     }
 
     func location(_ slot: ColumnLayout.Slot) -> SourceLocation {
-        SourceLocation(file: rows.name, line: rows.lineNumber, column: rows.fieldOffsets[slot.rawValue] + 1)
+        SourceLocation(file: rows.name, line: rows.lineNumber, column: (rows.fieldOffset(of: slot.rawValue) ?? -1) + 1)
     }
 
     /// The next sample, or nil at the end of the input.

@@ -44,6 +44,8 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         case unknownFormat
         /// The file could not be opened or read.
         case unreadable
+        /// A line is longer than any text trace has (binary data, or no line breaks).
+        case lineTooLong
     }
 
     /// The class of problem.

@@ -1,0 +1,124 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+/// Inputs that can be read only once (a FIFO, a pipe named by path, a device), inputs without line
+/// breaks, standard output redirected onto an input, several outputs on standard output, and
+/// `--columns` that give one column two meanings: findings of a second hostile pass over the
+/// command line.
+extension HostileUseTests {
+    /// Runs a shell command line in the test folder, `$MF` naming the executable; returns the exit
+    /// status and standard error.
+    func shell(_ script: String) throws -> (status: Int32, err: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", script]
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
+        p.environment = ["MF": try TestData.executable(), "PATH": "/usr/bin:/bin"]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: text, as: UTF8.self))
+    }
+
+    func rows(_ path: String) throws -> Int {
+        try String(contentsOfFile: PathText.join(dir, path), encoding: .utf8).split(separator: "\n").count
+    }
+
+    /// A FIFO, a pipe named by path (`<(…)`, `/dev/stdin`) and a regular file give the same rows:
+    /// a stream is opened once and its format detected from the first line it holds.
+    func testPipesAndFIFOsNamedByPathAreReadOnce() throws {
+        XCTAssertEqual(try shell(#"$MF replay trace.csv --output file.csv"#).status, 0)
+        let fifo = try shell(#"mkfifo f && (cat trace.csv > f &) && timeout 60 $MF replay f --output fifo.csv"#)
+        XCTAssertEqual(fifo.status, 0, fifo.err)
+        let substituted = try shell(#"timeout 60 $MF replay <(cat trace.csv) --output sub.csv"#)
+        XCTAssertEqual(substituted.status, 0, substituted.err)
+        let stdin = try shell(#"cat trace.csv | timeout 60 $MF replay /dev/stdin --output stdin.csv"#)
+        XCTAssertEqual(stdin.status, 0, stdin.err)
+        let expected = try Data(contentsOf: URL(fileURLWithPath: dir + "/file.csv"))
+        XCTAssertEqual(try rows("file.csv"), try rows("trace.csv"))
+        for out in ["fifo.csv", "sub.csv", "stdin.csv"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: PathText.join(dir, out))), expected, out)
+        }
+    }
+
+    /// Input without line breaks is refused at 16 MiB with the file and line, not buffered until
+    /// memory runs out.
+    func testEndlessLineIsRefused() throws {
+        let r = try shell(#"timeout 60 $MF info /dev/zero"#)
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(r.err.contains("/dev/zero:1: line longer than 16 MiB"), r.err)
+    }
+
+    /// A folder run skips FIFOs, devices and folders that hold no recording, with a note for each,
+    /// and runs the rest.
+    func testFolderRunSkipsStreamsWithANote() throws {
+        let r = try shell(
+            #"mkdir -p in/sub out && cp trace.csv in/a.csv && cp trace.csv in/sub/y.csv && mkfifo in/b.csv && ln -s /dev/zero in/z.csv && timeout 120 $MF replay in --output out"#
+        )
+        XCTAssertEqual(r.status, 0, r.err)
+        for skipped in ["in/b.csv: a FIFO or device", "in/z.csv: a FIFO or device", "in/sub: a folder that holds no"] {
+            XCTAssert(r.err.contains("note: skipping \(skipped)"), r.err)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/out"), ["a.csv"])
+        XCTAssertEqual(try rows("out/a.csv"), try rows("trace.csv"))
+    }
+
+    /// Standard output redirected onto the input (appending, or read-write) is refused before
+    /// anything is written, and the input is unchanged.
+    func testStandardOutputOntoTheInputIsRefused() throws {
+        let before = try Data(contentsOf: URL(fileURLWithPath: trace))
+        for script in [
+            #"$MF replay trace.csv --output - >> trace.csv"#, #"$MF replay trace.csv >> trace.csv"#,
+            #"$MF replay - < trace.csv 1<>trace.csv"#, #"$MF reconstruct trace.csv --output - >> trace.csv"#,
+        ] {
+            let r = try shell(script)
+            XCTAssertEqual(r.status, 2, script)
+            XCTAssert(r.err.contains("standard output is an input of this run"), r.err)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: trace)), before, script)
+        }
+        // Standard output that is a pipe, named by path, is written through.
+        let piped = try shell(#"$MF replay trace.csv --output /dev/stdout | wc -l > count.txt"#)
+        XCTAssertEqual(piped.status, 0, piped.err)
+        let count = try String(contentsOfFile: dir + "/count.txt", encoding: .utf8)
+        XCTAssertEqual(Int(count.trimmingCharacters(in: .whitespacesAndNewlines)), try rows("trace.csv"))
+    }
+
+    /// Only one output of a run may go to standard output: a report or a calibration there would
+    /// be mixed into the estimate rows.
+    func testOneOutputAtMostOnStandardOutput() throws {
+        for args in [
+            ["--report", "-"], ["--output", "-", "--report", "-"], ["--calibrate-mag", "-"],
+            ["--output", "e.csv", "--report", "-", "--calibrate-mag", "-"],
+        ] {
+            let r = try CommandRunner.process(["reconstruct", trace] + args, in: dir)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssert(r.err.contains("at most one of them '-'"), r.err)
+        }
+        let alone = try CommandRunner.process(["reconstruct", trace, "--output", "e.csv", "--report", "-"], in: dir)
+        XCTAssertEqual(alone.status, 0, alone.err)
+        XCTAssert(alone.out.hasPrefix("<!DOCTYPE html>"))
+    }
+
+    /// `--columns` giving one column two meanings, or one key twice, is a usage error (it used to
+    /// read an unselected slot's field offset out of bounds).
+    func testOverlappingColumnsAreRefused() throws {
+        for (spec, message) in [
+            ("t=2,gyr=2,acc=5", "'t' and 'gyr' both use column 2"),
+            ("t=1,gyr=2,acc=2,mag=8", "'gyr' and 'acc' both use column 2"),
+            ("t=1,gyr=2,acc=5,mag=8,acc=2", "'acc' is given twice"),
+            ("t=1,time=1,gyr=2,acc=5", "'t' is given twice"),
+        ] {
+            for command in [["info"], ["replay", "--output", "o.csv"]] {
+                let args = [command[0], trace, "--columns", spec] + command.dropFirst()
+                let r = try CommandRunner.process(args, in: dir)
+                XCTAssertEqual(r.status, 2, "\(command) \(spec): \(r.err)")
+                XCTAssert(r.err.contains(message), r.err)
+            }
+        }
+    }
+}
