@@ -88,6 +88,18 @@ final class ReplayManagerTests: XCTestCase {
         XCTAssertEqual(n, 10)
     }
 
+    /// A clock that jumps ahead for one sample and comes back, or is reset, does not end the output:
+    /// a time more than the longest gap before the latest one starts a new grid there, and a small
+    /// step back (a timing glitch) is skipped.
+    func testOutputRateRestartsAfterAClockReset() {
+        var run = RunConfiguration(.mahony, mode: .sixD)
+        run.outputRate = 100
+        let times = [0, 0.01, 0.02, 1000, 0.03, 0.04, 0.035, 0.05, -30, -29.99].map { $0 }
+        let samples = times.map { SensorSample(t: $0, gyroscope: .zero, accelerometer: Vector3(0, 0, 9.81)) }
+        let out = run.estimates(samples).map(\.t)
+        XCTAssertEqual(out, [0, 0.01, 0.02, 1000, 0.03, 0.04, 0.05, -30, -29.99])
+    }
+
     /// An output rate jumps over a gap in one step however many instants it holds (it used to
     /// step through them: a gap of 1e9 s at 100 Hz ran for minutes), skips samples at an infinite
     /// time, starts a new grid where the old one has no precision left, and never repeats a time

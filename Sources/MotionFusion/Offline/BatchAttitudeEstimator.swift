@@ -152,6 +152,15 @@ public struct BatchAttitudeEstimator: Sendable {
         /// Longest time a gyroscope or accelerometer value is held for samples without one, s.
         /// Default 0.1.
         public var maximumHold = 0.1
+        /// Longest forward gap in the timestamps bridged within one solution, s: across a shorter
+        /// gap the rotation is unknown but the bias and the heading carry on; a longer one (a
+        /// recording paused, a clock that jumped) ends the solution and the samples after it are
+        /// solved as a recording of their own. Default 10.
+        public var longestBridgedGap = 10.0
+        /// A timestamp more than this earlier than the latest one (a clock reset), s, also starts a
+        /// new solution; a smaller step back is a timing glitch whose sample is not integrated (as
+        /// in ``FilterRunner``). Default 1.
+        public var clockStepBack = 1.0
         /// Default parameters.
         public init() {}
     }
@@ -249,6 +258,8 @@ extension BatchAttitudeEstimator {
         var emitted = 0
         /// Longest lookahead gap seen (for window triggering).
         var latestTime = -Double.infinity
+        /// The latest finite time of the current solution (the clock it follows).
+        var segmentTime = Double.nan
 
         init(parameters: Parameters) {
             self.parameters = parameters
@@ -317,12 +328,35 @@ extension BatchAttitudeEstimator {
         mutating func accept(
             _ s: AttitudeSmoother.Sample, progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void
         ) throws {
+            let p = parameters
+            if s.t.isFinite {
+                let jumped = s.t - segmentTime > p.longestBridgedGap || s.t < segmentTime - p.clockStepBack
+                if segmentTime.isFinite && jumped { try finishSegment(progress: progress, body) }
+                if !segmentTime.isFinite || s.t > segmentTime { segmentTime = s.t }
+            }
             pending.append(s)
             if s.t.isFinite { latestTime = max(latestTime, s.t) }
             if windowIsFull {
                 try processWindow(final: false, body)
                 progress?(emitted)
             }
+        }
+
+        /// Solves and emits everything pending as the end of a solution, and starts the next one
+        /// afresh: no state or prior is carried across a long gap or a clock reset, except what
+        /// belongs to the sensors (the magnetometer's calibration and reference field).
+        mutating func finishSegment(progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void) throws {
+            while !pending.isEmpty {
+                try processWindow(final: true, body)
+                progress?(emitted)
+            }
+            carriedQ = []
+            carriedB = []
+            carriedV = []
+            carriedD = []
+            prior = nil
+            latestTime = -.infinity
+            segmentTime = .nan
         }
 
         /// Whether the pending samples reach past a whole window and its lookahead.

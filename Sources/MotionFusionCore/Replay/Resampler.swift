@@ -1,7 +1,8 @@
 /// Delivers estimates at a fixed rate, as a device's motion service does at an update interval: the
 /// filter runs on every input sample, and each output instant `t0 + k/rate` gets the estimate
 /// interpolated between the two outputs around it (slerp for the attitude and the ground truth).
-/// Instants inside a gap longer than `maximumGap` get no output. Streaming: feed estimates in order.
+/// Instants inside a gap longer than `maximumGap` get no output; a time more than `maximumGap`
+/// before the latest one (a clock reset) starts a new grid there. Streaming: feed estimates in order.
 public struct Resampler: Sendable {
     /// Output rate, Hz.
     public let rate: Double
@@ -33,6 +34,16 @@ public struct Resampler: Sendable {
         }
         defer { if previous == nil || e.t > previous!.estimate.t { previous = (e, input) } }
         guard let (p, pin) = previous else {
+            try emit(e, input)
+            index = 1
+            return
+        }
+        if e.t < p.t - maximumGap {
+            // The clock was reset (or had jumped ahead and came back): a new grid starts at this
+            // sample, as at the start, instead of dropping every instant before the old latest
+            // time.
+            origin = e.t
+            previous = (e, input)
             try emit(e, input)
             index = 1
             return
