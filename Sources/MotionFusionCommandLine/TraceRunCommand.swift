@@ -36,8 +36,9 @@ final class EstimateSink {
     @exclusivity(unchecked) var sixDMetric: AttitudeErrorMetric.Accumulator?
     @exclusivity(unchecked) var report: HTMLReport?
     @exclusivity(unchecked) var sawTruth = false
-    /// Whether any input sample had a magnetometer value.
+    /// Whether any input sample had a magnetometer value, and an accelerometer value.
     @exclusivity(unchecked) var sawMagnetometer = false
+    @exclusivity(unchecked) var sawAccelerometer = false
     @exclusivity(unchecked) var magnetometerSamples = 0
     @exclusivity(unchecked) var magnetometerRejected = 0
 
@@ -61,6 +62,7 @@ final class EstimateSink {
         metric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
         sixDMetric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
         if input.magnetometer != nil { sawMagnetometer = true }
+        if input.accelerometer != nil { sawAccelerometer = true }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
         if input.magnetometer != nil && !e.diagnostics.initialising {
@@ -190,6 +192,11 @@ enum TraceRunCommand {
         var mode = run.mode
         do {
             samples = try job(reader, run, s, sink, console)
+            if samples > 0 && !sink.sawAccelerometer {
+                console.err(
+                    "\(reader.description.source): warning: the accelerometer has no value in the whole recording: no attitude could be estimated (every row has used = 0)\n"
+                )
+            }
             if mode == .nineD && samples > 0 && !sink.sawMagnetometer {
                 // Magnetometer columns without a single value: as if there were none.
                 if run.filter.kind == .ecompass {

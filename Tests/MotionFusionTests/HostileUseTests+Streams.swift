@@ -4,9 +4,9 @@ import MotionFusionTestSupport
 import XCTest
 
 /// Inputs that can be read only once (a FIFO, a pipe named by path, a device), inputs without line
-/// breaks, standard output redirected onto an input, several outputs on standard output, and
-/// `--columns` that give one column two meanings: findings of a second hostile pass over the
-/// command line.
+/// breaks, standard output redirected onto an input, several outputs on standard output,
+/// `--columns` that give one column two meanings, recordings without an accelerometer, and times in
+/// the wrong unit: findings of a second hostile pass over the command line.
 extension HostileUseTests {
     /// Runs a shell command line in the test folder, `$MF` naming the executable; returns the exit
     /// status and standard error.
@@ -120,5 +120,68 @@ extension HostileUseTests {
                 XCTAssert(r.err.contains(message), r.err)
             }
         }
+    }
+
+    /// The trace's rows with a transformation of each field list (the header excluded).
+    func rewritten(_ name: String, header: (([Substring]) -> [Substring])? = nil, row: ([Substring]) -> [Substring])
+        throws -> String
+    {
+        let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+        var out = [String]()
+        for (i, line) in lines.enumerated() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+            out.append((i == 0 ? (header ?? { $0 })(fields) : row(fields)).joined(separator: ","))
+        }
+        let path = PathText.join(dir, name)
+        try (out.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Without accelerometer columns no filter can find the vertical: an error, not rows of the
+    /// identity. Columns without a single value run, with a warning that nothing was estimated.
+    func testRecordingWithoutAccelerometer() throws {
+        let noColumns = try rewritten("gyro-mag.csv", header: { Array($0[0..<4] + $0[7...]) }) {
+            Array($0[0..<4] + $0[7...])
+        }
+        for command in ["replay", "reconstruct"] {
+            let r = try CommandRunner.process([command, noColumns, "--output", "o.csv"], in: dir)
+            XCTAssertEqual(r.status, 1, r.err)
+            XCTAssert(r.err.contains("no accelerometer: every filter needs it"), r.err)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/o.csv"))
+        let noValues = try rewritten("acc-nan.csv") { f in
+            var f = f
+            for k in 4..<7 { f[k] = "nan" }
+            return f
+        }
+        let r = try CommandRunner.process(["replay", noValues, "--output", "o.csv"], in: dir)
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("the accelerometer has no value in the whole recording"), r.err)
+        let used = try String(contentsOfFile: dir + "/o.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: ",")[10] }
+        XCTAssertEqual(Set(used), ["0"])
+    }
+
+    /// Times in milliseconds under a plain `t` header make every step a gap, and times a million
+    /// times too small make no sensor's rate: both are warned about, naming the flag.
+    func testTimesInTheWrongUnitAreWarnedAbout() throws {
+        let ms = try rewritten("ms.csv") { f in
+            var f = f
+            f[0] = Substring(String(Double(f[0])! * 1000))
+            return f
+        }
+        let r = try CommandRunner.process(["replay", ms, "--output", "o.csv"], in: dir)
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("longer than the 1.0 s the filters integrate across"), r.err)
+        XCTAssert(r.err.contains("--units t=ms"), r.err)
+        let fixed = try CommandRunner.process(["replay", ms, "--units", "t=ms", "--output", "o.csv"], in: dir)
+        XCTAssertFalse(fixed.err.contains("median time step"), fixed.err)
+        let tiny = try rewritten("tiny.csv") { f in
+            var f = f
+            f[0] = Substring(String(Double(f[0])! * 1e-10))
+            return f
+        }
+        let info = try CommandRunner.process(["info", tiny], in: dir)
+        XCTAssert(info.err.contains("a rate above 1 MHz"), info.out + info.err)
     }
 }

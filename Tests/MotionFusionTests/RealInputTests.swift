@@ -317,6 +317,19 @@ final class RealInputTests: XCTestCase {
         let r = run(["info", broken])
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("broken.zip"), r.err)
+        // One digit changed inside a stored entry: its CRC-32 no longer matches, and the values
+        // are refused rather than used.
+        let text = "\"Time (s)\",\"X (m/s^2)\",\"Y (m/s^2)\",\"Z (m/s^2)\"\n0.01,0,0,9.81\n0.02,0,0,9.81\n"
+        var stored = ZipWriter.archive([("Accelerometer.csv", Array(text.utf8))], deflate: false)
+        let digit = stored.firstIndex(of: UInt8(ascii: "8"))!
+        stored[digit] = UInt8(ascii: "3")
+        let corrupted = dir + "/corrupted.zip"
+        try Data(stored).write(to: URL(fileURLWithPath: corrupted))
+        for command in ["info", "replay"] {
+            let c = run([command, corrupted])
+            XCTAssertEqual(c.status, 1, c.err)
+            XCTAssert(c.err.contains("corrupted.zip: entry 'Accelerometer.csv': damaged (CRC-32"), c.err)
+        }
         let binary = dir + "/binary.csv"
         try Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0x1B, 0xFF, 0x07] + Array(repeating: 0, count: 40)).write(
             to: URL(fileURLWithPath: binary))

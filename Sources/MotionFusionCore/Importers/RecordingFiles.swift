@@ -31,9 +31,12 @@ struct RecordingFiles {
         return FileManager.default.fileExists(atPath: path(name))
     }
 
-    /// The first line of a member file, if any (for format detection).
-    func firstLine(_ name: String) -> String? {
-        guard has(name), let lines = try? self.lines(name), let line = try? lines.peekLine() else { return nil }
+    /// The first line of a member file, if any (for format detection). A damaged archive entry is
+    /// an error (it would otherwise look like a missing file); an unreadable file on disk is nil.
+    func firstLine(_ name: String) throws -> String? {
+        guard has(name) else { return nil }
+        let lines = try archive != nil ? self.lines(name) : (try? self.lines(name))
+        guard let line = try lines?.peekLine() else { return nil }
         return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)
     }
 

@@ -100,7 +100,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             let files = try RecordingFiles(path)
             if files.has("Inertial.csv") { return .ximu3 }
             for name in ["Accelerometer.csv", "Gyroscope.csv", "Magnetometer.csv"] {
-                guard let header = files.firstLine(name) else { continue }
+                guard let header = try files.firstLine(name) else { continue }
                 if header.hasPrefix("time,seconds_elapsed") { return .sensorLogger }
                 if header.hasPrefix("\"Time (s)\"") || header.hasPrefix("Time (s)") { return .phyphox }
             }

@@ -2,8 +2,9 @@ import CZlib
 
 /// The files of a `.zip` archive, read whole into memory (recording apps' exports are small): the
 /// central directory is parsed, and each entry is stored or DEFLATE-compressed (decoded by zlib).
-/// Anything else — encryption, ZIP64, other methods, sizes that disagree, a damaged stream — is an
-/// error naming the archive and the entry, never a crash.
+/// Every entry's CRC-32 is checked. Anything else — encryption, ZIP64, other methods, sizes that
+/// disagree, a damaged stream, a checksum that does not match — is an error naming the archive and
+/// the entry, never a crash and never silently corrupted values.
 public struct ZipArchive {
     /// One file of the archive.
     public struct Entry {
@@ -11,6 +12,8 @@ public struct ZipArchive {
         public var name: String
         /// Compression method (0 stored, 8 deflated).
         var method: UInt16
+        /// CRC-32 of the uncompressed contents, from the central directory.
+        var crc: UInt32
         var compressedSize: Int, size: Int
         var localHeaderOffset: Int
     }
@@ -61,6 +64,7 @@ public struct ZipArchive {
             guard o + 46 <= bytes.count, u32(o) == 0x0201_4B50 else { throw fail("damaged zip directory entry") }
             let flags = u16(o + 8)
             let method = UInt16(u16(o + 10))
+            let crc = UInt32(u32(o + 16))
             let compressed = u32(o + 20)
             let size = u32(o + 24)
             let nameLength = u16(o + 28)
@@ -79,7 +83,9 @@ public struct ZipArchive {
             total += size
             guard total <= Self.maximumSize else { throw fail("archive expands beyond \(Self.maximumSize >> 20) MiB") }
             entries.append(
-                Entry(name: name, method: method, compressedSize: compressed, size: size, localHeaderOffset: local))
+                Entry(
+                    name: name, method: method, crc: crc, compressedSize: compressed, size: size,
+                    localHeaderOffset: local))
             o += 46 + nameLength + extraLength + commentLength
         }
         self.entries = entries
@@ -92,8 +98,22 @@ public struct ZipArchive {
         }
     }
 
-    /// The uncompressed bytes of an entry.
+    /// The uncompressed bytes of an entry, checked against its CRC-32.
     public func contents(_ e: Entry) throws -> [UInt8] {
+        let out = try unchecked(e)
+        let crc = out.withUnsafeBufferPointer { b in
+            UInt32(CZlib.crc32(0, b.baseAddress, UInt32(b.count)))
+        }
+        guard crc == e.crc else {
+            throw fail(
+                "entry '\(e.name.escapedForMessage)': damaged (CRC-32 \(String(crc, radix: 16)), the archive records \(String(e.crc, radix: 16)))"
+            )
+        }
+        return out
+    }
+
+    /// The uncompressed bytes of an entry, as stored.
+    func unchecked(_ e: Entry) throws -> [UInt8] {
         func u16(_ o: Int) -> Int { Int(bytes[o]) | Int(bytes[o + 1]) << 8 }
         let o = e.localHeaderOffset
         guard o + 30 <= bytes.count, u16(o) | u16(o + 2) << 16 == 0x0403_4B50 else {

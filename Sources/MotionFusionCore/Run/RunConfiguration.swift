@@ -57,10 +57,16 @@ public struct RunConfiguration: Sendable {
     }
 
     /// The configuration adjusted to the sensors a recording has: 9D without a magnetometer runs
-    /// (and is scored and reported) as 6D; `fellBack` says so. The e-compass without a magnetometer
-    /// cannot run: an error.
+    /// (and is scored and reported) as 6D; `fellBack` says so. The e-compass without a magnetometer,
+    /// and any filter without an accelerometer, cannot run: an error.
     public func adjusted(toSensors sensors: Set<SensorKind>) throws -> (configuration: RunConfiguration, fellBack: Bool)
     {
+        guard sensors.contains(.accelerometer) else {
+            throw ParameterError(
+                description:
+                    "no accelerometer: every filter needs it to find the vertical (a gyroscope alone gives only changes of attitude)"
+            )
+        }
         guard mode == .nineD && !sensors.contains(.magnetometer) else { return (self, false) }
         if filter.kind == .ecompass {
             throw ParameterError(description: "no magnetometer: the e-compass needs one (try the tilt filter)")

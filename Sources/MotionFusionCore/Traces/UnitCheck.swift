@@ -94,6 +94,28 @@ public enum UnitCheck {
                 warnings.append(TraceWarning(here, "accelerometer norm at rest is \(fmt(a)) m/s²; expected about 9.81"))
             }
         }
+        var steps = [Double]()
+        var previous = Double.nan
+        for s in samples where s.t.isFinite {
+            if previous.isFinite && s.t > previous { steps.append(s.t - previous) }
+            previous = s.t
+        }
+        let longestStep = FilterRunnerSettings().maximumGap
+        if let step = median(steps) {
+            if step > longestStep {
+                warnings.append(
+                    TraceWarning(
+                        here,
+                        "the median time step is \(fmt(step)) s, longer than the \(fmt(longestStep)) s the filters integrate across, so every sample starts over: if the times are in milliseconds, microseconds or nanoseconds, pass --units t=ms (or t=us, t=ns)"
+                    ))
+            } else if step < 1e-6 {
+                warnings.append(
+                    TraceWarning(
+                        here,
+                        "the median time step is \(step) s, a rate above 1 MHz that no inertial sensor has: check the time column and its unit (--columns t=…, --units t=…)"
+                    ))
+            }
+        }
         if maxGyro > 40 {
             warnings.append(
                 TraceWarning(
