@@ -88,12 +88,16 @@ enum CalibrateCommand {
                 "what to calibrate; a sensor asked for and not determinable is an error (default: the magnetometer, or the gyroscope without one; the others when determinable)"
             ) { s, v in
                 var set = Set<SensorKind>()
-                for part in v.split(separator: ",") {
+                for part in v.split(separator: ",", omittingEmptySubsequences: false) {
+                    let sensor: SensorKind
                     switch part.lowercased().trimmingSpaces {
-                    case "mag", "magnetometer": set.insert(.magnetometer)
-                    case "gyr", "gyro", "gyroscope": set.insert(.gyroscope)
-                    case "acc", "accelerometer": set.insert(.accelerometer)
+                    case "mag", "magnetometer": sensor = .magnetometer
+                    case "gyr", "gyro", "gyroscope": sensor = .gyroscope
+                    case "acc", "accelerometer": sensor = .accelerometer
                     default: throw CommandLineError.usage("--sensors takes mag, gyr and acc, got '\(part)'")
+                    }
+                    guard set.insert(sensor).inserted else {
+                        throw CommandLineError.usage("--sensors: '\(part)' is given twice")
                     }
                 }
                 s.sensors = set

@@ -61,7 +61,12 @@ enum SimulateCommand {
         settings.scenario = s.scenario!
         settings.duration = s.duration!
         settings.rate = s.rate!
-        if let seed = s.seed { settings.seed = UInt64(seed) }
+        if let seed = s.seed {
+            guard seed == seed.rounded() else {
+                throw CommandLineError.usage("--seed takes a whole number, got \(seed)")
+            }
+            settings.seed = UInt64(seed)
+        }
         settings.errors = (s.errors ?? .consumer).model
         let simulator = MotionSimulator(settings: settings)
         let target = try CommandLineError.rethrowing { try OutputTarget.resolve(s.output!, protecting: InputFiles()) }

@@ -75,7 +75,7 @@ final class NativeTraceTests: XCTestCase {
         assertError(h + "0,1,2,3\n0.1,1,2x,3\n", .malformedNumber, line: 3, column: 8, contains: "'2x'")
         assertError(h + "0,1,2,3\n0.1,1,2\n", .wrongColumnCount, line: 3, column: 8, contains: "3 fields")
         assertError(h + "0,1,2,3,4\n", .wrongColumnCount, line: 2, column: 9, contains: "too many")
-        assertError("time,acc_x,acc_y,acc_z\n0,1,2,3\n", .missingColumn, line: 1, column: 0, contains: "'t'")
+        assertError("clock,acc_x,acc_y,acc_z\n0,1,2,3\n", .missingColumn, line: 1, column: 0, contains: "'t'")
         assertError("t,acc_x,acc_y\n0,1,2\n", .missingColumn, line: 1, column: 0, contains: "acc_z")
         assertError("t,foo\n0,1\n", .missingColumn, line: 1, column: 0, contains: "no sensor columns")
         // Value faults are errors only with --strict (see ValueFaultTests for the default repair).

@@ -159,6 +159,21 @@ final class RealInputTests: XCTestCase {
         XCTAssertEqual(trace.samples[0].gyroscope!.z, 10 * .pi / 180, accuracy: 1e-15)
         let bad = try TraceFormat.load(path: TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,1\n0.01,0,0,1\n"))
         XCTAssert(bad.warnings.contains { $0.message.contains("--units acc=g") }, "\(bad.warnings)")
+        // Native and common names mixed in one header, and the short g/a/m axis names.
+        for header in [
+            "timestamp,gyro_x,gyro_y,gyro_z,accel_x,accel_y,accel_z,mag_x,mag_y,mag_z",
+            "t,gyr_x,gyr_y,gyr_z,accel_x,accel_y,accel_z,mx,my,mz", "time,gx,gy,gz,ax,ay,az,mx,my,mz",
+        ] {
+            let mixed = try TraceFormat.load(path: TestData.writeTemporary(header + "\n0,1,2,3,0,0,9.81,20,0,-40\n"))
+            XCTAssertEqual(mixed.samples[0].gyroscope, Vector3(1, 2, 3), header)
+            XCTAssertEqual(mixed.samples[0].accelerometer, Vector3(0, 0, 9.81), header)
+            XCTAssertEqual(mixed.samples[0].magnetometer, Vector3(20, 0, -40), header)
+        }
+        // Two columns that both name the time are ambiguous: choose one with --columns.
+        let twoClocks = TestData.writeTemporary("Time (s),timestamp,ax,ay,az\n0,5,0,0,9.81\n")
+        XCTAssertThrowsError(try TraceFormat.load(path: twoClocks)) { error in
+            XCTAssert("\(error)".contains("both name the time; choose one with --columns"), "\(error)")
+        }
     }
 
     // MARK: Streams and clocks

@@ -125,6 +125,12 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 "binary data, not a text trace\(bytes.starts(with: [0x50, 0x4B]) ? " (a zip archive: pass it as a file path ending in .zip)" : "")"
             )
         }
+        if bytes.contains(0x0D) {
+            throw TraceError(
+                .unknownFormat, SourceLocation(file: name, line: 1, column: 1 + (bytes.firstIndex(of: 0x0D) ?? 0)),
+                "the line breaks are carriage returns only (classic Mac text); convert them to LF first, e.g. tr '\\r' '\\n' < IN > OUT"
+            )
+        }
         let header = String(decoding: bytes, as: UTF8.self)
         let lower = header.lowercased()
         if lower.hasPrefix("#timestamp") && lower.contains("w_rs_s_x") { return .euroc }
@@ -132,7 +138,12 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         if lower.hasPrefix("timestamp (us),gyroscope x") { return .ximu3 }
         let names = FieldSplitter(dialect: TextDialect.detect(header: bytes, data: nil)).texts(bytes)
         if names.contains(where: { ColumnLayout.nativeNames[$0.lowercased()] != nil }) { return .native }
-        if (try? ColumnLayout.fromHeader(names, file: name))?.columns[.time] != nil { return .delimited }
+        do {
+            if try ColumnLayout.fromHeader(names, file: name).columns[.time] != nil { return .delimited }
+        } catch let error as TraceError where error.kind == .duplicateColumn {
+            // A header that names the time (or an axis) twice is recognised, but ambiguous.
+            throw error
+        } catch {}
         throw TraceError(
             .unknownFormat, SourceLocation(file: name, line: 1, column: 1),
             "unrecognised header '\(String(header.prefix(80)).escapedForMessage)'; expected the native header (t,gyr_x,…) or a supported format (\(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))); pass --format NAME, or --columns t=1,gyr=2,acc=5 for any delimited file"

@@ -251,6 +251,16 @@ extension FilterSetup {
                             "'\(name)' must be \(learnt ? "finite (or nan to learn it)" : "finite and not negative"); got \(value)"
                     )
                 }
+                // The expected field: a strength is positive, a dip lies within ±90°.
+                if learnt && value.isFinite {
+                    let dip = key.lowercased().hasSuffix("dip")
+                    guard dip ? abs(value) <= Double.pi / 2 : value > 0 else {
+                        throw ParameterError(
+                            description:
+                                "'\(name)' must be \(dip ? "within ±π/2 rad" : "positive") (or nan to learn it); got \(value)"
+                        )
+                    }
+                }
                 if Self.isSwitch(current) {
                     guard value == 0 || value == 1 else {
                         throw ParameterError(description: "'\(name)' is a switch: 1 (on) or 0 (off); got \(value)")
@@ -275,16 +285,25 @@ extension FilterSetup {
                 try FilterSetup.decoder.decode(Filter.Parameters.self, from: data)
             }
         }
-        parameters = try withFilter(Decode(data: JSONSerialization.data(withJSONObject: object)))
+        do {
+            parameters = try withFilter(Decode(data: JSONSerialization.data(withJSONObject: object)))
+        } catch is DecodingError {
+            // The only parameters that are not real numbers are counts.
+            throw ParameterError(description: "'\(name)' is a count: a whole number; got \(value)")
+        }
     }
 
     /// Sets parameters from `NAME=VALUE,…`.
     public mutating func setParameters(_ spec: String) throws {
+        var given = Set<String>()
         for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
             let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
             guard pair.count == 2, case .value(let v) = DecimalParser.parse(pair[1]) else {
                 throw ParameterError(
                     description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(part)'")
+            }
+            guard given.insert(pair[0]).inserted else {
+                throw ParameterError(description: "'\(pair[0])' is given twice")
             }
             try setParameter(pair[0], v)
         }

@@ -59,7 +59,7 @@ public struct ColumnLayout: Sendable, Equatable {
         (
             0,
             [
-                "gyr", "gyro", "gyros", "gyroscope", "omega", "w", "wrss", "angularvelocity", "angularrate",
+                "gyr", "gyro", "gyros", "gyroscope", "omega", "w", "g", "wrss", "angularvelocity", "angularrate",
                 "rotationrate", "rate",
             ]
         ),
@@ -84,12 +84,12 @@ public struct ColumnLayout: Sendable, Equatable {
         return String(rest[..<close])
     }
 
-    /// The layout a header names: native names if any match, otherwise common names for time and
-    /// the sensors' x/y/z columns (`Gyroscope X (deg/s)`, `w_RS_S_x [rad s^-1]`, `accel_x`, `mx`…),
-    /// with units from hints in the names. Throws when a sensor is named twice or incompletely.
+    /// The layout a header names: native names, and common names for time and the sensors' x/y/z
+    /// columns (`Gyroscope X (deg/s)`, `w_RS_S_x [rad s^-1]`, `accel_x`, `gx`…) in the columns the
+    /// native names leave, with units from hints in the names. Throws when a quantity (the time, a
+    /// sensor axis) is named twice or a sensor incompletely.
     public static func fromHeader(_ names: [String], file: String) throws -> ColumnLayout {
         var layout = ColumnLayout()
-        var native = false
         func claim(_ slot: Slot, _ c: Int) throws {
             if let other = layout.columns[slot], other != c {
                 throw TraceError(
@@ -99,27 +99,28 @@ public struct ColumnLayout: Sendable, Equatable {
             }
             layout.columns[slot] = c
         }
+        var matched = Set<Int>()
         for (c, name) in names.enumerated() {
             if let slot = nativeNames[name.lowercased()] {
                 try claim(slot, c)
-                native = true
+                matched.insert(c)
             }
         }
-        if !native {
-            for (c, name) in names.enumerated() {
-                let k = key(name)
-                if timeNames.contains(k) || (k.hasPrefix("time") && unitHint(name) != nil) {
-                    if layout.columns[.time] == nil { layout.columns[.time] = c }
-                    if let hint = unitHint(name), let scale = SensorUnits.timeScale(hint) { layout.units.time = scale }
-                    continue
-                }
-                guard let axis = k.last.flatMap({ "xyz".firstIndex(of: $0) }) else { continue }
-                let stem = String(k.dropLast())
-                guard let group = stems.first(where: { $0.stems.contains(stem) })?.group else { continue }
-                let a = "xyz".distance(from: "xyz".startIndex, to: axis)
-                try claim(groups[group].slots[a], c)
-                if let hint = unitHint(name) { try layout.units.set(groups[group].key, hint, strictly: false) }
+        // Common names for what the native names left open (a header may mix both: `timestamp,
+        // gyr_x,…` or `t,accel_x,…`); a quantity named both ways is named twice.
+        for (c, name) in names.enumerated() where !matched.contains(c) {
+            let k = key(name)
+            if timeNames.contains(k) || (k.hasPrefix("time") && unitHint(name) != nil) {
+                try claim(.time, c)
+                if let hint = unitHint(name), let scale = SensorUnits.timeScale(hint) { layout.units.time = scale }
+                continue
             }
+            guard let axis = k.last.flatMap({ "xyz".firstIndex(of: $0) }) else { continue }
+            let stem = String(k.dropLast())
+            guard let group = stems.first(where: { $0.stems.contains(stem) })?.group else { continue }
+            let a = "xyz".distance(from: "xyz".startIndex, to: axis)
+            try claim(groups[group].slots[a], c)
+            if let hint = unitHint(name) { try layout.units.set(groups[group].key, hint, strictly: false) }
         }
         try layout.checkComplete(names: names, file: file)
         return layout
@@ -326,11 +327,14 @@ public struct SensorUnits: Sendable, Equatable {
 
     /// Parses `--units gyr=deg/s,acc=g,mag=uT,t=ms` on top of the current units.
     public mutating func set(spec: String) throws {
+        var given = Set<String>()
         for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
             let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
             guard pair.count == 2 else {
                 throw ColumnSpecError("--units expects KEY=UNIT pairs such as gyr=deg/s,acc=g; got '\(part)'")
             }
+            let key = pair[0].lowercased() == "time" ? "t" : pair[0].lowercased()
+            guard given.insert(key).inserted else { throw ColumnSpecError("--units: '\(pair[0])' is given twice") }
             try set(pair[0], pair[1], strictly: true)
         }
     }

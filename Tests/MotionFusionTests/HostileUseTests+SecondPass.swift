@@ -47,11 +47,17 @@ extension HostileUseTests {
     }
 
     /// Input without line breaks is refused at 16 MiB with the file and line, not buffered until
-    /// memory runs out.
+    /// memory runs out; carriage-return line breaks are named as such.
     func testEndlessLineIsRefused() throws {
         let r = try shell(#"timeout 60 $MF info /dev/zero"#)
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("/dev/zero:1: line longer than 16 MiB"), r.err)
+        // Line breaks that are carriage returns only make one line of the whole file.
+        try "t,acc_x,acc_y,acc_z\r0,0,0,9.8\r0.01,0,0,9.8\r".write(
+            toFile: dir + "/cr.csv", atomically: true, encoding: .utf8)
+        let cr = try shell(#"$MF info cr.csv"#)
+        XCTAssertEqual(cr.status, 1, cr.err)
+        XCTAssert(cr.err.contains("cr.csv:1:20: the line breaks are carriage returns only"), cr.err)
     }
 
     /// A folder run skips FIFOs, devices and folders that hold no recording, with a note for each,
@@ -183,5 +189,35 @@ extension HostileUseTests {
         }
         let info = try CommandRunner.process(["info", tiny], in: dir)
         XCTAssert(info.err.contains("a rate above 1 MHz"), info.out + info.err)
+    }
+
+    /// A key given twice, a count given a fraction, an expected field no planet has, and an empty
+    /// or repeated sensor list are usage errors naming the option (one said "DecodingError").
+    func testRepeatedAndImpossibleOptionValuesAreUsageErrors() throws {
+        let cases: [([String], String)] = [
+            (["replay", trace, "--param", "integration.rateChangeSteps=0.5"], "is a count: a whole number"),
+            (["replay", trace, "--param", "gyroscopeNoise=0.1,gyroscopeNoise=0.2"], "'gyroscopeNoise' is given twice"),
+            (["replay", trace, "--param", "expectedFieldNorm=-5"], "must be positive"),
+            (["replay", trace, "--param", "expectedDip=200"], "must be within ±π/2 rad"),
+            (["replay", trace, "--units", "gyr=deg/s,gyr=rad/s"], "'gyr' is given twice"),
+            (["calibrate", trace, "--sensors", "mag,mag", "--output", "c.json"], "'mag' is given twice"),
+            (["calibrate", trace, "--sensors", "", "--output", "c.json"], "--sensors takes mag, gyr and acc"),
+            (
+                [
+                    "simulate", "--scenario", "mixed", "--duration", "1", "--rate", "50", "--seed", "1.5", "--output",
+                    "s.csv",
+                ],
+                "--seed takes a whole number"
+            ),
+        ]
+        for (args, message) in cases {
+            let r = try CommandRunner.process(args + (args[0] == "replay" ? ["--output", "o.csv"] : []), in: dir)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssert(r.err.contains(message), r.err)
+        }
+        for fine in ["integration.rateChangeSteps=4", "expectedDip=-1.1,expectedFieldNorm=48"] {
+            let r = try CommandRunner.process(["replay", trace, "--param", fine, "--output", "o.csv"], in: dir)
+            XCTAssertEqual(r.status, 0, "\(fine): \(r.err)")
+        }
     }
 }
