@@ -121,10 +121,10 @@ public enum MotionFusionCLI {
             } else {
                 output.out(helpText)
             }
-            return 0
+            return written(output, "motionfusion")
         case "--version", "version":
             output.out("motionfusion \(motionFusionVersion)\n")
-            return 0
+            return written(output, "motionfusion")
         default:
             break
         }
@@ -135,21 +135,27 @@ public enum MotionFusionCLI {
         let rest = Array(arguments.dropFirst())
         if rest.contains("--help") || rest.contains("-h") {
             output.out(command.help)
-            return 0
+            return written(output, "motionfusion \(command.name)")
         }
         do {
             try command.execute(rest, output)
-            if let e = ConsoleOutput.standardOutputFailed {
-                output.err("motionfusion \(command.name): error: write failed: \(String(cString: strerror(e)))\n")
-                return 1
-            }
-            return 0
+            return written(output, "motionfusion \(command.name)")
         } catch {
             let e = CommandLineError.from(error)
             output.err("motionfusion \(command.name): error: \(e.message)\n")
             if e.exitCode == 2 { output.err("USAGE: \(command.usage)\n") }
             return e.exitCode
         }
+    }
+}
+
+extension MotionFusionCLI {
+    /// 0 when everything written to standard output arrived, else 1 with the reason (a full disk,
+    /// a closed pipe): a help page lost on `/dev/full` is a failure too.
+    static func written(_ output: ConsoleOutput, _ program: String) -> Int32 {
+        guard let e = ConsoleOutput.standardOutputFailed else { return 0 }
+        output.err("\(program): error: write failed: \(String(cString: strerror(e)))\n")
+        return 1
     }
 }
 

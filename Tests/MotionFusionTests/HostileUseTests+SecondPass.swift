@@ -220,4 +220,25 @@ extension HostileUseTests {
             XCTAssertEqual(r.status, 0, "\(fine): \(r.err)")
         }
     }
+
+    /// Messages that named the wrong thing or hid a failure: a bad quaternion in an estimate file
+    /// is the estimate's, not the ground truth's; a help page lost on a full disk fails; a forced
+    /// `--format euroc` on another layout is refused instead of relabelled.
+    func testMessagesNameTheRightThing() throws {
+        XCTAssertEqual(try shell(#"$MF replay trace.csv --output e.csv"#).status, 0)
+        let bad = try shell(
+            #"awk -F, 'BEGIN{OFS=","} NR==6{$2="nan";$3="7"} {print}' e.csv > bad.csv && $MF evaluate bad.csv --truth trace.csv"#
+        )
+        XCTAssertEqual(bad.status, 0, bad.err)
+        XCTAssert(bad.err.contains("bad.csv:6:") && bad.err.contains("invalid estimate quaternion once"), bad.err)
+        XCTAssertFalse(bad.err.contains("ground-truth"), bad.err)
+        for script in [#"$MF --help > /dev/full"#, #"$MF help replay > /dev/full"#, #"$MF replay --help > /dev/full"#] {
+            let r = try shell(script)
+            XCTAssertEqual(r.status, 1, script)
+            XCTAssert(r.err.contains("write failed: No space left on device"), r.err)
+        }
+        let euroc = try shell(#"$MF info trace.csv --format euroc"#)
+        XCTAssertEqual(euroc.status, 1, euroc.err)
+        XCTAssert(euroc.err.contains("trace.csv:1:1: not an EuRoC IMU file"), euroc.err)
+    }
 }

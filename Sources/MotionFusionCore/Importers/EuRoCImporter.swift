@@ -37,6 +37,15 @@ final class EuRoCReader: SampleReader {
         let imuPath =
             TraceFormat.isDirectory(path)
             ? (Self.imuFile(in: path) ?? PathText.join(path, "mav0/imu0/data.csv")) : path
+        // A forced --format euroc must name an EuRoC IMU file, not relabel another layout.
+        if let line = TraceFormat.firstLine(imuPath)?.lowercased(),
+            !(line.hasPrefix("#timestamp") && line.contains("w_rs_s_x"))
+        {
+            throw TraceError(
+                .unknownFormat, SourceLocation(file: imuPath, line: 1, column: 1),
+                "not an EuRoC IMU file: expected a header '#timestamp [ns],w_RS_S_x [rad s^-1],…'; pass the right --format, or none to detect it"
+            )
+        }
         imu = try DelimitedTraceReader(path: imuPath, format: TraceFormat.euroc.rawValue, options: options)
         let imuDir = PathText.folder(imuPath)
         let gtPath = PathText.join(

@@ -48,7 +48,8 @@ public enum EstimateReader {
             }
             out.t.append(values[0])
             let q = Quaternion(w: values[1], x: values[2], y: values[3], z: values[4])
-            let valid = try out.faults.screenTruth(q, location: location, renormalised: &renormalised)
+            let valid = try out.faults.screenTruth(
+                q, location: location, renormalised: &renormalised, as: .invalidEstimate)
             out.attitudes.append(valid.map { frame.attitudeToENU($0.normalized) })
             if values[5] == 0 { out.mode = .nineD }
         }

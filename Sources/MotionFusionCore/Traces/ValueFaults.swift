@@ -23,6 +23,8 @@ public struct ValueFaults: Sendable {
         case invalidTime = "timestamp not finite"
         /// A ground-truth quaternion partly missing, infinite, zero or far from unit norm.
         case invalidTruth = "invalid ground-truth quaternion"
+        /// The same in an estimate file's attitude (read by `evaluate`).
+        case invalidEstimate = "invalid estimate quaternion"
         /// A `moving` flag other than 0 or 1.
         case invalidFlag = "moving flag not 0 or 1"
     }
@@ -86,6 +88,7 @@ public struct ValueFaults: Sendable {
             case .backwardTime: action = "the row is kept and not integrated; the filter continues from the later time"
             case .invalidTime: action = "the row is kept with the previous row's time and not integrated"
             case .invalidTruth: action = "ground truth treated as missing there"
+            case .invalidEstimate: action = "the row is left out of the score"
             case .invalidFlag: action = "the flag is treated as missing there"
             default: action = "that sensor is treated as missing for the sample"
             }
@@ -127,21 +130,23 @@ public struct ValueFaults: Sendable {
     /// 1e-6 of unit norm it is kept exactly; a norm between 0.5 and 2 is renormalised (reported
     /// once as a warning through `renormalised`); anything else (partly missing, infinite, zero,
     /// far from unit) is a fault. Huge components are scaled before the norm is taken.
+    /// An estimate file's attitude is screened the same way, reported as `fault`.
     @inlinable
     public mutating func screenTruth(
-        _ q: Quaternion, location: @autoclosure () -> SourceLocation, renormalised: inout Int
+        _ q: Quaternion, location: @autoclosure () -> SourceLocation, renormalised: inout Int,
+        as fault: Kind = .invalidTruth
     ) throws -> Quaternion? {
         if q.w.isNaN && q.x.isNaN && q.y.isNaN && q.z.isNaN { return nil }
         guard q.isFinite else {
             try record(
-                .invalidTruth, at: location(),
+                fault, at: location(),
                 "quaternion (\(q.w), \(q.x), \(q.y), \(q.z)) is partly missing or infinite")
             return nil
         }
         let norm = q.robustNorm
         if abs(norm - 1) <= 1e-6 { return q }
         guard norm > 0.5 && norm < 2 else {
-            try record(.invalidTruth, at: location(), "quaternion norm \(norm), expected 1")
+            try record(fault, at: location(), "quaternion norm \(norm), expected 1")
             return nil
         }
         if abs(norm - 1) > 1e-3 { renormalised += 1 }
