@@ -7,6 +7,7 @@ struct EvaluateSettings {
     var input = InputSettings()
     var mode: FusionMode?
     var frame: EarthFrame?
+    var declination: Double?
     var json = false
     var estimate = ""
 }
@@ -32,6 +33,10 @@ enum EvaluateCommand {
                 "6d removes a constant heading offset first (default: the estimate's own mode; 6d for a recording without a magnetometer)",
                 \.mode),
             .choice("frame", "earth frame the estimate was written in (default enu)", \.frame),
+            .number(
+                "declination", value: "DEG",
+                "the declination the estimate was written with, degrees east (as given to replay or reconstruct, or what 'motionfusion declination' gives for their location): its attitude is turned back to magnetic north, as the ground truth is",
+                \.declination, in: -180...180),
             .flag("json", "print the scores as JSON", \.json),
         ],
         initial: EvaluateSettings(),
@@ -49,7 +54,12 @@ enum EvaluateCommand {
         for (name, est, truthPath) in pairs {
             do {
                 let trace = try s.input.open(truthPath).readTrace()
-                let estimate = try EstimateReader.read(path: est, frame: s.frame ?? .enu)
+                var estimate = try EstimateReader.read(path: est, frame: s.frame ?? .enu)
+                if let d = s.declination {
+                    // Written as q_true = Rz(−D) ⊗ q_magnetic (OutputReference): undo it.
+                    let back = Quaternion(axis: .unitZ, angle: d.radians)
+                    estimate.attitudes = estimate.attitudes.map { $0.map { (back * $0).normalized } }
+                }
                 for w in estimate.faults.warnings { output.err("\(w)\n") }
                 let hasMagnetometer = trace.samples.contains { $0.magnetometer != nil }
                 let mode = s.mode ?? estimate.mode ?? (hasMagnetometer ? .nineD : .sixD)

@@ -201,6 +201,8 @@ extension HostileUseTests {
             (["replay", trace, "--param", "expectedDip=200"], "must be within ±π/2 rad"),
             (["replay", trace, "--units", "gyr=deg/s,gyr=rad/s"], "'gyr' is given twice"),
             (["calibrate", trace, "--sensors", "mag,mag", "--output", "c.json"], "'mag' is given twice"),
+            (["replay", trace, "--columns", "t=1"], "no sensor columns"),
+            (["replay", trace, "--header-rows", "0"], "needs --columns"),
             (["calibrate", trace, "--sensors", "", "--output", "c.json"], "--sensors takes mag, gyr and acc"),
             (
                 [

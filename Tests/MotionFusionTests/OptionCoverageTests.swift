@@ -49,7 +49,7 @@ final class OptionCoverageTests: XCTestCase {
                 [estimate, "--truth", trace],
                 input.merging([
                     "truth": ["--truth", trace], "mode": ["--mode", "9d"], "frame": ["--frame", "enu"],
-                    "json": ["--json"],
+                    "json": ["--json"], "declination": ["--declination", "0"],
                 ]) { a, _ in a }
             ),
             "declination": (
@@ -134,6 +134,17 @@ final class OptionCoverageTests: XCTestCase {
         let d = CommandRunner.run(["reconstruct", trace, "--declination", "\(declination)", "--output", dir + "/d.csv"])
         XCTAssertEqual(d.status, 0, d.err)
         XCTAssertEqual(try delta(dir + "/d.csv", dir + "/m.csv"), declination, accuracy: 1e-4)
+        // evaluate turns a true-north estimate back with the same declination: the score of the
+        // magnetic estimate, not one off by the declination.
+        func total(_ args: [String]) throws -> Double {
+            let r = CommandRunner.run(["evaluate"] + args + ["--truth", trace, "--json"])
+            XCTAssertEqual(r.status, 0, r.err)
+            let row = try XCTUnwrap(r.out.range(of: "\"total_rmse_deg\":"))
+            return Double(r.out[row.upperBound...].prefix { "0123456789.eE-".contains($0) })!
+        }
+        let reference = try total([dir + "/m.csv"])
+        XCTAssertEqual(try total([dir + "/d.csv", "--declination", "\(declination)"]), reference, accuracy: 0.01)
+        XCTAssertGreaterThan(try total([dir + "/d.csv"]), reference + declination / 2)
         let cal = dir + "/cal.json"
         try "{\"gyroscope\": {\"bias\": [0.01, 0, 0]}}".write(toFile: cal, atomically: true, encoding: .utf8)
         let calibrated = CommandRunner.run(["reconstruct", trace, "--calibration", cal, "--output", dir + "/c.csv"])

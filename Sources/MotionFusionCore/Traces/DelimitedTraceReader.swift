@@ -90,6 +90,7 @@ public final class DelimitedTraceReader: SampleReader {
                 }
             } else {
                 guard !rows.names.isEmpty else {
+                    fromOptions = true
                     throw ColumnSpecError(
                         "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
                 }
@@ -117,8 +118,10 @@ public final class DelimitedTraceReader: SampleReader {
         hasTruth = layout.columns[.truthW] != nil
         hasMoving = layout.columns[.moving] != nil
         guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && hasTruth) else {
+            // With --columns the call named no sensor (a usage error); otherwise the header did not.
             throw TraceError(
-                .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                options.columns != nil ? .columnSpecification : .missingColumn,
+                SourceLocation(file: file, line: 1, column: 0),
                 "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ","))"
             )
         }
