@@ -48,6 +48,9 @@ enum EvaluateCommand {
         run: run)
 
     static func run(_ s: EvaluateSettings, _ output: ConsoleOutput) throws {
+        try CommandLineError.rethrowing {
+            try OutputTarget.checkStandardOutput(protecting: InputFiles([s.estimate, s.truth!]))
+        }
         let pairs = try matchPairs(s.estimate, s.truth!, s.input.format)
         var rows = [Row]()
         var failures = 0

@@ -29,6 +29,7 @@ enum EventsCommand {
         run: run)
 
     static func run(_ s: EventsSettings, _ output: ConsoleOutput) throws {
+        try CommandLineError.rethrowing { try OutputTarget.checkStandardOutput(protecting: InputFiles([s.trace])) }
         var detector = MotionEventDetector()
         if let th = s.shakeThreshold { detector.shake.threshold = th }
         let reader = try s.input.open(s.trace)

@@ -24,6 +24,7 @@ enum InfoCommand {
         run: run)
 
     static func run(_ s: InfoSettings, _ output: ConsoleOutput) throws {
+        try CommandLineError.rethrowing { try OutputTarget.checkStandardOutput(protecting: InputFiles([s.trace])) }
         let paths = try TraceInputs.expand(s.trace, format: s.input.format)
         var failures = 0
         for p in paths {

@@ -158,7 +158,10 @@ enum TraceRunCommand {
         }
         let outputs = [target, report, settings.calibrationTarget].compactMap { $0 }
         let files = outputs.compactMap(\.canonicalPath)
-        guard Set(files).count == files.count, outputs.filter({ $0.kind == .standardOutput }).count <= 1 else {
+        let identities = outputs.compactMap(\.identity)
+        guard Set(files).count == files.count, Set(identities).count == identities.count,
+            outputs.filter({ $0.kind == .standardOutput }).count <= 1
+        else {
             throw CommandLineError.usage(
                 "--output, --report and --calibrate-mag must name different files (at most one of them '-', standard output; --output is '-' when not given)"
             )
@@ -194,7 +197,7 @@ enum TraceRunCommand {
             samples = try job(reader, run, s, sink, console)
             if samples > 0 && !sink.sawAccelerometer {
                 console.err(
-                    "\(reader.description.source): warning: the accelerometer has no value in the whole recording: no attitude could be estimated (every row has used = 0)\n"
+                    "\(reader.description.source): warning: the accelerometer has no value in the whole recording: the tilt cannot be observed, so the attitude written means nothing (replay marks every row used = 0)\n"
                 )
             }
             if mode == .nineD && samples > 0 && !sink.sawMagnetometer {

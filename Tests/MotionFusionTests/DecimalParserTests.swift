@@ -109,15 +109,16 @@ final class DecimalParserTests: XCTestCase {
     }
 
     /// A plain number stops at the first byte that is not a digit, whatever that byte is (the
-    /// eight-digit word test adds 6 to each byte, and bytes from 0xFA up carry), for runs of one to
-    /// nine digits with the point at the start, after the first digit, or absent.
+    /// eight-digit word test adds 6 to each byte, and bytes from 0xFA up carry), for runs of 1 to
+    /// 17 digits with the point at the start, after the first digit, or absent; and a number that
+    /// ends exactly at the end of the buffer is read whole.
     func testDigitRunsStopAtEveryKindOfByte() {
         var checked = 0
         for stop in 0...255 where !(0x30...0x39).contains(stop) {
-            for length in 1...9 {
+            for length in [1, 2, 3, 5, 7, 8, 9, 15, 16, 17] {
                 for pointAt in [0, 1, length] where pointAt <= length {
                     var digits = (0..<length).map { UInt8(ascii: "1") + UInt8(($0 * 7 + stop) % 9) }
-                    if pointAt > 0 && pointAt < length { digits.insert(UInt8(ascii: "."), at: pointAt) }
+                    if pointAt < length { digits.insert(UInt8(ascii: "."), at: pointAt) }
                     let text = String(decoding: digits, as: UTF8.self)
                     // The stopping byte, then digits and bytes that would continue a careless run.
                     let bytes = digits + [UInt8(stop), 0x35, 0xFF, 0x36, 0x37, 0x38, 0x39, 0x30, 0x31]
@@ -128,7 +129,8 @@ final class DecimalParserTests: XCTestCase {
                             return  // a point, an exponent or a blank continue or end the number differently
                         }
                         guard let (v, end) = result else {
-                            XCTFail("\(text) then byte \(stop): declined")
+                            // Beyond 2⁵³ the plain path hands over to the general parser.
+                            XCTAssertGreaterThan(length, 15, "\(text) then byte \(stop): declined")
                             return
                         }
                         XCTAssertEqual(end, digits.count, "\(text) then byte \(stop)")
@@ -139,6 +141,20 @@ final class DecimalParserTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 5_000)
+        // Ending at the buffer's end: no byte after the number is ever read.
+        for length in 1...24 {
+            let text = "0." + String((0..<length).map { Character(String(($0 * 3 + 1) % 10)) })
+            let bytes = Array(text.utf8)
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+            defer { buffer.deallocate() }
+            buffer.initialize(from: bytes, count: bytes.count)
+            if let (v, end) = DecimalParser.parsePlain(buffer, 0, bytes.count) {
+                XCTAssertEqual(end, bytes.count, text)
+                XCTAssertEqual(DecimalParser.Result.value(v), DecimalParser.parse(text), text)
+            } else {
+                XCTAssertGreaterThan(length, 16, "declined only beyond 18 digits: \(text)")
+            }
+        }
     }
 
     /// Moving the decimal point while reading rounds once: the value is the correctly rounded

@@ -72,6 +72,13 @@ extension HostileUseTests {
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir + "/out"), ["a.csv"])
         XCTAssertEqual(try rows("out/a.csv"), try rows("trace.csv"))
+        // A FIFO inside a sub-folder, where format detection looks for member files.
+        let nested = try shell(
+            "mkdir -p deep/sub deep/rec deep-out && cp trace.csv deep/a.csv"
+                + " && mkfifo deep/sub/data.csv deep/rec/Accelerometer.csv && timeout 60 $MF replay deep --output deep-out"
+        )
+        XCTAssertEqual(nested.status, 0, nested.err)
+        XCTAssert(nested.err.contains("note: skipping deep/sub: a folder that holds no recording"), nested.err)
     }
 
     /// Standard output redirected onto the input (appending, or read-write) is refused before
@@ -87,6 +94,20 @@ extension HostileUseTests {
             XCTAssert(r.err.contains("standard output is an input of this run"), r.err)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: trace)), before, script)
         }
+        // Commands that print their results refuse the same redirection.
+        for script in [
+            #"$MF info trace.csv 1<> trace.csv"#, #"$MF events trace.csv >> trace.csv"#,
+            #"$MF evaluate trace.csv --truth trace.csv >> trace.csv"#,
+        ] {
+            let r = try shell(script)
+            XCTAssertEqual(r.status, 2, "\(script): \(r.err)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: trace)), before, script)
+        }
+        // A link whose target merely looks like a pipe's name is followed, and kept.
+        let link = try shell(
+            #"ln -s 'res:[1].csv' lnk.csv && $MF replay trace.csv --output lnk.csv && test -L lnk.csv"#)
+        XCTAssertEqual(link.status, 0, link.err)
+        XCTAssertEqual(try rows("res:[1].csv"), try rows("trace.csv"))
         // Standard output that is a pipe, named by path, is written through.
         let piped = try shell(#"$MF replay trace.csv --output /dev/stdout | wc -l > count.txt"#)
         XCTAssertEqual(piped.status, 0, piped.err)
@@ -104,6 +125,15 @@ extension HostileUseTests {
             let r = try CommandRunner.process(["reconstruct", trace] + args, in: dir)
             XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
             XCTAssert(r.err.contains("at most one of them '-'"), r.err)
+        }
+        // Standard output named by path is standard output too.
+        for script in [
+            #"$MF reconstruct trace.csv --report /dev/stdout > out.txt"#,
+            #"set -o pipefail; $MF reconstruct trace.csv --output /dev/stdout --report - | cat > out.txt"#,
+        ] {
+            let r = try shell(script)
+            XCTAssertNotEqual(r.status, 0, script)
+            XCTAssert(r.err.contains("must name different files"), r.err)
         }
         let alone = try CommandRunner.process(["reconstruct", trace, "--output", "e.csv", "--report", "-"], in: dir)
         XCTAssertEqual(alone.status, 0, alone.err)
@@ -242,5 +272,17 @@ extension HostileUseTests {
         let euroc = try shell(#"$MF info trace.csv --format euroc"#)
         XCTAssertEqual(euroc.status, 1, euroc.err)
         XCTAssert(euroc.err.contains("trace.csv:1:1: not an EuRoC IMU file"), euroc.err)
+    }
+
+    /// A native file with an extra column whose common name repeats a native quantity (`timestamp`
+    /// beside `t`, `accel_x` beside `acc_x`) still loads: the extra column is ignored with a warning.
+    func testNativeFileWithExtraCommonNamesStillLoads() throws {
+        let extra = try rewritten("extra.csv", header: { $0 + ["timestamp", "accel_x", "accel_y", "accel_z"] }) {
+            $0 + ["5", "0", "0", "1"]
+        }
+        let r = try CommandRunner.process(["replay", extra, "--output", "o.csv"], in: dir)
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("ignoring unknown column(s): timestamp, accel_x, accel_y, accel_z"), r.err)
+        XCTAssertEqual(try rows("o.csv"), try rows("trace.csv"))
     }
 }

@@ -25,10 +25,11 @@ struct RecordingFiles {
         return PathText.join(location.isEmpty ? "." : location, name)
     }
 
-    /// Whether the recording has the file.
+    /// Whether the recording has the file (a FIFO or device in a folder is not a member file: it
+    /// would block or never end).
     func has(_ name: String) -> Bool {
         if let archive { return archive.entry(named: name) != nil }
-        return FileManager.default.fileExists(atPath: path(name))
+        return FileManager.default.fileExists(atPath: path(name)) && !TraceFormat.isStream(path(name))
     }
 
     /// The first line of a member file, if any (for format detection). A damaged archive entry is

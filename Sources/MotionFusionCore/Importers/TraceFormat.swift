@@ -78,7 +78,10 @@ public enum TraceFormat: String, CaseIterable, Sendable {
 
     /// First line of a file (without BOM and line ending), or nil.
     static func firstLine(_ path: String) -> String? {
-        guard let lines = try? ByteLineReader(path: path, chunkSize: 4096), let line = try? lines.peekLine() else {
+        // A FIFO or device would block or never end: detection reads files only.
+        guard !isStream(path), let lines = try? ByteLineReader(path: path, chunkSize: 4096),
+            let line = try? lines.peekLine()
+        else {
             return nil
         }
         return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)

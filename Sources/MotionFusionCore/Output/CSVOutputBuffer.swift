@@ -67,8 +67,8 @@ public struct CSVOutputBuffer {
     }
 
     /// Number of decimal digits of `n` < 10⁸ (at least 1), without a branch: `⌊bits·1233/4096⌋`
-    /// (1233/4096 just above log₁₀ 2) is the digit count or one less, and a comparison with the
-    /// power of ten settles it. Integer parts of angles have one to three digits in no pattern a
+    /// (1233/4096 is just below log₁₀ 2, close enough over 27 bits) is the digit count or one less,
+    /// and a comparison with the power of ten settles it (checked for every n < 10⁸). Integer parts of angles have one to three digits in no pattern a
     /// branch predictor could follow.
     @inline(__always)
     static func shortDigitCount(_ n: UInt64) -> Int {

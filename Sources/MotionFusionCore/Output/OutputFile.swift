@@ -134,7 +134,7 @@ public struct OutputTarget: Sendable {
             }
             // `/proc/self/fd/1` of a pipe or socket links to `pipe:[…]`, not a path: the link
             // itself opens the object.
-            if !next.hasPrefix("/"), next.contains(":[") { break }
+            if target.hasPrefix("/proc/") || target.hasPrefix("/dev/fd/"), Self.isAnonymousObject(next) { break }
             target =
                 next.hasPrefix("/")
                 ? next : PathText.join(PathText.folder(target), next)
@@ -168,6 +168,36 @@ public struct OutputTarget: Sendable {
             throw OutputError("\(path): is an input of this run; refusing to overwrite it", usage: true)
         }
         return OutputTarget(given: path, kind: .file(target, mode: nil))
+    }
+
+    /// The device and inode written when the output is an existing regular file, FIFO or socket
+    /// (standard output's open file for `-`), else nil: two outputs with one identity would mix
+    /// (a device such as `/dev/null` takes any number).
+    public var identity: [UInt64]? {
+        var st = stat()
+        switch kind {
+        case .standardOutput: guard fstat(1, &st) == 0 else { return nil }
+        case .stream(let path), .file(let path, _): guard stat(path, &st) == 0 else { return nil }
+        }
+        let type = st.st_mode & S_IFMT
+        guard type == S_IFREG || type == S_IFIFO || type == S_IFSOCK else { return nil }
+        return [UInt64(st.st_dev), UInt64(st.st_ino)]
+    }
+
+    /// Refuses to run when standard output is redirected onto one of `inputs` (for commands that
+    /// print their results there).
+    public static func checkStandardOutput(protecting inputs: InputFiles) throws {
+        _ = try resolve("-", protecting: inputs)
+    }
+
+    /// Whether a link text is the kernel's name of an object without a path (`pipe:[123]`,
+    /// `socket:[…]`, `anon_inode:[…]`), as `/proc/self/fd/N` shows.
+    static func isAnonymousObject(_ link: String) -> Bool {
+        for kind in ["pipe:[", "socket:[", "anon_inode:["] where link.hasPrefix(kind) && link.hasSuffix("]") {
+            let inside = link.dropFirst(kind.count).dropLast()
+            return !inside.isEmpty && inside.allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        return false
     }
 
     static func readLink(_ path: String) -> String? {

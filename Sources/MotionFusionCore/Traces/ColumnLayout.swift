@@ -107,10 +107,14 @@ public struct ColumnLayout: Sendable, Equatable {
             }
         }
         // Common names for what the native names left open (a header may mix both: `timestamp,
-        // gyr_x,…` or `t,accel_x,…`); a quantity named both ways is named twice.
+        // gyr_x,…` or `t,accel_x,…`). A quantity a native name already gives keeps that column,
+        // and the other is an unknown column (warned about); two common names for one quantity
+        // are ambiguous.
+        let native = !matched.isEmpty
         for (c, name) in names.enumerated() where !matched.contains(c) {
             let k = key(name)
             if timeNames.contains(k) || (k.hasPrefix("time") && unitHint(name) != nil) {
+                if native && layout.columns[.time] != nil { continue }
                 try claim(.time, c)
                 if let hint = unitHint(name), let scale = SensorUnits.timeScale(hint) { layout.units.time = scale }
                 continue
@@ -119,6 +123,7 @@ public struct ColumnLayout: Sendable, Equatable {
             let stem = String(k.dropLast())
             guard let group = stems.first(where: { $0.stems.contains(stem) })?.group else { continue }
             let a = "xyz".distance(from: "xyz".startIndex, to: axis)
+            if native && layout.columns[groups[group].slots[a]] != nil { continue }
             try claim(groups[group].slots[a], c)
             if let hint = unitHint(name) { try layout.units.set(groups[group].key, hint, strictly: false) }
         }
