@@ -22,7 +22,21 @@ public func mf_cli_run(
     var errText = ""
     let console = ConsoleOutput(
         out: { t in lock.withLock { outText += t } }, err: { t in lock.withLock { errText += t } })
-    let status = MotionFusionCLI.run(arguments, output: console)
+    // Estimates written to `-` go through a descriptor, not the console: an unnamed temporary
+    // file takes them on this thread, and they come first in the captured standard output.
+    guard let file = tmpfile() else { return MotionFusionCLI.run(arguments, output: console) }
+    defer { fclose(file) }
+    let fd = fileno(file)
+    let status = StandardOutput.redirected(to: fd) { MotionFusionCLI.run(arguments, output: console) }
+    var written = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    lseek(fd, 0, SEEK_SET)
+    while true {
+        let n = read(fd, &chunk, chunk.count)
+        guard n > 0 else { break }
+        written += chunk[0..<n]
+    }
+    outText = String(decoding: written, as: UTF8.self) + outText
     out?.pointee = cString(outText)
     err?.pointee = cString(errText)
     return status

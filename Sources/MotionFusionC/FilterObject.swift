@@ -7,6 +7,24 @@ final class FilterObject {
     var filter: any AttitudeFilter
     let setup: FilterSetup
 
+    /// What a saved state belongs to, written before it: `{"filter":…,"mode":…,"parameters":{…}`.
+    /// A state restores only into a filter with the same text (kind, mode and every parameter).
+    var stateHeader: String {
+        #"{"filter":"\#(setup.kind.rawValue)","mode":"\#(filter.mode.rawValue)","parameters":"# + parameters.text
+    }
+
+    /// The numeric parameters by name (nested names dotted), keys sorted; a value that is not
+    /// finite is the string "nan", "inf" or "-inf" (JSON has no such numbers).
+    var parameters: JSONValue {
+        func value(_ v: Double) -> JSONValue {
+            v.isFinite ? .number(v) : .string(v.isNaN ? "nan" : v > 0 ? "inf" : "-inf")
+        }
+        return .object(Dictionary(uniqueKeysWithValues: setup.parameterValues.map { ($0.name, value($0.value)) }))
+    }
+
+    /// The separator between the header and the state itself.
+    static let stateKey = #","state":"#
+
     init(_ setup: FilterSetup) {
         struct Make: FilterVisitor {
             func visit<F: AttitudeFilter>(_ filter: F) -> any AttitudeFilter { filter }
@@ -81,15 +99,7 @@ public func mf_filter_parameters(
     _ filter: OpaquePointer, _ json: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
 ) -> Int32 {
-    reporting(error, errorCapacity) {
-        // Non-finite values as the strings "nan", "inf", "-inf" (JSON has no such numbers).
-        func value(_ v: Double) -> JSONValue {
-            v.isFinite ? .number(v) : .string(v.isNaN ? "nan" : v > 0 ? "inf" : "-inf")
-        }
-        let values = object(filter).setup.parameterValues
-        let o = JSONValue.object(Dictionary(uniqueKeysWithValues: values.map { ($0.name, value($0.value)) }))
-        json?.pointee = cString(o.text)
-    }
+    reporting(error, errorCapacity) { json?.pointee = cString(object(filter).parameters.text) }
 }
 
 @_cdecl("mf_filter_save_state")
@@ -98,8 +108,9 @@ public func mf_filter_save_state(
     _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
 ) -> Int32 {
     reporting(error, errorCapacity) {
-        let data = try object(filter).filter.savedState()
-        json?.pointee = cString(String(decoding: data, as: UTF8.self))
+        let o = object(filter)
+        let state = String(decoding: try o.filter.savedState(), as: UTF8.self)
+        json?.pointee = cString(o.stateHeader + FilterObject.stateKey + state + "}")
     }
 }
 
@@ -111,11 +122,28 @@ public func mf_filter_restore_state(
     reporting(error, errorCapacity) {
         guard let json else { throw CallError.usage("no state given") }
         let o = object(filter)
-        do {
-            try o.filter.restoreState(Data(String(cString: json).utf8))
-        } catch {
+        let text = String(cString: json)
+        // The header names the filter the state belongs to; the state itself is restored verbatim
+        // (bit-exact), so it is cut out of the text rather than re-encoded.
+        guard let key = text.range(of: FilterObject.stateKey), text.hasSuffix("}") else {
             throw CallError.input(
-                "not a saved state of this filter (\(o.setup.kind.rawValue)): \(error)")
+                "not a saved state of this filter (\(o.setup.kind.rawValue)): expected what mf_filter_save_state wrote")
+        }
+        let header = String(text[..<key.lowerBound])
+        guard header == o.stateHeader else {
+            let saved = (try? JSONSerialization.jsonObject(with: Data((header + "}").utf8))) as? [String: Any]
+            let kind = saved?["filter"] as? String ?? "?"
+            let mode = saved?["mode"] as? String ?? "?"
+            let same = kind == o.setup.kind.rawValue && mode == o.filter.mode.rawValue
+            throw CallError.input(
+                "not a saved state of this filter (\(o.setup.kind.rawValue) \(o.filter.mode.rawValue)): it belongs to a \(kind) \(mode) filter\(same ? " with other parameters" : "")"
+            )
+        }
+        let state = text[key.upperBound..<text.index(before: text.endIndex)]
+        do {
+            try o.filter.restoreState(Data(state.utf8))
+        } catch {
+            throw CallError.input("not a saved state of this filter (\(o.setup.kind.rawValue)): \(error)")
         }
     }
 }

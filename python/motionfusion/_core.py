@@ -28,9 +28,16 @@ def version() -> str:
 
 # ---- Arrays -----------------------------------------------------------------------------------
 
-def _array(a: Any, name: str, columns: int | None, n: int | None) -> np.ndarray:
+def _real(a: Any, name: str) -> None:
+    """Refuses complex values (numpy would drop the imaginary part with only a warning)."""
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name} must be real numbers, got complex values")
+
+
+def _array(a: Any, name: str, columns: int | None, n: int | None, reference: str = "t") -> np.ndarray:
     """`a` as a C-contiguous float64 array of shape (n,) or (n, columns): the array itself when it
-    already is one (no copy), else a converted copy."""
+    already is one (no copy), else a converted copy. `reference` names what has the n rows."""
+    _real(a, name)
     arr = np.ascontiguousarray(a, dtype=np.float64)
     if columns is None:
         if arr.ndim != 1:
@@ -38,7 +45,7 @@ def _array(a: Any, name: str, columns: int | None, n: int | None) -> np.ndarray:
     elif arr.ndim != 2 or arr.shape[1] != columns:
         raise ValueError(f"{name} must have shape (N, {columns}), got {arr.shape}")
     if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} has {arr.shape[0]} rows but t has {n} samples")
+        raise ValueError(f"{name} has {arr.shape[0]} rows but {reference} has {n}")
     return arr
 
 
@@ -56,6 +63,10 @@ def _parameters(parameters: Mapping[str, float] | None) -> bytes | None:
         return None
     parts = []
     for name, value in parameters.items():
+        if not isinstance(name, str):
+            raise TypeError(f"parameter names must be strings, got {name!r}")
+        if "=" in name or "," in name or not name:
+            raise ValueError(f"not a parameter name: {name!r}")
         parts.append(f"{name.replace('__', '.')}={float(value)!r}")
     return ",".join(parts).encode()
 
@@ -228,11 +239,13 @@ def evaluate(
     returns (``gt``, and ``moving`` when known). Returns ``total_rmse_deg``, ``heading_rmse_deg``,
     ``inclination_rmse_deg``, ``samples_used``, ``heading_offset_deg`` and ``mode``.
     """
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be '6d' or '9d', got {mode!r}")
     truth = load(truth_trace, format) if isinstance(truth_trace, (str, bytes, os.PathLike)) else truth_trace
     if "gt" not in truth:
         raise MotionFusionError("the truth trace has no ground truth (gt) to score against")
     gt = _array(truth["gt"], "gt", 4, None)
-    q = _array(quaternion, "quaternion", 4, gt.shape[0])
+    q = _array(quaternion, "quaternion", 4, gt.shape[0], reference="the ground truth (gt)")
     moving = truth.get("moving")
     if moving is not None:
         moving = np.ascontiguousarray(moving, dtype=np.bool_)
@@ -254,6 +267,7 @@ def evaluate(
 def _vector(v: Any, name: str) -> ctypes.Array | None:
     if v is None:
         return None
+    _real(v, name)
     a = np.asarray(v, dtype=np.float64)
     if a.shape != (3,):
         raise ValueError(f"{name} must have 3 values, got shape {a.shape}")
@@ -291,17 +305,24 @@ class Filter:
                 pass
             handle.value = None
 
+    def _live(self) -> ctypes.c_void_p:
+        """The native filter, or an error once it has been freed."""
+        handle = getattr(self, "_handle", None)
+        if not handle or not handle.value:
+            raise MotionFusionError("this Filter has been freed", _native.ERROR_USAGE)
+        return handle
+
     def update(self, gyr: Any, acc: Any, mag: Any, dt: float) -> np.ndarray:
         """Processes one sample: ``gyr`` rad/s, ``acc`` m/s², ``mag`` µT (3 values each, or None when
         that sensor has no new value; NaN values count as none) and ``dt``, the seconds since the
         previous sample. Returns the attitude after it (as :attr:`quaternion`)."""
         err = error_buffer()
-        check(lib.mf_filter_update(self._handle, _vector(gyr, "gyr"), _vector(acc, "acc"), _vector(mag, "mag"),
+        check(lib.mf_filter_update(self._live(), _vector(gyr, "gyr"), _vector(acc, "acc"), _vector(mag, "mag"),
                                    float(dt), err, len(err)), err)
         return self.quaternion
 
     def _read(self) -> None:
-        lib.mf_filter_read(self._handle, self._q.ctypes.data, self._bias.ctypes.data, self._sigma.ctypes.data,
+        lib.mf_filter_read(self._live(), self._q.ctypes.data, self._bias.ctypes.data, self._sigma.ctypes.data,
                            ctypes.addressof(self._flags))
 
     @property
@@ -335,24 +356,28 @@ class Filter:
         where a value is unset, e.g. the expected field without a location)."""
         out = ctypes.c_void_p()
         err = error_buffer()
-        check(lib.mf_filter_parameters(self._handle, ctypes.byref(out), err, len(err)), err)
+        check(lib.mf_filter_parameters(self._live(), ctypes.byref(out), err, len(err)), err)
         values = json.loads(take_string(out.value))
         return {k: float(v) for k, v in values.items()}
 
     @property
     def state(self) -> str:
-        """The evolving state as JSON, exact to the bit. Assign it to a filter of the same kind,
-        mode and parameters to continue exactly where this one is."""
+        """The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and
+        parameters. Assign it to a filter of the same kind, mode and parameters to continue exactly
+        where this one is; any other filter raises :class:`MotionFusionError` naming what the state
+        belongs to."""
         out = ctypes.c_void_p()
         err = error_buffer()
-        check(lib.mf_filter_save_state(self._handle, ctypes.byref(out), err, len(err)), err)
+        check(lib.mf_filter_save_state(self._live(), ctypes.byref(out), err, len(err)), err)
         return take_string(out.value)
 
     @state.setter
     def state(self, value: str | bytes) -> None:
-        data = value.encode() if isinstance(value, str) else bytes(value)
+        if not isinstance(value, (str, bytes)):
+            raise TypeError(f"a state is the JSON text .state gave, got {type(value).__name__}")
+        data = value.encode() if isinstance(value, str) else value
         err = error_buffer()
-        check(lib.mf_filter_restore_state(self._handle, data, err, len(err)), err)
+        check(lib.mf_filter_restore_state(self._live(), data, err, len(err)), err)
 
     def __reduce__(self):
         return (_restore_filter, (self.kind, self.mode, self._parameters, self.state))
@@ -405,7 +430,7 @@ def folder_plan(
 def run_cli(arguments: Sequence[PathLike]) -> tuple[int, str, str]:
     """Runs ``motionfusion ARGUMENTS`` in this process (the bundled command line) and returns its
     exit status (0, 1 for bad input, 2 for a usage error) and what it printed on standard output
-    and standard error."""
+    (estimates written to ``--output -`` first) and standard error."""
     return _native.run_cli(arguments)
 
 

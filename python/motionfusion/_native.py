@@ -104,11 +104,14 @@ def encode(text: str | os.PathLike | None) -> bytes | None:
     """A C string argument (paths through the file-system encoding)."""
     if text is None:
         return None
-    return os.fsencode(text)
+    data = os.fsencode(text)
+    if b"\0" in data:
+        raise ValueError("embedded null byte")
+    return data
 
 
 def string_array(items: Sequence[str | os.PathLike]) -> ctypes.Array:
-    return (c_char_p * max(1, len(items)))(*[os.fsencode(s) for s in items])
+    return (c_char_p * max(1, len(items)))(*[encode(s) for s in items])
 
 
 def run_cli(arguments: Sequence[str | os.PathLike], capture: bool = True) -> tuple[int, str, str]:

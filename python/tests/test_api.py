@@ -376,3 +376,57 @@ def test_broad_trial_matches_the_command_line(broad_trial, cli, tmp_path):
     q = np.stack([est[c] for c in ("qw", "qx", "qy", "qz")], axis=1)
     assert angle_deg(out["quaternion"], q).max() < 1e-5
     assert_matches_estimate_file(out, est, uncertainty=True)
+
+
+# ---- Findings of a hostile pass over the Python API ---------------------------------------------
+
+def test_freed_filter_raises_instead_of_crashing():
+    f = mf.Filter("ekf")
+    f.__del__()
+    for touch in (lambda: f.quaternion, lambda: f.state, lambda: f.parameters,
+                  lambda: f.update([0, 0, 0], [0, 0, 9.8], None, 0.01)):
+        with pytest.raises(mf.MotionFusionError, match="has been freed"):
+            touch()
+
+
+def test_state_restores_only_into_the_same_filter(sim):
+    a = mf.Filter("ekf")
+    for i in range(50):
+        a.update(sim["gyr"][i], sim["acc"][i], sim["mag"][i], 0.01)
+    state = a.state
+    assert state.startswith('{"filter":"ekf","mode":"9d","parameters":{')
+    for other, belongs in ((mf.Filter("complementary"), "it belongs to a ekf 9d filter"),
+                           (mf.Filter("ekf", "6d"), "it belongs to a ekf 9d filter"),
+                           (mf.Filter("ekf", gyroscopeNoise=0.1), "with other parameters")):
+        with pytest.raises(mf.MotionFusionError, match=belongs):
+            other.state = state
+    same = mf.Filter("ekf")
+    same.state = state
+    assert np.array_equal(same.quaternion, a.quaternion)
+    with pytest.raises(TypeError):
+        same.state = 5
+
+
+def test_run_cli_captures_estimates_on_standard_output(sim):
+    status, out, err = mf.run_cli(["replay", str(SIM), "--output", "-"])
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0].startswith("t,qw,qx,qy,qz") and len(lines) == len(sim["t"]) + 1
+
+
+def test_odd_arguments_are_refused_plainly(sim):
+    with pytest.raises(ValueError, match="not a parameter name"):
+        mf.Filter("mahony", **{"kp=5,ki": 0.1})
+    with pytest.raises(TypeError, match="parameter names must be strings"):
+        mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], filter="mahony", parameters={1: 2})
+    with pytest.raises(TypeError, match="complex"):
+        mf.replay(sim["t"].astype(complex), sim["gyr"], sim["acc"], sim["mag"])
+    with pytest.raises(TypeError, match="complex"):
+        mf.Filter("ekf").update(np.array([1j, 0, 0]), [0, 0, 9.8], None, 0.01)
+    with pytest.raises(ValueError, match="embedded null byte"):
+        mf.load("/x/a\x00b.csv")
+    q = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], outputs=["quaternion"])["quaternion"]
+    with pytest.raises(ValueError, match="but the ground truth"):
+        mf.evaluate(q[:-1], sim)
+    with pytest.raises(TypeError, match="mode must be"):
+        mf.evaluate(q, sim, mode=None)

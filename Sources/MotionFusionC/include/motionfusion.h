@@ -166,8 +166,10 @@ void mf_filter_read(const mf_filter *filter, double *quaternion, double *gyro_bi
  * units; a value that is not finite is the string "nan", "inf" or "-inf"). */
 int32_t mf_filter_parameters(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
-/* The evolving state as JSON, exact to the bit (restore it into a filter with the same kind,
- * mode and parameters to continue exactly where it was). */
+/* The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and parameters:
+ * {"filter":...,"mode":...,"parameters":{...},"state":{...}}. It restores only into a filter with
+ * the same kind, mode and parameters (anything else is an error naming what it belongs to), and
+ * continues exactly where it was. */
 int32_t mf_filter_save_state(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
 int32_t mf_filter_restore_state(mf_filter *filter, const char *json, char *error,

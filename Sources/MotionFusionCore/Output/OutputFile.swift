@@ -17,6 +17,22 @@ public struct OutputError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
+/// Where `-` writes on the current thread: standard output (descriptor 1), unless a caller that
+/// captures a run's output (the C ABI's `mf_cli_run`) points it at another descriptor.
+public enum StandardOutput {
+    static let key = "MotionFusion.standardOutput"
+
+    /// The descriptor `-` writes to on this thread.
+    public static var descriptor: Int32 { (Thread.current.threadDictionary[key] as? Int32) ?? 1 }
+
+    /// Runs `body` with `-` writing to `fd` on this thread.
+    public static func redirected<R>(to fd: Int32, _ body: () throws -> R) rethrows -> R {
+        Thread.current.threadDictionary[key] = fd
+        defer { Thread.current.threadDictionary.removeObject(forKey: key) }
+        return try body()
+    }
+}
+
 /// The files a command reads, identified by device and inode (so hard links and other spellings
 /// of a path are recognised) and by real path.
 public struct InputFiles: Sendable {
@@ -109,7 +125,9 @@ public struct OutputTarget: Sendable {
         if path == "-" {
             // Standard output redirected onto an input (`>> trace.csv`, `1<>trace.csv`).
             var st = stat()
-            if fstat(1, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, inputs.contains(st, path: nil) {
+            if fstat(StandardOutput.descriptor, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+                inputs.contains(st, path: nil)
+            {
                 throw OutputError(
                     "standard output is an input of this run; refusing to write onto it (redirect to another file)",
                     usage: true)
@@ -176,7 +194,7 @@ public struct OutputTarget: Sendable {
     public var identity: [UInt64]? {
         var st = stat()
         switch kind {
-        case .standardOutput: guard fstat(1, &st) == 0 else { return nil }
+        case .standardOutput: guard fstat(StandardOutput.descriptor, &st) == 0 else { return nil }
         case .stream(let path), .file(let path, _): guard stat(path, &st) == 0 else { return nil }
         }
         let type = st.st_mode & S_IFMT
@@ -212,7 +230,8 @@ public struct OutputTarget: Sendable {
     public func open() throws -> OutputFile {
         switch kind {
         case .standardOutput:
-            return OutputFile(fd: 1, name: "standard output", temporary: nil, final: nil, owns: false)
+            return OutputFile(
+                fd: StandardOutput.descriptor, name: "standard output", temporary: nil, final: nil, owns: false)
         case .stream(let path):
             let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else { throw OutputError("\(given): cannot open: \(String(cString: strerror(errno)))") }
