@@ -20,7 +20,7 @@ import time
 from typing import Any, Sequence
 
 from . import _native
-from ._core import MotionFusionError, PathLike, folder_plan
+from ._core import Filter, MotionFusionError, PathLike, folder_plan
 
 
 def replay_folder(
@@ -43,6 +43,8 @@ def replay_folder(
     per-trace results in its ``results`` attribute. Outputs that would overwrite an input, and a
     ``src`` that is not a folder of traces, are refused before anything runs.
     """
+    # A filter or mode the command line would refuse fails here once, not in every task.
+    Filter(filter, mode)
     args = ["--filter", filter, "--mode", mode]
     return _run_folder("replay", src, dst, args, n_workers, client, format, options, progress)
 

@@ -99,6 +99,12 @@ def test_outputs_onto_inputs_are_refused_before_anything_runs(traces, tmp_path, 
     assert files(traces) == before
     with pytest.raises(mf.MotionFusionError, match="is one trace, not a folder"):
         mf.folder_plan(traces / "walk.csv", tmp_path / "dst")
+    # An unknown filter fails once, before any cluster starts, with the command line's message.
+    unknown = cli("replay", traces / "walk.csv", "--filter", "nope", check=False)
+    with pytest.raises(mf.MotionFusionError, match="nope") as e:
+        replay_folder(traces, tmp_path / "never", filter="nope", progress=False)
+    assert unknown.returncode == 2 and e.value.code == 2
+    assert not (tmp_path / "never").exists()
     (tmp_path / "file").write_text("")
     with pytest.raises(mf.MotionFusionError, match="is a file; a folder of traces needs --output FOLDER"):
         mf.folder_plan(traces, tmp_path / "file")
