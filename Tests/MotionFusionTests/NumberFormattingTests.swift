@@ -42,7 +42,7 @@ final class NumberFormattingTests: XCTestCase {
     }
 
     /// Whole numbers keep every digit and gain no leading zero on both sides of every power of
-    /// ten (the short digit count estimates from the bit length and corrects by one comparison).
+    /// ten, where the digit count changes.
     func testIntegersAtEveryPowerOfTen() {
         var values: [UInt64] = [0, 1, 9, UInt64.max]
         var power: UInt64 = 10

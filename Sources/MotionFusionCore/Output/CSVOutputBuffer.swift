@@ -54,27 +54,16 @@ public struct CSVOutputBuffer {
     /// Number of decimal digits of `n` (at least 1).
     @inline(__always)
     static func digitCount(_ n: UInt64) -> Int {
-        guard n < 100_000_000 else {
-            var count = 9
-            var v = n / 100_000_000
-            while v >= 10 {
-                v /= 10
-                count += 1
-            }
-            return count
+        var count = 1
+        var v = n
+        while v >= 10_000 {
+            v /= 10_000
+            count += 4
         }
-        return shortDigitCount(n)
-    }
-
-    /// Number of decimal digits of `n` < 10⁸ (at least 1), without a branch: `⌊bits·1233/4096⌋`
-    /// (1233/4096 is just below log₁₀ 2, close enough over 27 bits) is the digit count or one less,
-    /// and a comparison with the power of ten settles it (checked for every n < 10⁸). Integer parts of angles have one to three digits in no pattern a
-    /// branch predictor could follow.
-    @inline(__always)
-    static func shortDigitCount(_ n: UInt64) -> Int {
-        let v = n | 1
-        let estimate = ((64 &- v.leadingZeroBitCount) &* 1233) &>> 12
-        return estimate &+ (v >= DecimalParser.integerPowerOfTen(estimate) ? 1 : 0)
+        if v >= 1000 { return count + 3 }
+        if v >= 100 { return count + 2 }
+        if v >= 10 { return count + 1 }
+        return count
     }
 
     /// 10^k, exact for 0 ≤ k ≤ 22.
@@ -106,22 +95,15 @@ public struct CSVOutputBuffer {
     /// Appends the digits of `n` without leading zeros (at least one digit).
     @inline(__always)
     mutating func appendInteger(_ n: UInt64) {
-        guard n < 100_000_000 else {
-            appendLongInteger(n)
+        let p = storage + count
+        if n < 100_000_000 {
+            // Eight digits at once, the leading zeros shifted out (the bytes past the end are
+            // scratch within the buffer's slack).
+            let digits = Self.digitCount(n)
+            Self.store(Self.eightDigits(n) >> UInt64(8 * (8 - digits)), p)
+            count += digits
             return
         }
-        // Eight digits at once, the leading zeros shifted out (the bytes past the end are scratch
-        // within the buffer's slack).
-        let digits = Self.shortDigitCount(n)
-        Self.store(Self.eightDigits(n) >> UInt64(8 &* (8 &- digits)), storage + count)
-        count &+= digits
-    }
-
-    /// ``appendInteger(_:)`` for `n` ≥ 10⁸ (rare in estimates; kept out of line so the common
-    /// case inlines into every call site).
-    @inline(never)
-    mutating func appendLongInteger(_ n: UInt64) {
-        let p = storage + count
         let digits = Self.digitCount(n)
         var i = digits
         var m = n
@@ -194,10 +176,7 @@ public struct CSVOutputBuffer {
             appendShortest(value)
             return
         }
-        // The sign is written always and kept only for a negative value that is not written as
-        // zero: signs of attitude components and biases follow no pattern a branch could predict.
-        storage[count] = 0x2D
-        count &+= (value < 0 ? 1 : 0) & ((whole | fraction) != 0 ? 1 : 0)
+        if value < 0 && (whole | fraction) != 0 { append(byte: 0x2D) }
         appendFixed(whole: whole, fraction: fraction, decimals: decimals)
     }
 
