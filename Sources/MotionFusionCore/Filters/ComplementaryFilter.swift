@@ -4,7 +4,9 @@
 /// the accelerometer's up direction (an earth-frame tilt correction that never touches heading),
 /// and in 9D a fraction towards magnetic north about the vertical only (a heading correction that
 /// never touches tilt). The corrections also feed an integral bias estimate, and at rest the bias
-/// follows the low-passed gyroscope directly. Accelerometer samples far from 1 g and magnetometer
+/// follows the low-passed gyroscope directly; rest is judged in physical units (``RestBiasJudge``),
+/// so a steady turn is never taken for a bias, a proven gyroscope offset is taken at once, and the
+/// bias stays within a physical bound of it. Accelerometer samples far from 1 g and magnetometer
 /// samples far from the learnt field strength and dip are skipped; the field strength is learnt,
 /// so the magnetometer's units do not matter. The first magnetometer sample after a start without
 /// one sets the heading at once.
@@ -36,6 +38,9 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection used for bias estimation.
         public var rest = RestDetector.Parameters()
+        /// What a still stretch says about the bias: rest, a steady turn, or an initial offset; and
+        /// the bound on the bias.
+        public var restBias = RestBiasJudge.Parameters()
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
@@ -52,6 +57,11 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var fieldNorm = Double.nan, fieldDip = Double.nan
         /// Rest detector.
         public var rest: RestDetector
+        /// How far the bias may still be from the truth, rad/s: the bias clip over the rest gate at
+        /// first, shrinking as the bias follows the rate at rest.
+        public var biasSigma: Double
+        /// Rest and offset judgement, and the initial offset the bias is bounded around.
+        public var restBias: RestBiasJudge
         /// Earth-frame low-pass of the specific force.
         public var accelerationLowPass: ButterworthLowPass
         /// Mean rate over each step (bridges lost samples).
@@ -74,6 +84,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         self.parameters = parameters
         state = State(
             rest: RestDetector(parameters: parameters.rest),
+            biasSigma: parameters.restBias.biasClip / parameters.restBias.gate,
+            restBias: RestBiasJudge(parameters: parameters.restBias),
             accelerationLowPass: ButterworthLowPass(
                 cutoff: 1 / (2 * .pi * max(parameters.accelerationFilterTime, 1e-3))))
     }
@@ -98,7 +110,29 @@ public struct ComplementaryFilter: AttitudeFilter {
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
-        state.use.atRest = state.rest.atRest
+        let verdict = state.restBias.judge(
+            rest: state.rest, bias: state.bias, biasSigma: Vector3(state.biasSigma, state.biasSigma, state.biasSigma),
+            magnetometer: mag, dt: dt)
+        if case .offset(let b) = verdict {
+            // A proven offset: the device has been still, so the attitude starts again from the
+            // accelerometer (and magnetometer), or keeps its heading turned back by the offset.
+            let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
+            state.bias = b
+            state.biasSigma = p.restBias.biasClip / p.restBias.gate
+            let keep = EulerAngles(state.attitude).yaw + unturn
+            if let start = VectorAttitude.initial(accelerometer: state.rest.accelerometerSmoothed, magnetometer: mag) {
+                state.attitude = start.attitude
+                state.headingReferenced = start.headingReferenced
+                if !start.headingReferenced {
+                    var e = EulerAngles(start.attitude)
+                    e.yaw = keep
+                    state.attitude = e.quaternion
+                }
+                state.accelerationLowPass.reset()
+            }
+        }
+        let atRest = verdict == .rest
+        state.use.atRest = atRest
         if let g = gyroscope, dt > 0 {
             let rate = state.integrator.meanRate(g, dt: dt, p.integration)
             state.attitude = state.attitude * Quaternion(rotationVector: (rate - state.bias) * dt)
@@ -154,16 +188,19 @@ public struct ComplementaryFilter: AttitudeFilter {
             let turn = Quaternion(rotationVector: correction)
             state.attitude = turn * state.attitude
             state.accelerationLowPass.rotate(by: turn)
-            if p.biasTime > 0 && dt > 0 && !state.rest.atRest {
+            if p.biasTime > 0 && dt > 0 && !atRest {
                 // The sensor-frame rate that would have produced the correction is −bias error.
                 // Large corrections (after a fault or a disturbance) say nothing about the bias.
                 let rateError = state.attitude.inverseRotate(correction) * (1 / dt)
                 if rateError.norm < p.maximumBiasCorrection { state.bias -= rateError * min(1, dt / p.biasTime) }
             }
         }
-        if state.rest.atRest {
-            state.bias += (state.rest.gyroscopeMean - state.bias) * firstOrderSmoothing(dt, time: p.restBiasTime)
+        if atRest {
+            let k = firstOrderSmoothing(dt, time: p.restBiasTime)
+            state.bias += (state.rest.gyroscopeMean - state.bias) * k
+            state.biasSigma *= 1 - k
         }
+        state.bias = state.restBias.clip(state.bias)
         state.attitude = state.attitude.renormalized
     }
 
@@ -172,6 +209,7 @@ public struct ComplementaryFilter: AttitudeFilter {
         state.initialised = false
         state.integrator.interrupt()
         state.rest.reset()
+        state.restBias.interrupt()
         state.accelerationLowPass.reset()
     }
 }

@@ -20,7 +20,10 @@
 ///   steady for ``Parameters/newFieldTime`` while the device turns is adopted, and after
 ///   ``Parameters/maximumRejectionTime`` the current field is. The first magnetometer sample after
 ///   a start without one sets the heading at once.
-/// - At rest the low-passed gyroscope observes the bias directly.
+/// - At rest the low-passed gyroscope observes the bias directly. Rest is judged in physical units
+///   (``RestBiasJudge``): a steady turn is never taken for a bias, a gyroscope offset far beyond
+///   any bias is taken from the first still stretch that proves it, and the bias stays within a
+///   physical bound of that offset.
 /// - Noise levels: the gyroscope and accelerometer noise densities measured while the device is
 ///   still (``NoiseEstimator``) replace the noise parameters where they are larger.
 ///
@@ -142,6 +145,9 @@ public struct KalmanFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection.
         public var rest = RestDetector.Parameters()
+        /// What a still stretch says about the bias: rest, a steady turn, or an initial offset; and
+        /// the bound on the bias.
+        public var restBias = RestBiasJudge.Parameters()
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
         /// Noise measured while the device is still. Where it exceeds ``gyroscopeNoise``,
@@ -190,6 +196,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var use = SensorUse()
         /// Rest detector state.
         public var rest: RestDetector
+        /// Rest and offset judgement, and the initial offset the bias is bounded around.
+        public var restBias: RestBiasJudge
         /// Mean rate over each step (bridges lost samples).
         public var integrator = GyroscopeIntegrator()
         /// Sensor noise measured while still.
@@ -213,7 +221,8 @@ public struct KalmanFilter: AttitudeFilter {
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         maximumHeadingVariance = parameters.maximumHeadingUncertainty * parameters.maximumHeadingUncertainty
-        state = State(rest: RestDetector(parameters: parameters.rest))
+        state = State(
+            rest: RestDetector(parameters: parameters.rest), restBias: RestBiasJudge(parameters: parameters.restBias))
         state.accelerationLowPass.cutoff =
             parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
         state.fieldNorm = parameters.expectedFieldNorm
@@ -247,7 +256,12 @@ public struct KalmanFilter: AttitudeFilter {
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
-        state.use.atRest = state.rest.atRest
+        let verdict = state.restBias.judge(
+            rest: state.rest, bias: state.bias,
+            biasSigma: Vector3(state.pbb.row0.x.squareRoot(), state.pbb.row1.y.squareRoot(), state.pbb.row2.z.squareRoot()),
+            magnetometer: mag, dt: dt)
+        if case .offset(let b) = verdict { takeOffset(b, magnetometer: mag) }
+        state.use.atRest = verdict == .rest
         if state.rest.still, let g = gyroscope, let a = accelerometer {
             state.noise.update(gyroscope: g, accelerometer: a, rest: state.rest, dt: dt, p.noise)
         }
@@ -267,8 +281,22 @@ public struct KalmanFilter: AttitudeFilter {
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
         if let m = mag { correctHeading(m, step, &correction) }
-        if state.rest.atRest { correctBiasAtRest(step, &correction) }
+        if state.use.atRest { correctBiasAtRest(step, &correction) }
         inject(correction)
+    }
+
+    /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as
+    /// uncertain as a fresh start. The device has been still, so the attitude starts again from the
+    /// accelerometer (and magnetometer); without one the heading turned by the offset over the
+    /// still stretch is turned back.
+    mutating func takeOffset(_ b: Vector3, magnetometer: Vector3?) {
+        let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
+        state.bias = b
+        state.pqb = .zero
+        state.pbb = Matrix3.diagonal(parameters.initialBiasUncertainty * parameters.initialBiasUncertainty)
+        initialise(accelerometer: state.rest.accelerometerSmoothed, magnetometer: magnetometer)
+        if magnetometer == nil { state.attitude = Quaternion(axis: .unitZ, angle: unturn) * state.attitude }
+        state.accelerationLowPass.reset()
     }
 
     mutating func initialise(accelerometer: Vector3?, magnetometer: Vector3?) {
@@ -422,7 +450,7 @@ public struct KalmanFilter: AttitudeFilter {
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
         if p.accelerationFilterTime > 0 { fE = state.accelerationLowPass.update(fE, dt: rawDt) }
-        let still = p.unfilteredTiltAtRest && state.rest.atRest
+        let still = p.unfilteredTiltAtRest && state.use.atRest
         if still {
             // At rest there is no linear acceleration to average out: the noise-smoothed specific
             // force gives the tilt without the low-pass delay.
@@ -565,7 +593,7 @@ public struct KalmanFilter: AttitudeFilter {
             // The filtered specific force is expressed in the estimated earth frame: turn it along.
             state.accelerationLowPass.rotate(by: turn)
         }
-        state.bias += c.bias
+        state.bias = state.restBias.clip(state.bias + c.bias)
         state.attitude = state.attitude.renormalized
         state.pqq = state.pqq.symmetrized
         state.pbb = state.pbb.symmetrized
@@ -577,6 +605,7 @@ public struct KalmanFilter: AttitudeFilter {
         state.integrator.interrupt()
         state.accelerationLowPass.reset()
         state.rest.reset()
+        state.restBias.interrupt()
     }
 }
 

@@ -1,0 +1,172 @@
+/// Decides what a still stretch says about the gyroscope bias, in physical units.
+///
+/// A still gyroscope and accelerometer (``RestDetector``) do not make a rest: a steady turn about
+/// the vertical (a turntable, a vehicle in a long bend, a person turning in place) keeps both
+/// still too. So a still stretch counts as rest only when its rate, after removing the current
+/// bias estimate, is one a bias could have:
+/// - before any rest has been seen, every axis within ``Parameters/biasClip``;
+/// - afterwards within the bias uncertainty (``Parameters/gate`` standard deviations), never below
+///   ``Parameters/rateTolerance`` nor above ``Parameters/biasClip``.
+///
+/// A still stretch that fails that test is a turn, unless physics rules a turn out: a rate
+/// component perpendicular to gravity turns gravity in the sensor frame, and in 9D a component
+/// along it turns the horizontal field. When the sensors do not turn as the gyroscope says they
+/// should (less than ``Parameters/turnConsistency`` of the predicted angle, which must exceed
+/// ``Parameters/minimumTurn``), the gyroscope reads an offset, not a rotation: its wrong zero (raw
+/// counts, a missing calibration) is taken as the initial offset. Without a magnetometer a
+/// component along gravity cannot be told from a turn; it is taken with a proven perpendicular
+/// offset (a sensor without its zero calibration lacks it on every axis) and otherwise left alone.
+///
+/// The bias estimate is kept within ``Parameters/biasClip`` of that initial offset (``clip(_:)``).
+public struct RestBiasJudge: Sendable, Codable {
+    /// Tuning; rates in rad/s, angles in rad, times in s.
+    public struct Parameters: Sendable, Codable {
+        /// Largest gyroscope bias learnt, per axis, around the initial offset, rad/s (VQF's default).
+        /// Default 2 °/s.
+        public var biasClip = 2.0.radians
+        /// Smallest rate difference from the bias estimate that always counts as rest once a rest
+        /// has been seen, rad/s: room for the noise of the low-passed rate and slow bias drift.
+        /// Default 0.3 °/s.
+        public var rateTolerance = 0.3.radians
+        /// Bias standard deviations within which a still rate counts as rest. Default 4.
+        public var gate = 4.0
+        /// Largest departure of the accelerometer's norm from standard gravity at rest, m/s²
+        /// (sensor scale errors; a steady centripetal acceleration exceeds it). Default 1.
+        public var gravityTolerance = 1.0
+        /// Smallest turn, rad, the gyroscope must predict over a still stretch before the sensors'
+        /// stillness can prove an offset. Default 3°.
+        public var minimumTurn = 3.0.radians
+        /// Largest fraction of the predicted turn that the accelerometer (or the horizontal
+        /// field) may show for the rate to be an offset. Default 0.25.
+        public var turnConsistency = 0.25
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// What a sample's still stretch says.
+    public enum Verdict: Equatable, Sendable {
+        /// Not still, or a turn: nothing about the bias.
+        case motion
+        /// Rest: the low-passed rate measures the bias.
+        case rest
+        /// The gyroscope reads an offset far beyond a bias: the new bias estimate.
+        case offset(Vector3)
+    }
+
+    /// Tuning.
+    public var parameters: Parameters
+    /// Initial offset taken from the first rest or proven offset, rad/s; the bias stays within
+    /// ``Parameters/biasClip`` of it.
+    public private(set) var offset = Vector3.zero
+    /// Whether a rest has measured the bias.
+    public private(set) var established = false
+    /// Accelerometer and magnetometer (noise-smoothed) when the current still stretch began.
+    var startAccelerometer: Vector3?, startMagnetometer: Vector3?
+    /// Noise-smoothed magnetometer.
+    var magnetometerSmoothed: Vector3?
+    /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
+    public private(set) var steadyTurn = false
+
+    /// Creates a judge.
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// Judges the sample just fed to `rest`, with the current bias estimate and its standard
+    /// deviation per axis (infinite when unknown), and the magnetometer in 9D.
+    public mutating func judge(
+        rest: RestDetector, bias: Vector3, biasSigma: Vector3, magnetometer: Vector3?, dt: Double
+    ) -> Verdict {
+        let p = parameters
+        if let m = magnetometer {
+            if let s = magnetometerSmoothed {
+                magnetometerSmoothed = s + (m - s) * firstOrderSmoothing(dt, time: rest.parameters.noiseFilterTime)
+            } else {
+                magnetometerSmoothed = m
+            }
+        }
+        guard rest.still else {
+            startAccelerometer = nil
+            startMagnetometer = nil
+            steadyTurn = false
+            return .motion
+        }
+        if startAccelerometer == nil {
+            startAccelerometer = rest.accelerometerSmoothed
+            startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
+        }
+        guard rest.atRest else { return .motion }
+        let gravity = rest.accelerometerMean
+        guard abs(gravity.norm - standardGravity) < p.gravityTolerance, let up = gravity.normalized else {
+            return .motion
+        }
+        let rate = rest.gyroscopeMean - bias
+        var consistent = true
+        for k in 0..<3 {
+            let limit =
+                established ? min(p.biasClip, max(p.rateTolerance, p.gate * biasSigma[k])) : p.biasClip
+            if !(abs(rate[k]) <= limit) { consistent = false }
+        }
+        if consistent {
+            established = true
+            steadyTurn = false
+            return .rest
+        }
+        steadyTurn = true
+        guard !established, let start = startAccelerometer else { return .motion }
+        // Perpendicular to gravity: the accelerometer must have turned with it.
+        let vertical = up * rate.dot(up)
+        let horizontal = rate - vertical
+        let predicted = horizontal.norm * rest.stillTime
+        let turned = angle(start, rest.accelerometerSmoothed)
+        // A turn about the true vertical with a steady centripetal acceleration (a vehicle in a
+        // bend) tilts the specific force away from the rate axis but keeps its component along the
+        // axis at g.
+        let alongAxis = abs(gravity.dot(rate)) / rate.norm
+        let vehicleTurn = abs(alongAxis - standardGravity) < p.gravityTolerance
+        let horizontalOffset =
+            !vehicleTurn && predicted > p.minimumTurn && turned < p.turnConsistency * predicted
+        // Along gravity: the horizontal field must have turned with it.
+        var verticalOffset = false
+        if let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
+            let predictedField = vertical.norm * rest.stillTime
+            let h0 = m0 - up * m0.dot(up)
+            let h1 = m1 - up * m1.dot(up)
+            verticalOffset =
+                predictedField > p.minimumTurn && h0.norm > 0.2 * m0.norm
+                && angle(h0, h1) < p.turnConsistency * predictedField
+        } else {
+            verticalOffset = horizontalOffset
+        }
+        guard horizontalOffset || verticalOffset else { return .motion }
+        var taken = bias
+        if horizontalOffset { taken += horizontal }
+        if verticalOffset { taken += vertical }
+        offset = taken
+        if horizontalOffset && verticalOffset {
+            established = true
+            steadyTurn = false
+        }
+        return .offset(taken)
+    }
+
+    /// The bias estimate kept within ``Parameters/biasClip`` of the initial offset on every axis.
+    public func clip(_ bias: Vector3) -> Vector3 {
+        let c = parameters.biasClip
+        return Vector3(
+            min(offset.x + c, max(offset.x - c, bias.x)), min(offset.y + c, max(offset.y - c, bias.y)),
+            min(offset.z + c, max(offset.z - c, bias.z)))
+    }
+
+    /// Forgets the current still stretch (a gap), keeping what was learnt about the bias.
+    public mutating func interrupt() {
+        startAccelerometer = nil
+        startMagnetometer = nil
+        magnetometerSmoothed = nil
+    }
+
+    /// Angle between two vectors, rad (0 when either is zero).
+    func angle(_ a: Vector3, _ b: Vector3) -> Double {
+        let c = a.cross(b).norm
+        let d = a.dot(b)
+        return c == 0 && d == 0 ? 0 : Double.atan2(c, d)
+    }
+}
