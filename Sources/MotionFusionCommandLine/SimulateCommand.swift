@@ -10,6 +10,11 @@ struct SimulateSettings {
     var seed: Double?
     var errors: ErrorGrade?
     var output: String?
+    var turnRate: Double?
+    var axis: MotionSimulator.Axis?
+    var rest: Double?
+    var speed: Double?
+    var radius: Double?
 
     /// The simulator's sensor grades.
     enum ErrorGrade: String, CaseIterable {
@@ -35,6 +40,16 @@ enum SimulateCommand {
             .number(
                 "seed", value: "N", "random seed; the same seed gives the same bytes (default 1)", \.seed, in: 0...9e15),
             .choice("errors", "sensor grade: consumer (default), calibrated, or ideal", \.errors),
+            .number(
+                "turn-rate", value: "DEG/S", "steady-turn: rotation rate (default 10)", \.turnRate,
+                in: -2000...2000),
+            .choice("axis", "steady-turn: body axis of the rotation (default z)", \.axis),
+            .number(
+                "rest", value: "SECONDS", "steady-turn and vehicle: rest before the motion starts (default 2)",
+                \.rest, in: 0...1e6),
+            .number(
+                "speed", value: "M/S", "vehicle: speed on its circle, turning left (default 10)", \.speed, in: 0...100),
+            .number("radius", value: "M", "vehicle: radius of its circle (default 50)", \.radius, in: 1...1e6),
             Option(
                 "output", value: "FILE|-",
                 "where to write the trace (written atomically), or - for standard output; required"
@@ -53,6 +68,15 @@ enum SimulateCommand {
             guard s.duration != nil else { throw CommandLineError.usage("missing --duration SECONDS") }
             guard s.rate != nil else { throw CommandLineError.usage("missing --rate HZ") }
             guard s.output != nil else { throw CommandLineError.usage("missing --output FILE") }
+            let used: [(String, Bool, [MotionSimulator.Scenario])] = [
+                ("turn-rate", s.turnRate != nil, [.steadyTurn]), ("axis", s.axis != nil, [.steadyTurn]),
+                ("rest", s.rest != nil, [.steadyTurn, .vehicle]), ("speed", s.speed != nil, [.vehicle]),
+                ("radius", s.radius != nil, [.vehicle]),
+            ]
+            for (name, given, scenarios) in used where given && !scenarios.contains(s.scenario!) {
+                throw CommandLineError.usage(
+                    "--\(name) applies to --scenario \(scenarios.map(\.rawValue).joined(separator: " or ")) only")
+            }
         },
         run: run)
 
@@ -68,6 +92,14 @@ enum SimulateCommand {
             settings.seed = UInt64(seed)
         }
         settings.errors = (s.errors ?? .consumer).model
+        if let v = s.turnRate { settings.turn.rateDegrees = v }
+        if let v = s.axis { settings.turn.axis = v }
+        if let v = s.rest {
+            settings.turn.rest = v
+            settings.vehicle.rest = v
+        }
+        if let v = s.speed { settings.vehicle.speed = v }
+        if let v = s.radius { settings.vehicle.radius = v }
         let simulator = MotionSimulator(settings: settings)
         let target = try CommandLineError.rethrowing { try OutputTarget.resolve(s.output!, protecting: InputFiles()) }
         // The trace is streamed, so memory stays constant; a file must fit on its disk.

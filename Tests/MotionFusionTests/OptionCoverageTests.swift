@@ -75,6 +75,11 @@ final class OptionCoverageTests: XCTestCase {
                 [
                     "scenario": ["--scenario", "shaking"], "duration": ["--duration", "2"], "rate": ["--rate", "100"],
                     "seed": ["--seed", "9"], "errors": ["--errors", "ideal"], "output": ["--output", dir + "/t.csv"],
+                    "turn-rate": ["--scenario", "steady-turn", "--turn-rate", "100"],
+                    "axis": ["--scenario", "steady-turn", "--axis", "x"],
+                    "rest": ["--scenario", "steady-turn", "--rest", "0"],
+                    "speed": ["--scenario", "vehicle", "--speed", "20"],
+                    "radius": ["--scenario", "vehicle", "--radius", "30"],
                 ]
             ),
             "conventions": ([], [:]),

@@ -24,6 +24,16 @@ public struct MotionSimulator: Sendable {
         /// upside down, landscape right and left; each axis up and down) joined by 90° turns, then
         /// a tumble through all orientations and two shakes: for calibration and orientation events.
         case orientations
+        /// A constant rate about one body axis (``Settings/turn``) after a rest and a smooth
+        /// spin-up. About z with a level device this is a turn about the vertical (a turntable,
+        /// a person turning); about x or y the direction of gravity rotates in the sensor frame.
+        case steadyTurn = "steady-turn"
+        /// A level device fixed in a car driving a circle to the left (``Settings/vehicle``): yaw
+        /// rate v/r about the vertical and a centripetal specific force v²/r along body +y (x
+        /// forward, z up), after a rest and a smooth speed ramp.
+        case vehicle
+        /// A short rest, fast rotation for 10 % of the run, then rest to the end.
+        case longRest = "long-rest"
     }
 
     /// Simulation settings.
@@ -46,6 +56,10 @@ public struct MotionSimulator: Sendable {
         public var gravity = 9.81
         /// Initial attitude, ENU from sensor. Default: level, facing 30° east of north.
         public var initialAttitude = Quaternion(axis: .unitZ, angle: -30.0.radians)
+        /// The turn of ``Scenario/steadyTurn``.
+        public var turn = SteadyTurn()
+        /// The drive of ``Scenario/vehicle``.
+        public var vehicle = Vehicle()
 
         /// Default settings.
         public init() {}
@@ -70,6 +84,12 @@ public struct MotionSimulator: Sendable {
         case rest, slow, fast, translate, shake, magnet
         /// A smooth turn by `angle` radians about body axis `axis` (0, 1, 2).
         case turn(axis: Int, angle: Double)
+        /// A constant rate, rad/s, about body axis `axis`, reached smoothly over `spinUp` seconds
+        /// from the segment's start and held to the end of the run.
+        case spin(axis: Int, rate: Double, spinUp: Double)
+        /// Driving a circle of `radius` m to the left at `speed` m/s, reached smoothly over
+        /// `ramp` seconds from the segment's start and held to the end of the run.
+        case drive(speed: Double, radius: Double, ramp: Double)
     }
 
     /// Static poses and turns of the ``Scenario/orientations`` script, in seconds of a 60 s run,
@@ -132,7 +152,26 @@ public struct MotionSimulator: Sendable {
                 (.rest, 0.08), (.slow, 0.17), (.rest, 0.05), (.fast, 0.15), (.rest, 0.05), (.translate, 0.15),
                 (.rest, 0.05), (.shake, 0.08), (.rest, 0.05), (.magnet, 0.12), (.rest, 0.05),
             ]
+        case .steadyTurn:
+            let t = settings.turn
+            let rest = min(1, max(0, t.rest / settings.duration))
+            let spin = Segment.spin(axis: t.axis.index, rate: t.rateDegrees.radians, spinUp: t.spinUp)
+            return [(.rest, rest), (spin, 1 - rest)]
+        case .vehicle:
+            let v = settings.vehicle
+            let rest = min(1, max(0, v.rest / settings.duration))
+            return [(.rest, rest), (.drive(speed: v.speed, radius: v.radius, ramp: v.ramp), 1 - rest)]
+        case .longRest: return [(.rest, 0.05), (.fast, 0.1), (.rest, 0.85)]
         }
+    }
+
+    /// Smooth 0→1 step: 0 before `start`, 1 from `start + length` on (a jump when `length` is 0),
+    /// and its time derivative, 1/s.
+    static func smoothStep(_ t: Double, from start: Double, length: Double) -> (value: Double, rate: Double) {
+        if t < start { return (0, 0) }
+        if t >= start + length { return (1, 0) }
+        let u = (t - start) / length
+        return (u * u * (3 - 2 * u), 6 * u * (1 - u) / length)
     }
 
     /// Smooth 0→1→0 envelope over a segment, with ramps of `ramp` seconds.
@@ -152,15 +191,44 @@ public struct MotionSimulator: Sendable {
         var phase: [Double] = []
         var magnetDirection = Vector3.unitX
 
-        /// Angular rate of the scripted turns, body frame, rad/s.
+        /// Angular rate of the scripted turns, spins and drives, body frame, rad/s.
         func turnRate(_ t: Double) -> Vector3 {
             var w = Vector3.zero
             for (kind, a, b) in segments {
-                guard case .turn(let axis, let angle) = kind, t > a, t < b else { continue }
-                let u = (t - a) / (b - a)
-                w[axis] += angle * (1 - (2 * .pi * u).cos) / (b - a)
+                switch kind {
+                case .turn(let axis, let angle) where t > a && t < b:
+                    let u = (t - a) / (b - a)
+                    w[axis] += angle * (1 - (2 * .pi * u).cos) / (b - a)
+                case .spin(let axis, let rate, let spinUp) where t >= a:
+                    w[axis] += rate * MotionSimulator.smoothStep(t, from: a, length: spinUp).value
+                case .drive(let speed, let radius, let ramp) where t >= a:
+                    // A car's yaw rate on a circle is its speed over the radius.
+                    w.z += speed * MotionSimulator.smoothStep(t, from: a, length: ramp).value / radius
+                default: continue
+                }
             }
             return w
+        }
+
+        /// Whether a segment adds a body-frame acceleration (``bodyAcceleration(_:)``).
+        var hasBodyAcceleration: Bool {
+            segments.contains {
+                if case .drive = $0.0 { return true }
+                return false
+            }
+        }
+
+        /// True linear acceleration fixed to the body (a car on a circle), body frame, m/s²: the
+        /// speed's change along x (forward) and the centripetal v²/r along y (to the centre).
+        func bodyAcceleration(_ t: Double) -> Vector3 {
+            var a = Vector3.zero
+            for (kind, start, _) in segments {
+                guard case .drive(let speed, let radius, let ramp) = kind, t >= start else { continue }
+                let step = MotionSimulator.smoothStep(t, from: start, length: ramp)
+                let v = speed * step.value
+                a += Vector3(speed * step.rate, v * v / radius, 0)
+            }
+            return a
         }
 
         func activity(_ t: Double, _ kind: Segment) -> Double {
@@ -259,10 +327,11 @@ public struct MotionSimulator: Sendable {
             Vector3(1 + symmetric(e.softIron), a, b),
             Vector3(a, 1 + symmetric(e.softIron), c),
             Vector3(b, c, 1 + symmetric(e.softIron)))
+        // Fixed values replace the drawn ones after every draw, so the other draws stay the same.
         return DrawnErrors(
-            gyroscopeBias: gyroBias, accelerometerBias: accBias, gyroscopeMatrix: gyroMatrix,
-            accelerometerMatrix: accMatrix,
-            hardIron: hardIron, softIron: softIron)
+            gyroscopeBias: e.fixedGyroscopeBias ?? gyroBias, accelerometerBias: accBias,
+            gyroscopeMatrix: gyroMatrix, accelerometerMatrix: accMatrix,
+            hardIron: e.fixedHardIron ?? hardIron, softIron: e.fixedSoftIron ?? softIron)
     }
 
     /// Number of samples a run produces.
@@ -300,6 +369,7 @@ public struct MotionSimulator: Sendable {
         let accSigma = e.accelerometerNoiseDensity * s.rate.squareRoot()
         let field = earthField
         let g = Vector3(0, 0, s.gravity)
+        let drives = motion.hasBodyAcceleration
 
         var q = s.initialAttitude.normalized
         var tTrue = 0.0
@@ -340,7 +410,8 @@ public struct MotionSimulator: Sendable {
             }
             var gyro = gyroMatrix * omega + gyroBias
             gyro += Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * gyroSigma
-            let specificForce = q.inverseRotate(motion.acceleration(t) + g)
+            var specificForce = q.inverseRotate(motion.acceleration(t) + g)
+            if drives { specificForce += motion.bodyAcceleration(t) }
             var acc = accMatrix * specificForce + accBias
             acc += Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * accSigma
             let magTrue = q.inverseRotate(field + motion.disturbance(t))

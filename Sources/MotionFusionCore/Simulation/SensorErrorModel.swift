@@ -29,6 +29,13 @@ public struct SensorErrorModel: Sendable {
     public var timestampJitter = 0.0002
     /// Probability that a sensor's value is missing in a sample. Default 0.002.
     public var dropoutProbability = 0.002
+    /// Gyroscope bias, rad/s, used instead of a drawn one when set (it still walks). Default nil.
+    public var fixedGyroscopeBias: Vector3?
+    /// Hard-iron offset, µT, used instead of a drawn one when set. Default nil.
+    public var fixedHardIron: Vector3?
+    /// Soft-iron matrix (raw = softIron · true + hardIron), used instead of a drawn one when set.
+    /// Default nil.
+    public var fixedSoftIron: Matrix3?
 
     /// The default consumer-grade model.
     public init() {}

@@ -7,6 +7,8 @@ struct Trial {
     /// Motion group (BROAD: rotation, translation, combined, disturbed).
     var group: String
     var trace: Trace
+    /// The true gyroscope bias, rad/s, when known exactly (simulated scenarios).
+    var gyroscopeBias: Vector3? = nil
     /// Whether the recording has a magnetometer (else 6D only).
     var hasMagnetometer: Bool { trace.samples.contains { $0.magnetometer != nil } }
 }
@@ -212,8 +214,8 @@ enum Datasets {
 /// Plain gyroscope integration from the true initial attitude: each sample's rate over its step,
 /// except that across lost samples (a step over twice the median) the rate is interpolated
 /// linearly from the previous sample; steps over `maximumGap` are skipped. The reference any aided
-/// filter should beat.
-func gyroscopeIntegration(_ trace: Trace, maximumGap: Double = 1) -> [Quaternion?] {
+/// filter should beat. `bias` (rad/s) is removed from every reading.
+func gyroscopeIntegration(_ trace: Trace, maximumGap: Double = 1, bias: Vector3 = .zero) -> [Quaternion?] {
     var q: Quaternion?
     var last = Double.nan
     var lastRate: Vector3?
@@ -224,13 +226,13 @@ func gyroscopeIntegration(_ trace: Trace, maximumGap: Double = 1) -> [Quaternion
     for s in trace.samples {
         if q == nil, let t = s.truth { q = t }
         let dt = s.t - last
-        if var qq = q, let g = s.gyroscope, dt > 0, dt <= maximumGap {
+        if var qq = q, let g = s.gyroscope.map({ $0 - bias }), dt > 0, dt <= maximumGap {
             var turn = g * dt
             if dt > 2 * nominal, let p = lastRate { turn = g * nominal + (p + g) * (0.5 * (dt - nominal)) }
             qq = (qq * Quaternion(rotationVector: turn)).normalized
             q = qq
         }
-        lastRate = s.gyroscope
+        lastRate = s.gyroscope.map { $0 - bias }
         last = s.t
         out.append(q)
     }

@@ -7,7 +7,9 @@ import MotionFusion
 /// uncertainty (degrees).
 enum Series {
     static func write(condition: String, trial: String, filter: FilterKind, mode: FusionMode, to path: String) throws {
-        guard let c = Datasets.conditions.first(where: { $0.name == condition }) else { return }
+        guard let c = (Datasets.conditions + Datasets.scenarioConditions).first(where: { $0.name == condition }) else {
+            return
+        }
         guard let t = try c.make().first(where: { $0.name.hasPrefix(trial) }) else { return }
         var run = RunConfiguration()
         run.filter = Overrides.setup(filter, mode)

@@ -13,6 +13,8 @@ import MotionFusion
 var selected: Set<String>?
 var filterKinds: [FilterKind] = [.ekf, .complementary, .mahony, .madgwick]
 var runVQF = true
+var runScenarios = false
+var runReconstruct = false
 var python = "Benchmarks/.venv/bin/python"
 var vqfScript = "Benchmarks/accuracy/vqf_run.py"
 var jsonPath: String?
@@ -28,6 +30,12 @@ while !args.isEmpty {
     case "--filters":
         filterKinds = args.removeFirst().split(separator: ",").compactMap { FilterKind(rawValue: String($0)) }
     case "--no-vqf": runVQF = false
+    case "--scenarios":
+        // The scenario suite: the offline reconstruction and every filter kind but tilt, whose
+        // heading stays put while the device turns.
+        runScenarios = true
+        runReconstruct = true
+        filterKinds = FilterKind.allCases.filter { $0 != .tilt }
     case "--python": python = args.removeFirst()
     case "--vqf-script": vqfScript = args.removeFirst()
     case "--json": jsonPath = args.removeFirst()
@@ -51,12 +59,12 @@ while !args.isEmpty {
         Pendulum.check()
         exit(0)
     case "--list":
-        for c in Datasets.conditions { print("\(c.name): \(c.description)") }
+        for c in Datasets.conditions + Datasets.scenarioConditions { print("\(c.name): \(c.description)") }
         exit(0)
     default:
         print(
             """
-            usage: AccuracyMatrix [--conditions a,b,…] [--filters ekf,complementary,mahony,madgwick] [--no-vqf]
+            usage: AccuracyMatrix [--conditions a,b,…] [--scenarios] [--filters ekf,complementary,mahony,madgwick] [--no-vqf]
                                   [--python PATH] [--vqf-script PATH] [--json OUT] [--logo] [--per-trial CONDITION] [--list]
             """)
         exit(a == "--help" ? 0 : 2)
@@ -144,7 +152,10 @@ struct ConditionResult: Codable {
 
 func columns() -> [String] {
     var c = [String]()
-    for k in filterKinds { c += ["\(k.rawValue) 9d", "\(k.rawValue) 6d"] }
+    for k in filterKinds {
+        for m in [FusionMode.nineD, .sixD] where k.modes.contains(m) { c.append("\(k.rawValue) \(m.rawValue)") }
+    }
+    if runReconstruct { c += ["reconstruct 9d", "reconstruct 6d"] }
     if runVQF { c += ["vqf 9d", "vqf 6d"] }
     return c + ["gyro 9d", "gyro 6d"]
 }
@@ -163,15 +174,26 @@ func run(_ condition: Condition) throws -> ConditionResult {
     for kind in filterKinds {
         for mode in [FusionMode.nineD, .sixD] {
             scores["\(kind.rawValue) \(mode.rawValue)"] = parallelMap(trials.count) { i in
-                if mode == .nineD && !trials[i].hasMagnetometer { return .nan }
+                if mode == .nineD && !trials[i].hasMagnetometer || !kind.modes.contains(mode) { return .nan }
                 return score(Overrides.setup(kind, mode), trials[i].trace)
+            }
+        }
+    }
+    if runReconstruct {
+        for mode in [FusionMode.nineD, .sixD] {
+            scores["reconstruct \(mode.rawValue)"] = parallelMap(trials.count) { i in
+                if mode == .nineD && !trials[i].hasMagnetometer { return .nan }
+                let q = reconstruction(trials[i].trace, mode: mode)
+                if q.isEmpty { return .nan }
+                return AttitudeErrorMetric.evaluate(estimates: q, trace: trials[i].trace, mode: mode)?.totalRMSE ?? .nan
             }
         }
     }
     for mode in [FusionMode.nineD, .sixD] {
         scores["gyro \(mode.rawValue)"] = parallelMap(trials.count) { i in
             AttitudeErrorMetric.evaluate(
-                estimates: gyroscopeIntegration(trials[i].trace), trace: trials[i].trace, mode: mode)?
+                estimates: gyroscopeIntegration(trials[i].trace, bias: trials[i].gyroscopeBias ?? .zero),
+                trace: trials[i].trace, mode: mode)?
                 .totalRMSE ?? .nan
         }
     }
@@ -211,7 +233,7 @@ for c in Datasets.conditions where statsFor.contains(c.name) {
 }
 
 var results = [ConditionResult]()
-for c in Datasets.conditions where selected?.contains(c.name) ?? true {
+for c in runScenarios ? Datasets.scenarioConditions : Datasets.conditions where selected?.contains(c.name) ?? true {
     results.append(try run(c))
 }
 
