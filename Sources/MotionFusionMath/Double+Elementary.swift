@@ -7,6 +7,8 @@ extension Double {
     @inlinable public var sin: Double { Glibc.sin(self) }
     /// Cosine of `self` (radians).
     @inlinable public var cos: Double { Glibc.cos(self) }
+    /// Real cube root of `self`.
+    @inlinable public var cubeRoot: Double { Glibc.cbrt(self) }
     /// Arc sine, with the argument clamped to `[-1, 1]` so rounding never yields NaN.
     @inlinable public var asinClamped: Double { Glibc.asin(Swift.min(1, Swift.max(-1, self))) }
     /// Arc cosine, with the argument clamped to `[-1, 1]` so rounding never yields NaN.

@@ -36,59 +36,10 @@ extension Quaternion {
             }
         }
         guard total > 0 else { return nil }
-        let (values, vectors) = SymmetricEigen4.decompose(m)
+        let (values, vectors) = SymmetricEigen.decompose(m, size: 4)
         var best = 0
         for i in 1..<4 where values[i] > values[best] { best = i }
         let v = vectors[best]
         return Quaternion(w: v[0], x: v[1], y: v[2], z: v[3]).normalized.canonical
-    }
-}
-
-/// Cyclic Jacobi eigendecomposition of a symmetric 4×4 matrix, for quaternion averaging without
-/// pulling LAPACK into the math core.
-@usableFromInline
-enum SymmetricEigen4 {
-    /// Returns eigenvalues and the matching unit eigenvectors of a row-major symmetric matrix.
-    @usableFromInline
-    static func decompose(_ input: [Double]) -> (values: [Double], vectors: [[Double]]) {
-        var a = input
-        var v = [Double](repeating: 0, count: 16)
-        for i in 0..<4 { v[i * 4 + i] = 1 }
-        for _ in 0..<50 {
-            var off = 0.0
-            for p in 0..<4 { for q in (p + 1)..<4 { off += a[p * 4 + q] * a[p * 4 + q] } }
-            if off < 1e-30 { break }
-            for p in 0..<3 {
-                for q in (p + 1)..<4 {
-                    let apq = a[p * 4 + q]
-                    if abs(apq) < 1e-300 { continue }
-                    let theta = (a[q * 4 + q] - a[p * 4 + p]) / (2 * apq)
-                    let t = (theta >= 0 ? 1.0 : -1.0) / (abs(theta) + (theta * theta + 1).squareRoot())
-                    let c = 1 / (t * t + 1).squareRoot()
-                    let s = t * c
-                    for k in 0..<4 {
-                        let akp = a[k * 4 + p]
-                        let akq = a[k * 4 + q]
-                        a[k * 4 + p] = c * akp - s * akq
-                        a[k * 4 + q] = s * akp + c * akq
-                    }
-                    for k in 0..<4 {
-                        let apk = a[p * 4 + k]
-                        let aqk = a[q * 4 + k]
-                        a[p * 4 + k] = c * apk - s * aqk
-                        a[q * 4 + k] = s * apk + c * aqk
-                    }
-                    for k in 0..<4 {
-                        let vkp = v[k * 4 + p]
-                        let vkq = v[k * 4 + q]
-                        v[k * 4 + p] = c * vkp - s * vkq
-                        v[k * 4 + q] = s * vkp + c * vkq
-                    }
-                }
-            }
-        }
-        let values = (0..<4).map { a[$0 * 4 + $0] }
-        let vectors = (0..<4).map { col in (0..<4).map { v[$0 * 4 + col] } }
-        return (values, vectors)
     }
 }
