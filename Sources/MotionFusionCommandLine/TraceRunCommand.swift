@@ -41,6 +41,8 @@ final class EstimateSink {
     @exclusivity(unchecked) var sawAccelerometer = false
     @exclusivity(unchecked) var magnetometerSamples = 0
     @exclusivity(unchecked) var magnetometerRejected = 0
+    /// Level of the on-line magnetometer calibration at the last sample.
+    @exclusivity(unchecked) var magnetometerAccuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
 
     init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
         self.writer = writer
@@ -68,6 +70,7 @@ final class EstimateSink {
         if input.magnetometer != nil && !e.diagnostics.initialising {
             magnetometerSamples += 1
             if e.diagnostics.magnetometerRejected { magnetometerRejected += 1 }
+            magnetometerAccuracy = e.diagnostics.magnetometerAccuracy
         }
     }
 
@@ -225,6 +228,11 @@ enum TraceRunCommand {
         {
             console.err(
                 "\(reader.description.source): warning: the calibrated magnetometer was rejected on \(sink.magnetometerRejected) of \(sink.magnetometerSamples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)\n"
+            )
+        } else if run.mode == .nineD, sink.magnetometerRejected * 2 > sink.magnetometerSamples {
+            let share = Int((100 * Double(sink.magnetometerRejected) / Double(sink.magnetometerSamples)).rounded())
+            console.err(
+                "\(reader.description.source): warning: the magnetometer was rejected on \(sink.magnetometerRejected) of \(sink.magnetometerSamples) samples (\(share) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(sink.magnetometerAccuracy). Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and replay with '--calibration CAL.json'\n"
             )
         }
         if let reportTarget, let report = sink.report {

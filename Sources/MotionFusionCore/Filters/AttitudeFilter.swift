@@ -37,6 +37,8 @@ public struct FilterDiagnostics: Equatable, Sendable {
     public var attitudeUncertainty = Double.nan
     /// One standard deviation of the heading error, radians, when known.
     public var headingUncertainty = Double.nan
+    /// Level of the on-line magnetometer calibration (uncalibrated for filters without one).
+    public var magnetometerAccuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
 
     /// Creates diagnostics with default values.
     public init() {}
@@ -47,6 +49,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
         return a.accelerometerRejected == b.accelerometerRejected && a.magnetometerRejected == b.magnetometerRejected
             && a.atRest == b.atRest && a.initialising == b.initialising && a.timeFault == b.timeFault
             && same(a.attitudeUncertainty, b.attitudeUncertainty) && same(a.headingUncertainty, b.headingUncertainty)
+            && a.magnetometerAccuracy == b.magnetometerAccuracy
     }
 
     /// Diagnostics from a filter's sensor use and whether it has an attitude.

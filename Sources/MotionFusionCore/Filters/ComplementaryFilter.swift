@@ -41,6 +41,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         /// What a still stretch says about the bias: rest, a steady turn, or an initial offset; and
         /// the bound on the bias.
         public var restBias = RestBiasJudge.Parameters()
+        /// On-line hard- and soft-iron calibration of the magnetometer (9D).
+        public var magnetometerCalibration = MagnetometerSelfCalibration.Parameters()
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
         /// Default parameters.
@@ -62,6 +64,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var biasSigma: Double
         /// Rest and offset judgement, and the initial offset the bias is bounded around.
         public var restBias: RestBiasJudge
+        /// On-line magnetometer calibration.
+        public var magnetometerCalibration: MagnetometerSelfCalibration
         /// Earth-frame low-pass of the specific force.
         public var accelerationLowPass: ButterworthLowPass
         /// Mean rate over each step (bridges lost samples).
@@ -86,6 +90,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             rest: RestDetector(parameters: parameters.rest),
             biasSigma: parameters.restBias.biasClip / parameters.restBias.gate,
             restBias: RestBiasJudge(parameters: parameters.restBias),
+            magnetometerCalibration: MagnetometerSelfCalibration(parameters: parameters.magnetometerCalibration),
             accelerationLowPass: ButterworthLowPass(
                 cutoff: 1 / (2 * .pi * max(parameters.accelerationFilterTime, 1e-3))))
     }
@@ -95,12 +100,26 @@ public struct ComplementaryFilter: AttitudeFilter {
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias: Vector3 { state.bias }
     /// Diagnostics of the last update.
-    public var diagnostics: FilterDiagnostics { FilterDiagnostics(state.use, initialised: state.initialised) }
+    public var diagnostics: FilterDiagnostics {
+        var d = FilterDiagnostics(state.use, initialised: state.initialised)
+        d.magnetometerAccuracy = state.magnetometerCalibration.accuracy
+        return d
+    }
 
     /// One step.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let p = parameters
-        let mag = p.mode == .nineD ? magnetometer : nil
+        var mag = p.mode == .nineD ? magnetometer : nil
+        if let m = mag {
+            if state.magnetometerCalibration.observe(m, dt: dt) {
+                // A new calibration: learn the field strength and dip again from calibrated readings,
+                // and let the first large correction set the heading.
+                state.fieldNorm = .nan
+                let c = state.magnetometerCalibration
+                if c.hardIron.norm > 0.1 * c.strength { state.headingReferenced = false }
+            }
+            mag = state.magnetometerCalibration.apply(m)
+        }
         state.use = SensorUse()
         if !state.initialised {
             guard let start = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }

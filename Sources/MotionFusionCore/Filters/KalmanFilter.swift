@@ -145,6 +145,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Rest detection.
         public var rest = RestDetector.Parameters()
+        /// On-line hard- and soft-iron calibration of the magnetometer (9D).
+        public var magnetometerCalibration = MagnetometerSelfCalibration.Parameters()
         /// What a still stretch says about the bias: rest, a steady turn, or an initial offset; and
         /// the bound on the bias.
         public var restBias = RestBiasJudge.Parameters()
@@ -190,6 +192,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
         public var headingReferenced = false
+        /// Whether a calibrated magnetometer sample has set the heading.
+        public var calibratedHeading = false
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// What the last update did with the sensors.
@@ -198,6 +202,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var rest: RestDetector
         /// Rest and offset judgement, and the initial offset the bias is bounded around.
         public var restBias: RestBiasJudge
+        /// On-line magnetometer calibration.
+        public var magnetometerCalibration: MagnetometerSelfCalibration
         /// Mean rate over each step (bridges lost samples).
         public var integrator = GyroscopeIntegrator()
         /// Sensor noise measured while still.
@@ -222,7 +228,8 @@ public struct KalmanFilter: AttitudeFilter {
         self.parameters = parameters
         maximumHeadingVariance = parameters.maximumHeadingUncertainty * parameters.maximumHeadingUncertainty
         state = State(
-            rest: RestDetector(parameters: parameters.rest), restBias: RestBiasJudge(parameters: parameters.restBias))
+            rest: RestDetector(parameters: parameters.rest), restBias: RestBiasJudge(parameters: parameters.restBias),
+            magnetometerCalibration: MagnetometerSelfCalibration(parameters: parameters.magnetometerCalibration))
         state.accelerationLowPass.cutoff =
             parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
         state.fieldNorm = parameters.expectedFieldNorm
@@ -237,6 +244,7 @@ public struct KalmanFilter: AttitudeFilter {
     /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
     public var diagnostics: FilterDiagnostics {
         var d = FilterDiagnostics(state.use, initialised: state.initialised)
+        d.magnetometerAccuracy = state.magnetometerCalibration.accuracy
         if state.initialised {
             d.attitudeUncertainty = max(0, state.pqq.trace).squareRoot()
             d.headingUncertainty = max(0, state.pqq.row2.z).squareRoot()
@@ -247,7 +255,11 @@ public struct KalmanFilter: AttitudeFilter {
     /// One step.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let p = parameters
-        let mag = p.mode == .nineD ? magnetometer : nil
+        var mag = p.mode == .nineD ? magnetometer : nil
+        if let m = mag {
+            if state.magnetometerCalibration.observe(m, dt: dt) { calibrationChanged() }
+            mag = state.magnetometerCalibration.apply(m)
+        }
         state.use = SensorUse()
         if !state.initialised {
             initialise(accelerometer: accelerometer, magnetometer: mag)
@@ -258,7 +270,8 @@ public struct KalmanFilter: AttitudeFilter {
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         let verdict = state.restBias.judge(
             rest: state.rest, bias: state.bias,
-            biasSigma: Vector3(state.pbb.row0.x.squareRoot(), state.pbb.row1.y.squareRoot(), state.pbb.row2.z.squareRoot()),
+            biasSigma: Vector3(
+                state.pbb.row0.x.squareRoot(), state.pbb.row1.y.squareRoot(), state.pbb.row2.z.squareRoot()),
             magnetometer: mag, dt: dt)
         if case .offset(let b) = verdict { takeOffset(b, magnetometer: mag) }
         state.use.atRest = verdict == .rest
@@ -283,6 +296,23 @@ public struct KalmanFilter: AttitudeFilter {
         if let m = mag { correctHeading(m, step, &correction) }
         if state.use.atRest { correctBiasAtRest(step, &correction) }
         inject(correction)
+    }
+
+    /// A new magnetometer calibration was adopted: the reference field (strength, dip, azimuth) is
+    /// learnt again from calibrated readings, and the first calibration with a hard iron over a
+    /// tenth of the field sets the heading at once (the heading from raw readings was off by it).
+    mutating func calibrationChanged() {
+        state.fieldNorm = parameters.expectedFieldNorm
+        state.fieldDip = parameters.expectedDip
+        state.fieldAzimuth = .nan
+        state.candidateNorm = .nan
+        state.candidateTime = 0
+        state.rejectionTime = 0
+        let c = state.magnetometerCalibration
+        if c.hardIron.norm > 0.1 * c.strength && !state.calibratedHeading {
+            state.headingReferenced = false
+            state.calibratedHeading = true
+        }
     }
 
     /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as

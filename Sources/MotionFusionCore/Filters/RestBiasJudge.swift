@@ -8,6 +8,10 @@
 /// - afterwards within the bias uncertainty (``Parameters/gate`` standard deviations), never below
 ///   ``Parameters/rateTolerance`` nor above ``Parameters/biasClip``.
 ///
+/// The verdict holds for the rest of the still stretch while the low-passed rate stays within
+/// ``Parameters/restDrift`` of its value when rest was declared; beyond it (a spin-up too slow to
+/// break the stillness bands) the stretch is a turn until the stillness breaks.
+///
 /// A still stretch that fails that test is a turn, unless physics rules a turn out: a rate
 /// component perpendicular to gravity turns gravity in the sensor frame, and in 9D a component
 /// along it turns the horizontal field. When the sensors do not turn as the gyroscope says they
@@ -25,9 +29,11 @@ public struct RestBiasJudge: Sendable, Codable {
         /// Default 2 °/s.
         public var biasClip = 2.0.radians
         /// Smallest rate difference from the bias estimate that always counts as rest once a rest
-        /// has been seen, rad/s: room for the noise of the low-passed rate and slow bias drift.
-        /// Default 0.3 °/s.
-        public var rateTolerance = 0.3.radians
+        /// has been seen, rad/s: room for the noise of the low-passed rate, slow bias drift and a
+        /// bias learnt in motion. Default 0.5 °/s.
+        public var rateTolerance = 0.5.radians
+        /// Largest change of the low-passed rate within one rest, rad/s. Default 0.2 °/s.
+        public var restDrift = 0.2.radians
         /// Bias standard deviations within which a still rate counts as rest. Default 4.
         public var gate = 4.0
         /// Largest departure of the accelerometer's norm from standard gravity at rest, m/s²
@@ -66,6 +72,10 @@ public struct RestBiasJudge: Sendable, Codable {
     var magnetometerSmoothed: Vector3?
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
+    /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
+    var restAnchor: Vector3?
+    /// Whether the current still stretch has been judged a turn.
+    var turning = false
 
     /// Creates a judge.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
@@ -84,6 +94,8 @@ public struct RestBiasJudge: Sendable, Codable {
             }
         }
         guard rest.still else {
+            restAnchor = nil
+            turning = false
             startAccelerometer = nil
             startMagnetometer = nil
             steadyTurn = false
@@ -94,6 +106,13 @@ public struct RestBiasJudge: Sendable, Codable {
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
         }
         guard rest.atRest else { return .motion }
+        if let anchor = restAnchor {
+            let drift = rest.gyroscopeMean - anchor
+            if max(abs(drift.x), abs(drift.y), abs(drift.z)) <= p.restDrift { return .rest }
+            restAnchor = nil
+            turning = true
+        }
+        if turning { return .motion }
         let gravity = rest.accelerometerMean
         guard abs(gravity.norm - standardGravity) < p.gravityTolerance, let up = gravity.normalized else {
             return .motion
@@ -108,9 +127,11 @@ public struct RestBiasJudge: Sendable, Codable {
         if consistent {
             established = true
             steadyTurn = false
+            restAnchor = rest.gyroscopeMean
             return .rest
         }
         steadyTurn = true
+        turning = established
         guard !established, let start = startAccelerometer else { return .motion }
         // Perpendicular to gravity: the accelerometer must have turned with it.
         let vertical = up * rate.dot(up)
@@ -158,6 +179,8 @@ public struct RestBiasJudge: Sendable, Codable {
 
     /// Forgets the current still stretch (a gap), keeping what was learnt about the bias.
     public mutating func interrupt() {
+        restAnchor = nil
+        turning = false
         startAccelerometer = nil
         startMagnetometer = nil
         magnetometerSmoothed = nil

@@ -1,0 +1,284 @@
+/// On-line hard- and soft-iron calibration of the magnetometer, learnt from the readings as they
+/// come, with an accuracy level like Core Motion's calibrated magnetic field.
+///
+/// Readings are kept one per direction cell (64 cells spread evenly over the sphere of directions
+/// around the current centre estimate; a new reading replaces the cell's older one, so the buffer
+/// follows a changed environment). Every ``Parameters/refitInterval`` with new readings, a sphere
+/// (hard iron) and, with enough cells, an ellipsoid (hard and soft iron) are fitted by linear least
+/// squares. A fit is judged by the spread of the calibrated directions (``coverage``: 1 for the
+/// whole sphere, about 0.3 for turns about one axis, 0 for a plane) and the scatter of the
+/// calibrated strength (``residual``, relative); these give the level (``Accuracy``); a correction
+/// is made only from a fit of medium level or better (low is the level of uncorrected readings over
+/// a partial turn). The readings
+/// as they are (no correction) compete too, and win while their own residual is within the low
+/// level's or no fit's residual is below ``Parameters/improvement`` times theirs: an already
+/// calibrated sensor is left alone, and disturbances cannot talk it into a correction. A fit is
+/// adopted when its level is higher than the one in use, or equal with a residual below
+/// ``Parameters/improvement`` times that of the calibration in use on the same readings, or when
+/// the calibration in use no longer fits the readings (its residual beyond the low level's).
+///
+/// Calibrated readings are `W · (raw − h)` with `det W = 1`, so they keep the raw units (µT,
+/// gauss, counts: the fit needs none).
+public struct MagnetometerSelfCalibration: Sendable, Codable {
+    /// How far the calibration can be trusted; the raw values are Core Motion's
+    /// `CMMagneticFieldCalibrationAccuracy`.
+    public enum Accuracy: Int, Sendable, Codable, Comparable {
+        /// No fit adopted yet: readings are used raw.
+        case uncalibrated = -1
+        /// The readings fit a sphere over a partial turn.
+        case low = 0
+        /// A hard-iron fit over good coverage.
+        case medium = 1
+        /// A hard- and soft-iron fit over most of the sphere.
+        case high = 2
+
+        public static func < (a: Accuracy, b: Accuracy) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// Tuning; coverage and residuals are dimensionless, times in seconds.
+    public struct Parameters: Sendable, Codable {
+        /// Whether readings are calibrated on line. Default true.
+        public var enabled = true
+        /// Smallest relative change of the reading (against the last one kept) for a new reading to
+        /// be kept: rest adds nothing. Default 0.02.
+        public var minimumChange = 0.02
+        /// Time between fits while new readings arrive, s. Default 2.
+        public var refitInterval = 2.0
+        /// Smallest coverage of a low, medium and high level fit. Defaults 0.15, 0.35, 0.6.
+        public var lowCoverage = 0.15, mediumCoverage = 0.35, highCoverage = 0.6
+        /// Largest relative RMS residual of a low, medium and high level fit. Defaults 0.05, 0.03,
+        /// 0.015.
+        public var lowResidual = 0.05, mediumResidual = 0.03, highResidual = 0.015
+        /// Largest ratio of the longest to the shortest soft-iron axis accepted. Default 1.5.
+        public var maximumAxisRatio = 1.5
+        /// Largest hard-iron offset accepted, in fitted field strengths. Default 10.
+        public var maximumOffset = 10.0
+        /// Residual ratio a fit of the same level must reach to replace the one in use. Default 0.8.
+        public var improvement = 0.8
+        /// Default parameters.
+        public init() {}
+    }
+
+    /// Fewest filled cells for a sphere fit, and for an ellipsoid fit.
+    static let sphereCells = 10, ellipsoidCells = 20
+    /// The cell directions: a Fibonacci lattice of 64 points on the unit sphere.
+    static let cells: [Vector3] = (0..<64).map { i in
+        let z = 1 - (2 * Double(i) + 1) / 64
+        let r = (1 - z * z).squareRoot()
+        let phi = Double(i) * Double.pi * (3 - 5.0.squareRoot())
+        return Vector3(r * phi.cos, r * phi.sin, z)
+    }
+
+    /// Tuning.
+    public var parameters: Parameters
+    /// Hard-iron offset in use, raw units.
+    public private(set) var hardIron = Vector3.zero
+    /// Soft-iron matrix in use (symmetric, determinant 1).
+    public private(set) var softIron = Matrix3.identity
+    /// Fitted field strength, raw units; NaN before a fit.
+    public private(set) var strength = Double.nan
+    /// Level of the calibration in use.
+    public private(set) var accuracy = Accuracy.uncalibrated
+    /// Coverage and relative residual of the calibration in use when it was adopted.
+    public private(set) var coverage = 0.0, residual = Double.nan
+    /// Kept readings, one per cell (zero where none).
+    var kept = [Vector3](repeating: .zero, count: 64)
+    /// Which cells hold a reading.
+    var filled = [Bool](repeating: false, count: 64)
+    /// Running mean of the readings: the centre estimate before a fit.
+    var mean = Vector3.zero
+    /// Readings averaged into ``mean``.
+    var meanCount = 0.0
+    /// Last reading kept.
+    var last: Vector3?
+    /// Time since the last fit, s, and whether a reading was kept since.
+    var sinceFit = 0.0
+    var fresh = false
+
+    /// Creates a calibration that learns from the readings.
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+
+    /// The calibrated reading (the raw one while uncalibrated).
+    @inline(__always)
+    public func apply(_ raw: Vector3) -> Vector3 {
+        accuracy == .uncalibrated ? raw : softIron * (raw - hardIron)
+    }
+
+    /// Feeds one raw reading `dt` seconds after the previous one; true when a new calibration was
+    /// adopted (the field reference learnt from calibrated readings must be learnt again).
+    public mutating func observe(_ raw: Vector3, dt: Double) -> Bool {
+        guard parameters.enabled, raw.isFinite else { return false }
+        sinceFit += max(0, dt)
+        if let l = last, (raw - l).norm < parameters.minimumChange * max(raw.norm, l.norm) {
+            return refitIfDue()
+        }
+        last = raw
+        meanCount = min(meanCount + 1, 1000)
+        mean += (raw - mean) * (1 / meanCount)
+        let centre = accuracy == .uncalibrated ? mean : hardIron
+        if let u = (raw - centre).normalized {
+            var best = 0
+            var bestDot = -2.0
+            for (i, c) in Self.cells.enumerated() {
+                let d = c.dot(u)
+                if d > bestDot {
+                    bestDot = d
+                    best = i
+                }
+            }
+            kept[best] = raw
+            filled[best] = true
+            fresh = true
+        }
+        return refitIfDue()
+    }
+
+    mutating func refitIfDue() -> Bool {
+        guard fresh, sinceFit >= parameters.refitInterval else { return false }
+        sinceFit = 0
+        fresh = false
+        let points = zip(kept, filled).filter { $0.1 }.map(\.0)
+        guard points.count >= Self.sphereCells else { return false }
+        var best: Fit?
+        for candidate in [
+            Self.sphere(points),
+            points.count >= Self.ellipsoidCells
+                ? Self.ellipsoid(points, maximumAxisRatio: parameters.maximumAxisRatio) : nil,
+        ] {
+            // A correction is made only from a fit of medium level or better.
+            guard let c = candidate, let judged = judge(c, points), judged.accuracy >= .medium else { continue }
+            if best == nil || judged.accuracy > best!.accuracy
+                || (judged.accuracy == best!.accuracy && judged.residual < best!.residual)
+            {
+                best = judged
+            }
+        }
+        // The readings as they are (an already calibrated sensor) stay unless a fit is clearly better.
+        let mean = points.reduce(0) { $0 + $1.norm } / Double(points.count)
+        let raw = judge(Fit(hardIron: .zero, softIron: .identity, strength: mean, ellipsoid: true), points)
+        if let r = raw,
+            best == nil || r.residual <= parameters.lowResidual
+                || best!.residual > parameters.improvement * r.residual
+        {
+            best = r
+        }
+        guard let fit = best else { return false }
+        if accuracy != .uncalibrated {
+            let current = Self.residual(points, hardIron, softIron, strength)
+            let stale = !(current <= parameters.lowResidual)
+            let better =
+                fit.accuracy > accuracy || (fit.accuracy == accuracy && fit.residual < parameters.improvement * current)
+            guard stale || better else { return false }
+        }
+        let moved = fit.hardIron != hardIron || fit.softIron != softIron
+        hardIron = fit.hardIron
+        softIron = fit.softIron
+        strength = fit.strength
+        accuracy = fit.accuracy
+        coverage = fit.coverage
+        residual = fit.residual
+        return moved
+    }
+
+    /// A candidate calibration.
+    struct Fit {
+        var hardIron: Vector3
+        var softIron: Matrix3
+        var strength: Double
+        var accuracy = Accuracy.uncalibrated
+        var coverage = 0.0, residual = Double.nan
+        var ellipsoid: Bool
+    }
+
+    /// The level a fit reaches on `points`, or nil when it reaches none.
+    func judge(_ f: Fit, _ points: [Vector3]) -> Fit? {
+        let p = parameters
+        guard f.strength > 0, f.strength.isFinite, f.hardIron.norm < p.maximumOffset * f.strength else { return nil }
+        var fit = f
+        fit.residual = Self.residual(points, f.hardIron, f.softIron, f.strength)
+        var scatter = Matrix3.zero
+        for m in points {
+            guard let u = (f.softIron * (m - f.hardIron)).normalized else { continue }
+            scatter += Matrix3.outer(u, u)
+        }
+        let values = SymmetricEigen.decompose(scatter * (1 / Double(points.count))).values
+        fit.coverage = 3 * min(values.x, values.y, values.z)
+        if f.ellipsoid && fit.coverage >= p.highCoverage && fit.residual <= p.highResidual {
+            fit.accuracy = .high
+        } else if fit.coverage >= p.mediumCoverage && fit.residual <= p.mediumResidual {
+            fit.accuracy = .medium
+        } else if fit.coverage >= p.lowCoverage && fit.residual <= p.lowResidual {
+            fit.accuracy = .low
+        }
+        return fit.accuracy == .uncalibrated ? nil : fit
+    }
+
+    /// Relative RMS of the calibrated strength about `strength`.
+    static func residual(_ points: [Vector3], _ h: Vector3, _ w: Matrix3, _ strength: Double) -> Double {
+        var sum = 0.0
+        for m in points {
+            let e = (w * (m - h)).norm - strength
+            sum += e * e
+        }
+        return (sum / Double(points.count)).squareRoot() / strength
+    }
+
+    /// Hard iron only: `|m|² = 2 c·m + k`, least squares, radius `√(k + |c|²)`.
+    static func sphere(_ points: [Vector3]) -> Fit? {
+        var a = [Double](repeating: 0, count: 16)
+        var b = [Double](repeating: 0, count: 4)
+        let scale = points.reduce(0) { max($0, $1.norm) }
+        guard scale > 0 else { return nil }
+        for raw in points {
+            let m = raw * (1 / scale)
+            let row = [2 * m.x, 2 * m.y, 2 * m.z, 1]
+            let y = m.squaredNorm
+            for i in 0..<4 {
+                b[i] += row[i] * y
+                for j in 0..<4 { a[i * 4 + j] += row[i] * row[j] }
+            }
+        }
+        guard let x = SymmetricEigen.choleskySolve(a, b) else { return nil }
+        let c = Vector3(x[0], x[1], x[2])
+        let r2 = x[3] + c.squaredNorm
+        guard r2 > 0 else { return nil }
+        return Fit(hardIron: c * scale, softIron: .identity, strength: r2.squareRoot() * scale, ellipsoid: false)
+    }
+
+    /// Hard and soft iron: the quadric `mᵀQm + 2bᵀm = 1`, least squares; centre `−Q⁻¹b`, and the
+    /// symmetric square root of the normalised `Q` split into shape (determinant 1) and strength.
+    static func ellipsoid(_ points: [Vector3], maximumAxisRatio: Double) -> Fit? {
+        let scale = points.reduce(0) { max($0, $1.norm) }
+        guard scale > 0 else { return nil }
+        var a = [Double](repeating: 0, count: 81)
+        var b = [Double](repeating: 0, count: 9)
+        for raw in points {
+            let m = raw * (1 / scale)
+            let row = [
+                m.x * m.x, m.y * m.y, m.z * m.z, 2 * m.x * m.y, 2 * m.x * m.z, 2 * m.y * m.z, 2 * m.x, 2 * m.y, 2 * m.z,
+            ]
+            for i in 0..<9 {
+                b[i] += row[i]
+                for j in 0..<9 { a[i * 9 + j] += row[i] * row[j] }
+            }
+        }
+        guard let x = SymmetricEigen.choleskySolve(a, b) else { return nil }
+        let q = Matrix3(Vector3(x[0], x[3], x[4]), Vector3(x[3], x[1], x[5]), Vector3(x[4], x[5], x[2]))
+        guard let qi = q.inverse else { return nil }
+        let centre = qi * Vector3(x[6], x[7], x[8]) * -1
+        // Q/s is positive definite for an ellipsoid, whichever side of it the origin lies.
+        let s = 1 + centre.dot(q * centre)
+        guard s != 0, s.isFinite else { return nil }
+        let (values, vectors) = SymmetricEigen.decompose(q * (1 / s))
+        guard values.x > 0, values.y > 0, values.z > 0 else { return nil }
+        let roots = Vector3(values.x.squareRoot(), values.y.squareRoot(), values.z.squareRoot())
+        let longest = max(roots.x, roots.y, roots.z)
+        let shortest = min(roots.x, roots.y, roots.z)
+        guard longest / shortest <= maximumAxisRatio else { return nil }
+        // |sqrt(Q) (m − c)| = 1; with det W = 1, W = sqrt(Q) / det(sqrt(Q))^(1/3) and the strength
+        // is the inverse of that cube root.
+        let cube = (roots.x * roots.y * roots.z).cubeRoot
+        let w = vectors * Matrix3.diagonal(roots * (1 / cube)) * vectors.transposed
+        return Fit(hardIron: centre * scale, softIron: w, strength: scale / cube, ellipsoid: true)
+    }
+}
