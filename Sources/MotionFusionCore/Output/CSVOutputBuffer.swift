@@ -51,6 +51,20 @@ public struct CSVOutputBuffer {
         count += 2
     }
 
+    /// Appends a comma and a one-digit level in -9...9 (clamped).
+    @inline(__always)
+    public mutating func appendLevel(_ level: Int) {
+        let v = min(9, max(-9, level))
+        storage[count] = 0x2C
+        count += 1
+        if v < 0 {
+            storage[count] = 0x2D
+            count += 1
+        }
+        storage[count] = 0x30 + UInt8(abs(v))
+        count += 1
+    }
+
     /// Number of decimal digits of `n` (at least 1).
     @inline(__always)
     static func digitCount(_ n: UInt64) -> Int {

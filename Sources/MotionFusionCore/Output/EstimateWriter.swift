@@ -15,6 +15,10 @@ public final class EstimateWriter {
         ("time_fault", "1 when the row's timestamp could not be integrated (repeated, backwards, or a gap)"),
         ("bias_x,bias_y,bias_z", "gyroscope bias estimate, rad/s"),
         (
+            "mag_accuracy",
+            "on-line magnetometer calibration level, as Core Motion's: -1 uncalibrated, 0 low, 1 medium, 2 high"
+        ),
+        (
             "sigma_attitude_deg,sigma_heading_deg",
             "one-sigma attitude and heading uncertainty, degrees (EKF and reconstruct; 180 while initialising)"
         ),
@@ -23,7 +27,9 @@ public final class EstimateWriter {
     /// The column names, in order.
     public static func header(uncertainty: Bool) -> [String] {
         var h = ["t", "qw", "qx", "qy", "qz", "roll", "pitch", "yaw", "heading", "magnetic_heading"]
-        h += ["used", "acc_rejected", "mag_rejected", "rest", "time_fault", "bias_x", "bias_y", "bias_z"]
+        h += [
+            "used", "acc_rejected", "mag_rejected", "rest", "time_fault", "bias_x", "bias_y", "bias_z", "mag_accuracy",
+        ]
         if uncertainty { h += ["sigma_attitude_deg", "sigma_heading_deg"] }
         return h
     }
@@ -85,6 +91,7 @@ public final class EstimateWriter {
         b.append(e.gyroscopeBias.y, decimals: 8)
         b.append(byte: 0x2C)
         b.append(e.gyroscopeBias.z, decimals: 8)
+        b.appendLevel(d.magnetometerAccuracy.rawValue)
         if uncertainty {
             b.append(byte: 0x2C)
             b.append(OutputReference.uncertaintyDegrees(d.attitudeUncertainty), decimals: 4)
