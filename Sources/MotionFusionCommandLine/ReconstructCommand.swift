@@ -33,6 +33,7 @@ enum ReconstructCommand {
             throw CommandLineError.usage("--calibrate-mag needs the batch method in 9D with a magnetometer")
         }
         var samples = 0
+        sink.offline = true
         let bar = ProgressBar(console)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
@@ -50,6 +51,11 @@ enum ReconstructCommand {
             }
         }
         bar.finish()
+        if let st = result.statistics, st.failedWindows > 0 {
+            console.err(
+                "\(reader.description.source): warning: the normal equations of \(st.failedWindows) of \(st.windows) windows could not be solved (\(st.firstFailure ?? "unknown cause")); their samples keep the initialising smoother's attitude. 'reconstruct --method smoother' runs without band solves\n"
+            )
+        }
         if let target = settings.calibrationTarget {
             guard let fitted = result.magnetometerCalibration else {
                 throw CommandLineError.input(

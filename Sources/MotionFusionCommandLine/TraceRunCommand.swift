@@ -27,8 +27,8 @@ struct TraceOutcome {
     var score: AttitudeErrorMetric.Result?
 }
 
-/// Everything one estimate row goes to: the writer, the score, the report, and the count of
-/// magnetometer rejections (for the calibration warning).
+/// Everything one estimate row goes to: the writer, the score, the report, and the count of a
+/// filter's magnetometer rejections (for the calibration warning).
 final class EstimateSink {
     let writer: EstimateWriter
     @exclusivity(unchecked) var metric: AttitudeErrorMetric.Accumulator?
@@ -41,6 +41,9 @@ final class EstimateSink {
     @exclusivity(unchecked) var sawAccelerometer = false
     @exclusivity(unchecked) var magnetometerSamples = 0
     @exclusivity(unchecked) var magnetometerRejected = 0
+    /// Whether the estimates are a reconstruction's: its robust weights lower the magnetometer's
+    /// share without dropping it, so its "rejected" rows are not counted as a gyro-only heading.
+    @exclusivity(unchecked) var offline = false
     /// Level of the on-line magnetometer calibration at the last sample.
     @exclusivity(unchecked) var magnetometerAccuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
 
@@ -67,7 +70,7 @@ final class EstimateSink {
         if input.accelerometer != nil { sawAccelerometer = true }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
-        if input.magnetometer != nil && !e.diagnostics.initialising {
+        if !offline && input.magnetometer != nil && !e.diagnostics.initialising {
             magnetometerSamples += 1
             if e.diagnostics.magnetometerRejected { magnetometerRejected += 1 }
             magnetometerAccuracy = e.diagnostics.magnetometerAccuracy

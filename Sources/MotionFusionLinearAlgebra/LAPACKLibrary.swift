@@ -44,28 +44,38 @@ struct LAPACKLibrary {
         return false
     }
 
+    /// The fix named by every "could not be loaded" error.
+    static let installHint = "install Debian's libopenblas0 and liblapacke (apt-get install libopenblas0 liblapacke)"
+
     static let blasNames = ["libopenblas.so.0", "libopenblas.so"]
     static let lapackeNames = ["liblapacke.so.3", "liblapacke.so"]
 
     static func load() -> Result<LAPACKLibrary, LinearAlgebraError> {
         // Must happen before OpenBLAS initialises: it reads the variable when it loads.
         setenv("OPENBLAS_NUM_THREADS", "\(threads)", 1)
+        var cause = ""
         func open(_ names: [String]) -> UnsafeMutableRawPointer? {
             for n in names { if let h = dlopen(n, RTLD_NOW | RTLD_GLOBAL) { return h } }
+            cause = dlerror().map { String(cString: $0) } ?? "not found"
             return nil
         }
         guard let blas = open(blasNames) else {
-            return .failure(.unavailable("OpenBLAS (libopenblas.so.0) not found; install Debian's libopenblas0"))
+            return .failure(.unavailable("OpenBLAS (libopenblas.so.0) could not be loaded (\(cause)); \(installHint)"))
         }
         guard let lapacke = open(lapackeNames) else {
-            return .failure(.unavailable("LAPACKE (liblapacke.so.3) not found; install Debian's liblapacke"))
+            return .failure(.unavailable("LAPACKE (liblapacke.so.3) could not be loaded (\(cause)); \(installHint)"))
         }
+        var missing = [String]()
         func symbol<T>(_ handle: UnsafeMutableRawPointer, _ name: String, _ type: T.Type) -> T? {
-            guard let p = dlsym(handle, name) else { return nil }
+            guard let p = dlsym(handle, name) else {
+                missing.append(name)
+                return nil
+            }
             return unsafeBitCast(p, to: type)
         }
-        if let setThreads = symbol(blas, "openblas_set_num_threads", motionfusion_set_num_threads_fn.self) {
-            setThreads(threads)
+        // Optional: a BLAS without it runs single-threaded anyway.
+        if let p = dlsym(blas, "openblas_set_num_threads") {
+            unsafeBitCast(p, to: motionfusion_set_num_threads_fn.self)(threads)
         }
         guard let dgemv = symbol(blas, "cblas_dgemv", motionfusion_dgemv_fn.self),
             let dpotrf = symbol(lapacke, "LAPACKE_dpotrf", motionfusion_dpotrf_fn.self),
@@ -79,7 +89,10 @@ struct LAPACKLibrary {
             let dpbtrfWork = symbol(lapacke, "LAPACKE_dpbtrf_work", motionfusion_dpbtrf_work_fn.self),
             let dpbtrsWork = symbol(lapacke, "LAPACKE_dpbtrs_work", motionfusion_dpbtrs_work_fn.self)
         else {
-            return .failure(.unavailable("OpenBLAS or LAPACKE lacks an expected entry point"))
+            return .failure(
+                .unavailable(
+                    "the OpenBLAS or LAPACKE loaded lacks \(missing.joined(separator: ", ")) (another library under its name?); \(installHint)"
+                ))
         }
         return .success(
             LAPACKLibrary(

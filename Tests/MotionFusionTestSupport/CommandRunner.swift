@@ -21,14 +21,18 @@ public enum CommandRunner {
         return CommandResult(status: status, out: out, err: err)
     }
 
-    /// The built executable run in `directory` with `input` on its standard input.
-    public static func process(_ args: [String], in directory: String? = nil, input: Data? = nil) throws
-        -> CommandResult
-    {
+    /// The built executable run in `directory` with `input` on its standard input and `environment`
+    /// added to this process's.
+    public static func process(
+        _ args: [String], in directory: String? = nil, input: Data? = nil, environment: [String: String] = [:]
+    ) throws -> CommandResult {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: try TestData.executable())
         p.arguments = args
         if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        }
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out

@@ -5,12 +5,12 @@ import XCTest
 
 /// No silent fallback: a 9D replay that could not use its magnetometer says so.
 final class MagnetometerWarningTests: XCTestCase {
-    func replay(_ trace: Trace) throws -> String {
+    func replay(_ trace: Trace, command: String = "replay") throws -> String {
         let path = TestData.temporaryDirectory() + "/iron.csv"
         try TraceWriter.write(trace, to: path)
         var err = ""
         let status = MotionFusionCLI.run(
-            ["replay", path, "--mode", "9d", "--output", TestData.temporaryDirectory() + "/est.csv"],
+            [command, path, "--mode", "9d", "--output", TestData.temporaryDirectory() + "/est.csv"],
             output: ConsoleOutput(out: { _ in }, err: { err += $0 }))
         XCTAssertEqual(status, 0, err)
         return err
@@ -35,5 +35,8 @@ final class MagnetometerWarningTests: XCTestCase {
         XCTAssert(err.contains(" %)"), err)
         XCTAssert(err.contains("calibration reached uncalibrated"), err)
         XCTAssert(err.contains("--calibrate-mag") && err.contains("--calibration"), err)
+        // Reconstruction fits the hard iron itself and only down-weights: no such warning.
+        let offline = try replay(MotionSimulator(settings: s).run(), command: "reconstruct")
+        XCTAssertFalse(offline.contains("magnetometer was rejected"), offline)
     }
 }

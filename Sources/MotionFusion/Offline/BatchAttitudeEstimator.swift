@@ -187,6 +187,8 @@ public struct BatchAttitudeEstimator: Sendable {
         public var iterations = 0
         /// Windows whose normal equations could not be solved (the initialiser's attitude was kept).
         public var failedWindows = 0
+        /// Why the first failed window failed (LAPACK's routine and info code), when one did.
+        public var firstFailure: String?
         /// Magnetometer delay used, s.
         public var magnetometerDelay = 0.0
         /// Estimated hard iron (reading units), when estimated.
@@ -203,13 +205,13 @@ public struct BatchAttitudeEstimator: Sendable {
     /// Creates an estimator.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    /// Reconstructs every sample of an in-memory recording.
-    public func reconstruct(_ samples: [SensorSample]) -> [Sample] {
+    /// Reconstructs every sample of an in-memory recording. Throws when OpenBLAS or LAPACKE
+    /// cannot be loaded (``LinearAlgebraError/unavailable(_:)``).
+    public func reconstruct(_ samples: [SensorSample]) throws -> [Sample] {
         var out = [Sample]()
         out.reserveCapacity(samples.count)
         var i = 0
-        // Nothing here throws: the input is in memory and the body only appends.
-        _ = try? reconstruct(
+        try reconstruct(
             next: {
                 guard i < samples.count else { return nil }
                 i += 1
@@ -437,15 +439,20 @@ extension BatchAttitudeEstimator {
             let sampleEnd = final ? pending.count : allKnots[lastKnot] + 1
             var window = makeWindow(
                 pending[0..<sampleEnd], knots: Array(allKnots[0...lastKnot]))
-            let (iterations, system) = window.optimise()
+            let (iterations, system, failure) = window.optimise()
+            if case .unavailable = failure { throw failure! }
             statistics.windows += 1
             statistics.iterations += iterations
             var inverse: BorderedBandedSystem.SelectedInverse?
+            var failedBecause = failure.map { "\($0)" }
             if let system {
-                inverse = try? system.selectedInverse()
+                do { inverse = try system.selectedInverse() } catch { failedBecause = failedBecause ?? "\(error)" }
             }
             if inverse == nil {
                 statistics.failedWindows += 1
+                if statistics.firstFailure == nil {
+                    statistics.firstFailure = failedBecause ?? "the normal equations were not solved"
+                }
                 window = makeWindow(pending[0..<sampleEnd], knots: Array(allKnots[0...lastKnot]))
             }
             if fieldReference == nil && window.fieldNorm.isFinite && window.fieldDip.isFinite {

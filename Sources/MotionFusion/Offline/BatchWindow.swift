@@ -606,23 +606,29 @@ extension BatchWindow {
     }
 
     /// Gauss–Newton with robust reweighting over the whole window until the largest attitude step
-    /// is below the tolerance. Returns the iterations used and the solved system (its factor, for
-    /// the covariances), or nil when the normal equations could not be solved.
-    mutating func optimise() -> (iterations: Int, system: BorderedBandedSystem?) {
+    /// is below the tolerance. Returns the iterations used, the solved system (its factor, for the
+    /// covariances) or nil when the normal equations could not be solved, and why they could not.
+    mutating func optimise() -> (iterations: Int, system: BorderedBandedSystem?, failure: LinearAlgebraError?) {
         let p = parameters
         let last = knotCount - 1
-        guard last >= 0 else { return (0, nil) }
+        guard last >= 0 else { return (0, nil, nil) }
         var solved: BorderedBandedSystem?
         var iterations = 0
         while iterations < max(1, p.maximumIterations) {
             iterations += 1
             var system = assemble(lastKnot: last, factorLimit: knotCount, updateWeights: true)
-            guard let delta = try? system.solve(), delta.allSatisfy(\.isFinite) else { break }
+            let delta: [Double]
+            do {
+                delta = try system.solve()
+            } catch {
+                return (iterations, solved, error as? LinearAlgebraError ?? .nonFinite(routine: "pbtrf"))
+            }
+            guard delta.allSatisfy(\.isFinite) else { return (iterations, solved, .nonFinite(routine: "pbtrs")) }
             solved = system
             let step = apply(delta, knotCount: knotCount)
             if step.attitude < p.tolerance && step.bias * max(p.knotInterval, 1e-3) < p.tolerance { break }
         }
-        return (iterations, solved)
+        return (iterations, solved, nil)
     }
 
     /// The Gaussian marginal of the data before knot `boundary` on that knot (and the constants),

@@ -116,6 +116,9 @@ public struct OfflineReconstruction: Sendable {
             }
             result.samples = count
         case .batch:
+            // The band solves need LAPACK: without it, fail before any output rather than keep the
+            // initialiser's attitude in silence.
+            try LinearAlgebra.load()
             var p = parameters.batch
             if parameters.estimateMagnetometerCalibration { p.estimateMagnetometerCalibration = true }
             var count = 0

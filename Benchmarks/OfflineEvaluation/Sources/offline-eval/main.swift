@@ -110,7 +110,10 @@ func reconstruct(_ samples: [SensorSample], method: String) -> Outcome {
             attitudes: out.map(\.attitude), sigma: out.map(\.estimate.diagnostics.attitudeUncertainty),
             seconds: now() - t0, bias: out.map(\.estimate.gyroscopeBias))
     default:
-        let out = BatchAttitudeEstimator(parameters: parameters()).reconstruct(samples)
+        let out: [BatchAttitudeEstimator.Sample]
+        do { out = try BatchAttitudeEstimator(parameters: parameters()).reconstruct(samples) } catch {
+            fatalError("reconstruct: \(error)")
+        }
         return Outcome(
             attitudes: out.map(\.estimate.attitude), sigma: out.map(\.estimate.diagnostics.attitudeUncertainty),
             seconds: now() - t0, bias: out.map(\.estimate.gyroscopeBias))
