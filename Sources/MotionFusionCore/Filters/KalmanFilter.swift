@@ -18,8 +18,11 @@
 ///   (relative, so units do not matter), whose dip departs from the learnt dip, or whose azimuth
 ///   jumps away from its recent average is rejected (magnetic disturbance); a new field that stays
 ///   steady for ``Parameters/newFieldTime`` while the device turns is adopted, and after
-///   ``Parameters/maximumRejectionTime`` the current field is. The first magnetometer sample after
-///   a start without one sets the heading at once.
+///   ``Parameters/maximumRejectionTime`` one steady for ``Parameters/shortNewFieldTime`` is; a
+///   field that never steadies is then used down-weighted
+///   (``Parameters/longRejectionNoiseFactor``). While a calibrated magnetometer is rejected the
+///   on-line calibration does not learn (the disturbance is not the device's iron). The first
+///   magnetometer sample after a start without one sets the heading at once.
 /// - At rest the low-passed gyroscope observes the bias directly. Rest is judged in physical units
 ///   (``RestBiasJudge``): a steady turn is never taken for a bias, a gyroscope offset far beyond
 ///   any bias is taken from the first still stretch that proves it, and the bias stays within a
@@ -105,6 +108,12 @@ public struct KalmanFilter: AttitudeFilter {
         public var maximumRejectionTime = 60.0
         /// Steadiness required after ``maximumRejectionTime``, s. Default 5.
         public var shortNewFieldTime = 5.0
+        /// Factor on the heading noise of a field rejected for longer than ``maximumRejectionTime``
+        /// without a steady new field to adopt: such a field is used again, down-weighted by its
+        /// strength and dip departures and by this factor, since the gyroscope's heading drift grows
+        /// without bound while a disturbance's error does not (a magnet moving about averages out).
+        /// 1e9 in effect never. Default 2.
+        public var longRejectionNoiseFactor = 2.0
         /// Time the field must look undisturbed again before the magnetometer is used, s. Default 0.5.
         public var minimumUndisturbedTime = 0.5
         /// Time constant with which the reference field strength and dip follow slow changes of an
@@ -257,7 +266,10 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
-            if state.magnetometerCalibration.observe(m, dt: dt) { calibrationChanged() }
+            // While a calibrated magnetometer is rejected, the field is disturbed around the device:
+            // its readings say nothing about the device's own iron, so the calibration does not learn.
+            let disturbed = state.rejectionTime > 0 && state.magnetometerCalibration.accuracy > .uncalibrated
+            if !disturbed && state.magnetometerCalibration.observe(m, dt: dt) { calibrationChanged() }
             mag = state.magnetometerCalibration.apply(m)
         }
         state.use = SensorUse()
@@ -575,6 +587,15 @@ public struct KalmanFilter: AttitudeFilter {
             }
         }
         if accept { state.rejectionTime = 0 }
+        let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
+        let dipExcess = (dip - state.fieldDip) / p.dipTolerance
+        let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)
+        if !accept && state.rejectionTime >= p.maximumRejectionTime {
+            let f = p.longRejectionNoiseFactor
+            attitudeUpdate(axis: 2, nu: azimuth, r: r * f * f, &c)
+            state.use.magnetometerRejected = false
+            return
+        }
         guard accept else { return }
         // The heading innovation is the field's azimuth (it should point north).
         let psi = azimuth
@@ -600,9 +621,6 @@ public struct KalmanFilter: AttitudeFilter {
         } else {
             state.headingInconsistentTime = 0
         }
-        let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
-        let dipExcess = (dip - state.fieldDip) / p.dipTolerance
-        let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)
         attitudeUpdate(axis: 2, nu: psi, r: r, &c)
         state.use.magnetometerRejected = false
     }
