@@ -57,6 +57,15 @@ public final class ByteLineReader {
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
     }
 
+    /// Reads an open descriptor (a pipe, say), named `name` in messages; it is not closed.
+    public init(descriptor: Int32, name: String, chunkSize: Int = 1 << 20) {
+        self.name = name
+        fd = descriptor
+        ownsDescriptor = false
+        capacity = chunkSize
+        buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
+    }
+
     /// Reads lines from bytes in memory (a file taken out of an archive), named `name` in messages.
     public init(bytes: [UInt8], name: String) {
         self.name = name
