@@ -43,7 +43,7 @@ public final class DelimitedRows {
     @exclusivity(unchecked) public var junkAllowed = false
     /// Rows dropped as not data, and the error the first one would have been.
     @exclusivity(unchecked) public private(set) var junkRows = 0
-    /// Where the first row dropped as not data is, and its text.
+    /// The line of the first row dropped as not data, and its text.
     @exclusivity(unchecked) public private(set) var firstJunk: (location: SourceLocation, text: String)?
 
     /// Most rows dropped as not data after `rows` data rows: 10, or 1 % of the rows when more.
@@ -202,7 +202,8 @@ public final class DelimitedRows {
     /// Counts a row that is not data, or throws `error` (with the tally) when there are too many.
     private func dropJunk(_ error: TraceError, _ text: String) throws {
         junkRows += 1
-        if firstJunk == nil { firstJunk = (error.location, text) }
+        // The whole row is at fault: its line, not the field that failed.
+        if firstJunk == nil { firstJunk = (SourceLocation(file: name, line: error.location.line, column: 0), text) }
         guard junkRows <= Self.maximumJunk(rows: rowCount) else {
             var e = error
             e.message +=
