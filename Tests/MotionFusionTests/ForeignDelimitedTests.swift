@@ -69,7 +69,8 @@ final class ForeignDelimitedTests: XCTestCase {
         assertSameSamples(plain, hinted)
         // Excel with a decimal comma: `sep=;` and numbers written 0,5.
         let decimalComma = semicolons.replacingOccurrences(of: ".", with: ",")
-        assertSameSamples(plain, try load("\u{FEFF}sep=;\r\n" + decimalComma.replacingOccurrences(of: "\n", with: "\r\n")))
+        assertSameSamples(
+            plain, try load("\u{FEFF}sep=;\r\n" + decimalComma.replacingOccurrences(of: "\n", with: "\r\n")))
     }
 
     func testCommentLinesBeforeTheHeaderAndAmongTheRowsAreSkippedAndCounted() throws {
@@ -106,12 +107,15 @@ final class ForeignDelimitedTests: XCTestCase {
         XCTAssertEqual(skipped.status, 0, skipped.err)
         XCTAssert(skipped.err.contains("skipped 2 lines before the header (--skip-lines)"), skipped.err)
         let plainOut = TestData.temporaryDirectory() + "/p.csv"
-        XCTAssertEqual(CommandRunner.run(["replay", TestData.writeTemporary(Self.plain), "--output", plainOut]).status, 0)
-        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: plainOut, encoding: .utf8))
+        XCTAssertEqual(
+            CommandRunner.run(["replay", TestData.writeTemporary(Self.plain), "--output", plainOut]).status, 0)
+        XCTAssertEqual(
+            try String(contentsOfFile: out, encoding: .utf8), try String(contentsOfFile: plainOut, encoding: .utf8))
         var options = DelimitedReadOptions()
         options.skipLines = 2
         assertSameSamples(
-            try load(Self.plain), try load(([lookalike, lookalike, Self.header] + Self.rows()).joined(separator: "\n"), options))
+            try load(Self.plain),
+            try load(([lookalike, lookalike, Self.header] + Self.rows()).joined(separator: "\n"), options))
         XCTAssert(CommandRunner.run(["help", "replay"]).out.contains("--skip-lines N"))
     }
 
@@ -167,17 +171,20 @@ final class ForeignDelimitedTests: XCTestCase {
 
     func testTrailingSeparatorOnTheHeaderOnly() throws {
         let rows = Self.rows().map { $0.split(separator: ",").dropFirst().joined(separator: ";") }
-        let plain = "t;qw;qx;qy;qz;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z;mag_x;mag_y;mag_z\n" + rows.joined(separator: "\n")
+        let plain =
+            "t;qw;qx;qy;qz;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z;mag_x;mag_y;mag_z\n" + rows.joined(separator: "\n")
         var microseconds = DelimitedReadOptions()
         microseconds.units = "t=us"
         let reference = try load(plain, microseconds)
         XCTAssertEqual(reference.samples.count, 120)
         // Named header with a trailing ';', detected.
-        let named = "t;qw;qx;qy;qz;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z;mag_x;mag_y;mag_z;\n" + rows.joined(separator: "\n")
+        let named =
+            "t;qw;qx;qy;qz;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z;mag_x;mag_y;mag_z;\n" + rows.joined(separator: "\n")
         assertSameSamples(reference, try load(named, microseconds))
         // Rows with the trailing ';' instead.
         let rowsTrailing =
-            "t;qw;qx;qy;qz;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z;mag_x;mag_y;mag_z\n" + rows.map { $0 + ";" }.joined(separator: "\n")
+            "t;qw;qx;qy;qz;gyr_x;gyr_y;gyr_z;acc_x;acc_y;acc_z;mag_x;mag_y;mag_z\n"
+            + rows.map { $0 + ";" }.joined(separator: "\n")
         assertSameSamples(reference, try load(rowsTrailing, microseconds))
         // `;W;X;Y;Z;…;`: an unnamed time column and a trailing ';', with --columns, the separator
         // detected or given.
@@ -209,7 +216,8 @@ final class ForeignDelimitedTests: XCTestCase {
         defer { for fd in [input[0], output[0], output[1]] { close(fd) } }
         // The output is drained without blocking, and a full output pipe is an error, not a wait.
         for fd in [output[0], output[1]] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        let lines = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
+        let lines =
+            ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
             + (0..<40).map { "\(Double($0) * 0.01),0.01,0.02,-0.01,0.1,0.2,9.8" }
         var fed = 0
         var written = ""
@@ -244,6 +252,8 @@ final class ForeignDelimitedTests: XCTestCase {
         }
         XCTAssertEqual(outcome.samples, 40)
         XCTAssertEqual(checks.count, lines.count + 1)
-        for c in checks { XCTAssertEqual(c.estimates, c.rows, "estimates out when the reader waits for row \(c.rows + 1)") }
+        for c in checks {
+            XCTAssertEqual(c.estimates, c.rows, "estimates out when the reader waits for row \(c.rows + 1)")
+        }
     }
 }
