@@ -43,6 +43,13 @@ struct InputSettings {
             s.read.headerRows = Int(try parseNumber("header-rows", v, in: 0...1000).rounded())
         },
         Option(
+            "skip-lines", value: "N",
+            "lines skipped before the header (default: comments, metadata and a sep= line before it are detected)"
+        ) {
+            s, v in
+            s.read.skipLines = Int(try parseNumber("skip-lines", v, in: 0...1_000_000).rounded())
+        },
+        Option(
             "delimiter", value: "comma|semicolon|tab|space",
             "field separator (detected when omitted, as is a decimal comma)"
         ) {

@@ -174,7 +174,8 @@ enum TraceRunCommand {
         }
         let reader = try s.input.open(s.trace)
         let outcome = try runOne(
-            reader, settings, target, report: report, liveInput: s.trace == "-", score: s.score,
+            reader, settings, target, report: report, liveInput: s.trace == "-" || TraceFormat.isStream(s.trace),
+            score: s.score,
             uncertainty: uncertainty, console, job)
         if s.score { console.err(scoreLine(s.trace, what, outcome)) }
         if let r = s.report { console.err("report written to \(r)\n") }
@@ -191,7 +192,7 @@ enum TraceRunCommand {
         let output = try target.open()
         let writer = EstimateWriter(output: output, configuration: run, uncertainty: uncertainty(run))
         // Rows go out as they are computed to a terminal, and to a pipe when the input is live
-        // (a logger piped in); otherwise in large blocks.
+        // (a logger piped in, or a FIFO); otherwise in large blocks.
         writer.flushEachRow = output.isTerminal || (liveInput && output.isInteractive)
         let report = reportTarget.map { _ in
             HTMLReport(title: "MotionFusion: \(PathText.name(reader.description.source))")

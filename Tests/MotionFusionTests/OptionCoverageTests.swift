@@ -22,7 +22,8 @@ final class OptionCoverageTests: XCTestCase {
         let input: [String: [String]] = [
             "format": ["--format", "native"], "columns": ["--columns", "t=1,gyr=2,acc=5,mag=8,gt=11"],
             "units": ["--units", "gyr=rad/s,acc=m/s2,mag=uT,t=s"], "remap": ["--remap", "x,y,z"],
-            "header-rows": ["--header-rows", "1"], "delimiter": ["--delimiter", "comma"], "strict": ["--strict"],
+            "header-rows": ["--header-rows", "1"], "skip-lines": ["--skip-lines", "0"],
+            "delimiter": ["--delimiter", "comma"], "strict": ["--strict"],
         ]
         let run: [String: [String]] = [
             "filter": ["--filter", "mahony"], "mode": ["--mode", "6d"], "param": ["--param", "gyroscopeNoise=0.003"],

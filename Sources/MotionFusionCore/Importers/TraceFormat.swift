@@ -28,35 +28,43 @@ public enum TraceFormat: String, CaseIterable, Sendable {
     public static func open(path: String, format: TraceFormat? = nil, options: DelimitedReadOptions = .init()) throws
         -> SampleReader
     {
-        let reader: SampleReader
-        let stream = path == "-" || isStream(path)
-        if stream {
-            // Standard input, a pipe, a FIFO or a device can be read only once: the format is
-            // detected from the first line held in the reader that then reads the rows.
-            let lines = try ByteLineReader(path: path)
-            let f =
-                try format
-                ?? (options.columns != nil ? .delimited : detect(firstLine: lines.peekLine() ?? [], name: lines.name))
-            guard f != .phyphox && f != .sensorLogger else {
-                throw TraceError(
-                    .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
-                    "\(f.rawValue) recordings are folders or archives of several files and cannot come from a stream; pass the path"
-                )
-            }
-            // One file of a multi-file format (an EuRoC or x-IMU3 IMU file) reads as delimited text.
-            reader = try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options)
-        } else {
-            let f = try format ?? (options.columns != nil && !isDirectory(path) ? .delimited : detect(path: path))
-            switch f {
-            case .native, .delimited, .xioFusion:
-                reader = try DelimitedTraceReader(path: path, format: f.rawValue, options: options)
-            case .euroc: reader = try EuRoCReader(path: path, options: options)
-            case .ximu3: reader = try XIMU3Importer.open(RecordingFiles(path), options: options)
-            case .phyphox: reader = try PhyphoxImporter.open(RecordingFiles(path), options: options)
-            case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
-            }
+        if path == "-" || isStream(path) {
+            return try open(stream: ByteLineReader(path: path), format: format, options: options)
         }
-        return UnitCheckingReader(reader, live: stream)
+        let f =
+            try format
+            ?? (options.columns != nil && !isDirectory(path) ? .delimited : detect(path: path, options: options))
+        let reader: SampleReader
+        switch f {
+        case .native, .delimited, .xioFusion:
+            reader = try DelimitedTraceReader(path: path, format: f.rawValue, options: options)
+        case .euroc: reader = try EuRoCReader(path: path, options: options)
+        case .ximu3: reader = try XIMU3Importer.open(RecordingFiles(path), options: options)
+        case .phyphox: reader = try PhyphoxImporter.open(RecordingFiles(path), options: options)
+        case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
+        }
+        return UnitCheckingReader(reader)
+    }
+
+    /// Opens a stream (standard input, a pipe, a FIFO or a device), which can be read only once:
+    /// the format is detected from the header held in the reader that then reads the rows, and
+    /// each sample is handed on as soon as its row is in.
+    public static func open(stream lines: ByteLineReader, format: TraceFormat? = nil, options: DelimitedReadOptions)
+        throws -> SampleReader
+    {
+        let f =
+            try format
+            ?? (options.columns != nil
+                ? .delimited : detect(firstLine: Preamble.header(lines, options: options) ?? [], name: lines.name))
+        guard f != .phyphox && f != .sensorLogger else {
+            throw TraceError(
+                .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
+                "\(f.rawValue) recordings are folders or archives of several files and cannot come from a stream; pass the path"
+            )
+        }
+        // One file of a multi-file format (an EuRoC or x-IMU3 IMU file) reads as delimited text.
+        return UnitCheckingReader(
+            try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options), live: true)
     }
 
     /// Whether `path` (followed through links) is a pipe, FIFO, socket or character device: data
@@ -76,11 +84,11 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         try open(path: path, format: format, options: options).readTrace()
     }
 
-    /// First line of a file (without BOM and line ending), or nil.
+    /// The header line of a file (after any preamble; without BOM and line ending), or nil.
     static func firstLine(_ path: String) -> String? {
         // A FIFO or device would block or never end: detection reads files only.
         guard !isStream(path), let lines = try? ByteLineReader(path: path, chunkSize: 4096),
-            let line = try? lines.peekLine()
+            let line = try? Preamble.header(lines, options: .init())
         else {
             return nil
         }
@@ -92,8 +100,9 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir.boolValue
     }
 
-    /// Detects the format of a file, folder or `.zip` from its header lines and layout.
-    public static func detect(path: String) throws -> TraceFormat {
+    /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,
+    /// or `options.skipLines`) and layout.
+    public static func detect(path: String, options: DelimitedReadOptions = .init()) throws -> TraceFormat {
         let here = SourceLocation(file: path, line: 0, column: 0)
         guard FileManager.default.fileExists(atPath: path) else {
             throw TraceError(.unreadable, here, "no such file or folder")
@@ -112,7 +121,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, or phyphox / Sensor Logger Accelerometer.csv)"
             )
         }
-        guard let line = try ByteLineReader(path: path, chunkSize: 4096).peekLine() else {
+        guard let line = try Preamble.header(ByteLineReader(path: path, chunkSize: 4096), options: options) else {
             throw TraceError(
                 .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
         }

@@ -57,6 +57,15 @@ public final class ByteLineReader {
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
     }
 
+    /// Reads an open descriptor (a pipe, say), named `name` in messages; it is not closed.
+    public init(descriptor: Int32, name: String, chunkSize: Int = 1 << 20) {
+        self.name = name
+        fd = descriptor
+        ownsDescriptor = false
+        capacity = chunkSize
+        buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
+    }
+
     /// Reads lines from bytes in memory (a file taken out of an archive), named `name` in messages.
     public init(bytes: [UInt8], name: String) {
         self.name = name
@@ -92,23 +101,44 @@ public final class ByteLineReader {
         return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s))
     }
 
+    /// A copy of the line `ahead` lines after the next one (0 is the next line) without consuming
+    /// anything, or nil when the input ends before it. Reads only as far as that line, so a live
+    /// stream is not waited on for more.
+    public func peekLine(ahead: Int) throws -> [UInt8]? {
+        var offset = 0
+        for k in 0...ahead {
+            guard let (s, contentEnd, next) = try locateLine(from: start + offset) else { return nil }
+            if k == ahead { return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s)) }
+            offset = next - start
+        }
+        return nil
+    }
+
     /// The next line's start, content end and the start of the line after it, reading as needed.
     @inline(__always)
-    private func locateLine() throws -> (Int, Int, Int)? {
+    private func locateLine() throws -> (Int, Int, Int)? { try locateLine(from: start) }
+
+    /// The same for the line starting at `from` (at or after ``start``); reading more keeps its
+    /// distance from ``start``.
+    @inline(__always)
+    private func locateLine(from: Int) throws -> (Int, Int, Int)? {
+        var lineStart = from
         while true {
-            if let nl = memchr(buffer + start, 0x0A, end - start) {
+            if let nl = memchr(buffer + lineStart, 0x0A, end - lineStart) {
                 let lineEnd = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
                 var contentEnd = lineEnd
-                if contentEnd > start && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                return (start, contentEnd, lineEnd + 1)
+                if contentEnd > lineStart && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+                return (lineStart, contentEnd, lineEnd + 1)
             }
             if eof {
-                guard start < end else { return nil }
+                guard lineStart < end else { return nil }
                 var contentEnd = end
                 if buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                return (start, contentEnd, end)
+                return (lineStart, contentEnd, end)
             }
+            let offset = lineStart - start
             try fill()
+            lineStart = start + offset
         }
     }
 

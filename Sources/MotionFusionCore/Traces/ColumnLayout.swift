@@ -68,6 +68,8 @@ public struct ColumnLayout: Sendable, Equatable {
     ]
     /// Names of a time column (lower case, without separators and unit hints).
     static let timeNames: Set<String> = ["t", "time", "timestamp", "times", "seconds", "sec"]
+    /// Names of a time column whose unit the name implies: Xsens's `SampleTimeFine` (µs).
+    static let timeNamesWithUnit: [String: String] = ["sampletimefine": "us"]
 
     /// A column name reduced for matching: lower case, unit hint and `#` removed, no separators.
     static func key(_ name: String) -> String {
@@ -113,10 +115,12 @@ public struct ColumnLayout: Sendable, Equatable {
         let native = !matched.isEmpty
         for (c, name) in names.enumerated() where !matched.contains(c) {
             let k = key(name)
-            if timeNames.contains(k) || (k.hasPrefix("time") && unitHint(name) != nil) {
+            if timeNames.contains(k) || timeNamesWithUnit[k] != nil || (k.hasPrefix("time") && unitHint(name) != nil) {
                 if native && layout.columns[.time] != nil { continue }
                 try claim(.time, c)
-                if let hint = unitHint(name), let scale = SensorUnits.timeScale(hint) { layout.units.time = scale }
+                if let hint = unitHint(name) ?? timeNamesWithUnit[k], let scale = SensorUnits.timeScale(hint) {
+                    layout.units.time = scale
+                }
                 continue
             }
             guard let axis = k.last.flatMap({ "xyz".firstIndex(of: $0) }) else { continue }

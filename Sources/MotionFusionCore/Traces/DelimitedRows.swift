@@ -1,7 +1,13 @@
-/// Numeric rows of a delimited text file, streamed: the header lines, the dialect (detected from
-/// the header and first data line unless given), then each data row's selected columns parsed into
-/// a caller's buffer. Every text reader of the package stands on it: native traces, any delimited
-/// file read with `--columns`, the recording formats, estimate files. Errors name file:line:column.
+/// Numeric rows of a delimited text file, streamed: the preamble skipped (see ``Preamble``), the
+/// header lines, the dialect (detected from the header and first data line unless given), then
+/// each data row's selected columns parsed into a caller's buffer. Every text reader of the package
+/// stands on it: native traces, any delimited file read with `--columns`, the recording formats,
+/// estimate files. Errors name file:line:column.
+///
+/// Comment lines (`#`, `//`, `%`) among the rows are skipped and counted. With ``junkAllowed`` set,
+/// a row that is mostly not numbers (a spreadsheet's summary line, a logger's status message) is
+/// dropped and counted too, up to ``maximumJunk(rows:)``; beyond that, and always without it, it is
+/// the structural error it is.
 public final class DelimitedRows {
     /// The input.
     public let lines: ByteLineReader
@@ -24,6 +30,24 @@ public final class DelimitedRows {
     @exclusivity(unchecked) public var scaledSlotExponent = 0
     let slotCount: Int
     let splitter: FieldSplitter
+    /// Lines skipped before the header (`--skip-lines`, or the preamble detected).
+    public let preambleLines: Int
+    /// 1-based line number of the first header row (of the first data row without a header).
+    public let headerLine: Int
+    /// Whether data rows end with a separator the header does not have (an empty last field),
+    /// dropped before the row is split.
+    let rowsEndWithSeparator: Bool
+    /// Comment lines skipped among the rows.
+    @exclusivity(unchecked) public private(set) var commentLines = 0
+    /// Whether rows that are not data are dropped (up to ``maximumJunk(rows:)``) rather than errors.
+    @exclusivity(unchecked) public var junkAllowed = false
+    /// Rows dropped as not data, and the error the first one would have been.
+    @exclusivity(unchecked) public private(set) var junkRows = 0
+    /// The line of the first row dropped as not data, and its text.
+    @exclusivity(unchecked) public private(set) var firstJunk: (location: SourceLocation, text: String)?
+
+    /// Most rows dropped as not data after `rows` data rows: 10, or 1 % of the rows when more.
+    public static func maximumJunk(rows: Int) -> Int { max(10, rows / 100) }
 
     /// The column names (the first header row), or empty without a header.
     public var names: [String] { headerRows.first ?? [] }
@@ -37,13 +61,26 @@ public final class DelimitedRows {
     /// - Parameters:
     ///   - headerRows: lines before the data (the first holds the names). Blank lines before the
     ///     header are skipped.
-    ///   - separator: the field separator, or nil to detect it.
+    ///   - separator: the field separator, or nil to detect it (or take it from a `sep=` line).
     ///   - decimalComma: force (true) or forbid (false) a decimal comma, or nil to detect it.
+    ///   - skipLines: lines skipped before the header (`--skip-lines`), or nil to detect a preamble.
     public init(
-        _ lines: ByteLineReader, headerRows headerCount: Int = 1, separator: TextDialect.Separator? = nil,
-        decimalComma: Bool? = nil
+        _ lines: ByteLineReader, headerRows headerCount: Int = 1, separator given: TextDialect.Separator? = nil,
+        decimalComma: Bool? = nil, skipLines: Int? = nil
     ) throws {
         self.lines = lines
+        var separator = given
+        if let skipLines {
+            for k in 0..<skipLines {
+                guard let line = try lines.nextLine({ Array(UnsafeBufferPointer(start: $0, count: $1)) }) else { break }
+                if k == 0, separator == nil { separator = Preamble.separatorHint(line) }
+            }
+        } else {
+            let found = try Preamble.find(lines, headerRows: headerCount, separator: separator)
+            for _ in 0..<found.lines { _ = try lines.nextLine { _, _ in () } }
+            separator = separator ?? found.separator
+        }
+        preambleLines = lines.lineNumber
         var raw = [[UInt8]]()
         while raw.count < headerCount {
             guard let line = try lines.nextLine({ p, n in Array(UnsafeBufferPointer(start: p, count: n)) }) else {
@@ -52,6 +89,7 @@ public final class DelimitedRows {
             if raw.isEmpty && line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             raw.append(raw.isEmpty ? Self.withoutBOM(line) : line)
         }
+        headerLine = lines.lineNumber - raw.count + 1
         guard raw.count == headerCount else {
             throw TraceError(
                 .empty, SourceLocation(file: lines.name, line: max(1, lines.lineNumber), column: 0),
@@ -72,12 +110,18 @@ public final class DelimitedRows {
         dialect = d
         let split = FieldSplitter(dialect: d)
         splitter = split
-        headerRows = raw.map { split.texts($0) }
-        if let first = headerRows.first {
-            columnCount = first.count
-        } else {
-            columnCount = firstData.map { FieldSplitter.count(Self.withoutBOM($0), d.separator) } ?? 0
+        var header = raw.map { split.texts($0) }
+        let dataCount = firstData.map { FieldSplitter.count(Self.withoutBOM($0), d.separator) }
+        // A trailing separator on the header's line or on the rows' only: an empty last field
+        // that is no column.
+        if let names = header.first, let dataCount, names.count == dataCount + 1, names.last == "" {
+            header = header.map { $0.count == names.count && $0.last == "" ? Array($0.dropLast()) : $0 }
         }
+        headerRows = header
+        columnCount = header.first?.count ?? dataCount ?? 0
+        rowsEndWithSeparator =
+            !header.isEmpty && dataCount == columnCount + 1 && d.separatorByte != 0
+            && firstData.map { TextDialect.endsWithSeparator($0, d.separatorByte) } == true
         slotCount = max(1, columnCount)
         offsetCapacity = 1
         fieldOffsets = .allocate(capacity: 1)
@@ -99,14 +143,12 @@ public final class DelimitedRows {
         line.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(line.dropFirst(3)) : line
     }
 
-    /// A copy of the first non-blank data line, consuming the blank lines before it but not it.
+    /// A copy of the first data line (neither blank nor a comment), consuming nothing.
     static func peekData(_ lines: ByteLineReader) throws -> [UInt8]? {
-        while let line = try lines.peekLine() {
-            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) {
-                _ = try lines.nextLine { _, _ in () }
-                continue
-            }
-            return line
+        var k = 0
+        while let line = try lines.peekLine(ahead: k) {
+            if !Preamble.isBlank(line) && !Preamble.isComment(line) { return line }
+            k += 1
         }
         return nil
     }
@@ -128,12 +170,21 @@ public final class DelimitedRows {
     }
 
     /// Parses the next data row's selected columns into `values` (NaN for an empty field) and
-    /// returns true, or returns false at the end of the input. Blank lines are skipped. Throws on a
-    /// wrong field count or a field that is not a number.
+    /// returns true, or returns false at the end of the input. Blank and comment lines are skipped,
+    /// and rows that are not data while ``junkAllowed``. Throws on a wrong field count or a field
+    /// that is not a number.
     public func next(into values: UnsafeMutablePointer<Double>, slots valueCount: Int) throws -> Bool {
         precondition(valueCount >= offsetCapacity, "values must hold every selected slot")
         while true {
-            let status: Int? = try lines.nextLine { p, n in try parse(p, n, values, valueCount) }
+            let status: Int? = try lines.nextLine { p, n in
+                do {
+                    return try parse(p, n, values, valueCount)
+                } catch let error as TraceError {
+                    guard junkAllowed, Self.isJunk(p, n, dialect) else { throw error }
+                    try dropJunk(error, FieldSplitter.text(p, 0, n))
+                    return 0
+                }
+            }
             guard let status else { return false }
             if status == 0 { continue }
             rowCount += 1
@@ -141,7 +192,27 @@ public final class DelimitedRows {
         }
     }
 
-    /// Parses one line. Returns 0 for a blank line, 1 for a row.
+    /// Whether a line that failed to parse is mostly not numbers: a row that is no data rather
+    /// than a data row with a damaged field.
+    static func isJunk(_ p: UnsafePointer<UInt8>, _ n: Int, _ dialect: TextDialect) -> Bool {
+        let shape = Preamble.Shape(Array(UnsafeBufferPointer(start: p, count: n)), dialect)
+        return shape.texts >= shape.numbers
+    }
+
+    /// Counts a row that is not data, or throws `error` (with the tally) when there are too many.
+    private func dropJunk(_ error: TraceError, _ text: String) throws {
+        junkRows += 1
+        // The whole row is at fault: its line, not the field that failed.
+        if firstJunk == nil { firstJunk = (SourceLocation(file: name, line: error.location.line, column: 0), text) }
+        guard junkRows <= Self.maximumJunk(rows: rowCount) else {
+            var e = error
+            e.message +=
+                " (\(junkRows) rows that are not data so far: more than the \(Self.maximumJunk(rows: rowCount)) dropped as value faults, so the file is not read as a table of numbers)"
+            throw e
+        }
+    }
+
+    /// Parses one line. Returns 0 for a blank or comment line, 1 for a row.
     @inline(__always)
     private func parse(
         _ base: UnsafePointer<UInt8>, _ length: Int, _ values: UnsafeMutablePointer<Double>, _ valueCount: Int
@@ -156,6 +227,12 @@ public final class DelimitedRows {
             }
         }
         if n == 0 || (n == 1 && p[0] == 0x0D) { return 0 }
+        // A row starts with a digit, a sign, a point or a separator: only then is it a comment.
+        if p[0] &- 0x30 >= 10 && Preamble.isComment(p, n) {
+            commentLines += 1
+            return 0
+        }
+        if rowsEndWithSeparator && p[n - 1] == dialect.separatorByte { n -= 1 }
         for k in 0..<valueCount { values[k] = .nan }
         let columns = columnCount
         let slots = slotOfColumn

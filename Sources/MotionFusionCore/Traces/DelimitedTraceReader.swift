@@ -10,6 +10,9 @@ public struct DelimitedReadOptions: Sendable {
     public var remap: AxisRemap?
     /// `--header-rows N`: lines before the data; the first names the columns. Default 1.
     public var headerRows = 1
+    /// `--skip-lines N`: lines skipped before the header, or nil to detect a preamble (see
+    /// ``Preamble``).
+    public var skipLines: Int?
     /// `--delimiter`: the field separator, or nil to detect it.
     public var separator: TextDialect.Separator?
     /// `--strict`: value faults are errors.
@@ -47,6 +50,8 @@ public final class DelimitedTraceReader: SampleReader {
     @exclusivity(unchecked) var lastTime = -Double.infinity
     @exclusivity(unchecked) var renormalisedTruth = 0
     @exclusivity(unchecked) var renormalisedReported = false
+    @exclusivity(unchecked) var reportedJunk = 0
+    @exclusivity(unchecked) var commentsReported = false
     let hasGyroscope: Bool, hasAccelerometer: Bool, hasMagnetometer: Bool, hasTruth: Bool, hasMoving: Bool
     let remaps: Bool
 
@@ -61,9 +66,12 @@ public final class DelimitedTraceReader: SampleReader {
         lines: ByteLineReader, format: String, options: DelimitedReadOptions,
         known: ((_ names: [String]) throws -> ColumnLayout)? = nil
     ) throws {
-        let rows = try DelimitedRows(lines, headerRows: options.headerRows, separator: options.separator)
+        let rows = try DelimitedRows(
+            lines, headerRows: options.headerRows, separator: options.separator, skipLines: options.skipLines)
+        rows.junkAllowed = !options.strict
         self.rows = rows
         let file = lines.name
+        let headerLocation = SourceLocation(file: file, line: rows.headerLine, column: 0)
         var layout: ColumnLayout
         // Whether a failure comes from the caller's --columns or --units rather than from the file.
         var fromOptions = false
@@ -102,13 +110,13 @@ public final class DelimitedTraceReader: SampleReader {
             }
         } catch let e as ColumnSpecError {
             throw TraceError(
-                fromOptions ? .columnSpecification : .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                fromOptions ? .columnSpecification : .missingColumn, headerLocation,
                 e.description)
         }
         if let r = options.remap { layout.remap = r }
         guard layout.columns[.time] != nil else {
             throw TraceError(
-                .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                .missingColumn, headerLocation,
                 "no time column found; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ",")). Name it 't' (native format) or choose columns with --columns t=1,gyr=2,acc=5,mag=8"
             )
         }
@@ -120,8 +128,7 @@ public final class DelimitedTraceReader: SampleReader {
         guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && hasTruth) else {
             // With --columns the call named no sensor (a usage error); otherwise the header did not.
             throw TraceError(
-                options.columns != nil ? .columnSpecification : .missingColumn,
-                SourceLocation(file: file, line: 1, column: 0),
+                options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
                 "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ","))"
             )
         }
@@ -149,9 +156,17 @@ public final class DelimitedTraceReader: SampleReader {
         values.initialize(repeating: .nan, count: ColumnLayout.slotCount)
         let used = Set(layout.columns.values)
         let unknown = rows.names.enumerated().filter { !used.contains($0.offset) }.map(\.element)
+        if rows.preambleLines > 0 {
+            let lines = rows.preambleLines == 1 ? "1 line" : "\(rows.preambleLines) lines"
+            warn(
+                headerLocation,
+                options.skipLines == nil
+                    ? "skipped \(lines) before the header (comments, metadata or a sep= line); if the header is another line, pass --skip-lines N"
+                    : "skipped \(lines) before the header (--skip-lines)", note: true)
+        }
         if !unknown.isEmpty && format == "native" {
             warn(
-                SourceLocation(file: file, line: 1, column: 0),
+                headerLocation,
                 "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
         }
     }
@@ -163,8 +178,8 @@ public final class DelimitedTraceReader: SampleReader {
         rows.lines.size.map { $0 > 0 ? min(1, Double(rows.lines.bytesRead) / Double($0)) : 1 }
     }
 
-    func warn(_ location: SourceLocation, _ message: String) {
-        if warnings.count < Self.maxWarnings { warnings.append(TraceWarning(location, message)) }
+    func warn(_ location: SourceLocation, _ message: String, note: Bool = false) {
+        if warnings.count < Self.maxWarnings { warnings.append(TraceWarning(location, message, note: note)) }
     }
 
     func location(_ slot: ColumnLayout.Slot) -> SourceLocation {
@@ -173,11 +188,22 @@ public final class DelimitedTraceReader: SampleReader {
 
     /// The next sample, or nil at the end of the input.
     public func next() throws -> SensorSample? {
-        guard try rows.next(into: values, slots: ColumnLayout.slotCount) else {
+        let more = try rows.next(into: values, slots: ColumnLayout.slotCount)
+        if rows.junkRows != reportedJunk, let first = rows.firstJunk {
+            reportedJunk = rows.junkRows
+            faults.set(.junkRow, count: reportedJunk, first: first.location, "'\(first.text.escapedForMessage)'")
+        }
+        guard more else {
             if rows.rowCount == 0 {
                 throw TraceError(
                     .empty, SourceLocation(file: rows.name, line: rows.lineNumber + 1, column: 0),
                     "no data rows after the header")
+            }
+            if rows.commentLines > 0 && !commentsReported {
+                commentsReported = true
+                warn(
+                    SourceLocation(file: rows.name, line: 0, column: 0),
+                    "skipped \(rows.commentLines) comment line(s) (#, // or %) among the rows", note: true)
             }
             if renormalisedTruth > 0 && !renormalisedReported {
                 renormalisedReported = true

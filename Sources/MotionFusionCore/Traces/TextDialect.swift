@@ -55,9 +55,10 @@ public struct TextDialect: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Guesses the dialect from a header line and the first data line: the byte separator (`,` `;`
-    /// tab) that splits both into the same number of fields (at least two), preferring the one
-    /// giving most fields, else whitespace. A decimal comma is assumed when the separator is not a
-    /// comma and the data line has numbers written with one (`1,25`).
+    /// tab) that splits both into the same number of fields (at least two; one line may have one
+    /// more, empty, after a trailing separator), preferring the one giving most fields, else
+    /// whitespace. A decimal comma is assumed when the separator is not a comma and the data line
+    /// has numbers written with one (`1,25`).
     public static func detect(header: [UInt8], data: [UInt8]?, separator forced: Separator? = nil) -> TextDialect {
         var separator = forced
         let lines = [header, data ?? []].filter { !$0.isEmpty }
@@ -65,8 +66,12 @@ public struct TextDialect: Equatable, Sendable, CustomStringConvertible {
             var best: (UInt8, Int)?
             for candidate in [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09] {
                 let counts = lines.map { FieldSplitter.count($0, .byte(candidate)) }
-                guard let first = counts.first, first >= 2, counts.allSatisfy({ $0 == first }) else { continue }
-                if best == nil || first > best!.1 { best = (candidate, first) }
+                guard let fewest = counts.min(), fewest >= 2,
+                    zip(lines, counts).allSatisfy({ line, count in
+                        count == fewest || (count == fewest + 1 && Self.endsWithSeparator(line, candidate))
+                    })
+                else { continue }
+                if best == nil || fewest > best!.1 { best = (candidate, fewest) }
             }
             if let (b, _) = best {
                 separator = .byte(b)
@@ -81,6 +86,11 @@ public struct TextDialect: Equatable, Sendable, CustomStringConvertible {
             dialect.decimalPoint = UInt8(ascii: ",")
         }
         return dialect
+    }
+
+    /// Whether `line` ends with `separator` (trailing spaces aside): its last field is empty.
+    static func endsWithSeparator(_ line: [UInt8], _ separator: UInt8) -> Bool {
+        line.last { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D } == separator
     }
 
     /// True when some field of `row` looks like a number with a decimal comma and none has a point.

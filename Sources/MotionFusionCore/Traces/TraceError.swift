@@ -65,18 +65,22 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
     public var description: String { "\(location): \(message)" }
 }
 
-/// A problem that did not stop reading, reported with its location and suggested fix.
+/// A problem that did not stop reading, reported with its location and suggested fix; or a note
+/// on how the input was read that needs no action (lines skipped before the header).
 public struct TraceWarning: Equatable, Sendable, CustomStringConvertible {
     /// Where it applies (line 0 for the whole file).
     public var location: SourceLocation
     /// What was seen and what to do about it.
     public var message: String
+    /// Whether it is a note rather than a warning.
+    public var isNote: Bool
 
-    /// Creates a warning.
-    public init(_ location: SourceLocation, _ message: String) {
+    /// Creates a warning, or a note.
+    public init(_ location: SourceLocation, _ message: String, note: Bool = false) {
         self.location = location
         self.message = message
+        isNote = note
     }
 
-    public var description: String { "\(location): warning: \(message)" }
+    public var description: String { "\(location): \(isNote ? "note" : "warning"): \(message)" }
 }

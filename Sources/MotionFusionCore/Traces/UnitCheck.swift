@@ -148,9 +148,11 @@ public enum UnitCheck {
     }
 }
 
-/// Checks the units of a reader's first samples before handing them on: it reads ahead up to
-/// ``lookahead`` samples or ``lookaheadTime`` seconds (bounded memory), adds the unit warnings, then
-/// yields the buffered samples and streams the rest.
+/// Checks the units of a reader's first samples: it reads ahead up to ``lookahead`` samples or
+/// ``lookaheadTime`` seconds (bounded memory), adds the unit warnings, then yields the buffered
+/// samples and streams the rest. A live stream is not read ahead: its samples pass through as they
+/// arrive (each estimate follows its row at once) while a copy of the first ones is kept, and the
+/// warnings come when those are complete.
 public final class UnitCheckingReader: SampleReader {
     /// Most samples read ahead.
     public let lookahead: Int
@@ -158,15 +160,18 @@ public final class UnitCheckingReader: SampleReader {
     public let lookaheadTime: Double
 
     let base: SampleReader
+    /// Whether samples pass through rather than being read ahead.
+    let live: Bool
     @exclusivity(unchecked) var buffer: [SensorSample] = []
     @exclusivity(unchecked) var position = 0
     @exclusivity(unchecked) var checked = false
     @exclusivity(unchecked) var unitWarnings: [TraceWarning] = []
 
-    /// Wraps a reader; a live stream (standard input) gets a short look-ahead so its first rows
-    /// come out without delay.
+    /// Wraps a reader; a live stream (standard input, a pipe) is checked over a shorter window,
+    /// without reading ahead.
     public init(_ base: SampleReader, live: Bool = false) {
         self.base = base
+        self.live = live
         lookahead = live ? 200 : 5_000
         lookaheadTime = live ? 2 : 10
     }
@@ -177,10 +182,32 @@ public final class UnitCheckingReader: SampleReader {
     public var faults: ValueFaults { base.faults }
     /// The wrapped reader's progress.
     public var progress: Double? { base.progress }
-    /// The wrapped reader's warnings and the unit warnings.
+    /// The wrapped reader's warnings and the unit warnings (of a live stream, once its first
+    /// samples are in).
     public var warnings: [TraceWarning] {
-        primeIfNeeded()
+        if !live { primeIfNeeded() }
         return base.warnings + unitWarnings
+    }
+
+    /// The samples checked so far are all there will be: check them.
+    func check() {
+        checked = true
+        unitWarnings = UnitCheck.check(
+            buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary)
+        if live { buffer = [] }
+    }
+
+    /// The next sample of a live stream, kept for the check until the window is full.
+    func passThrough() throws -> SensorSample? {
+        let sample = try base.next()
+        guard !checked else { return sample }
+        guard let sample else {
+            check()
+            return nil
+        }
+        buffer.append(sample)
+        if buffer.count >= lookahead || sample.t - buffer[0].t > lookaheadTime { check() }
+        return sample
     }
 
     /// Reads ahead and checks, once. A read error is kept and thrown by ``next()`` after the
@@ -198,14 +225,14 @@ public final class UnitCheckingReader: SampleReader {
         } catch {
             pendingError = error
         }
-        unitWarnings = UnitCheck.check(
-            buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary)
+        check()
     }
 
     @exclusivity(unchecked) var pendingError: Error?
 
     /// The next sample.
     public func next() throws -> SensorSample? {
+        if live { return try passThrough() }
         primeIfNeeded()
         if position < buffer.count {
             position += 1

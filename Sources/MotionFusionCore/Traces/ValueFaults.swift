@@ -1,10 +1,12 @@
 /// Glitches in the values of a well-formed file — what real loggers emit now and then. They never
 /// stop a run: the affected sensor (or ground truth) is treated as missing for that sample and the
-/// row is kept, so there is still one output row per input row. Each kind is reported once, with
+/// row is kept, so there is still one output row per input row. The exception is a row that is
+/// no data at all (a spreadsheet's summary line): it is dropped. Each kind is reported once, with
 /// its count and first location. With `strict` set they are errors instead (exit status 1).
 ///
-/// Structural problems — a field that is not a number, a wrong field count, a missing column —
-/// are always errors (``TraceError``).
+/// Structural problems — a field that is not a number in a row of numbers, a wrong field count,
+/// a missing column, more rows that are not data than ``DelimitedRows/maximumJunk(rows:)`` — are
+/// always errors (``TraceError``).
 public struct ValueFaults: Sendable {
     /// A kind of value fault.
     public enum Kind: String, CaseIterable, Sendable {
@@ -27,6 +29,8 @@ public struct ValueFaults: Sendable {
         case invalidEstimate = "invalid estimate quaternion"
         /// A `moving` flag other than 0 or 1.
         case invalidFlag = "moving flag not 0 or 1"
+        /// A row that is mostly not numbers among the data (counted by ``DelimitedRows``).
+        case junkRow = "row that is not data"
     }
 
     /// One kind's tally.
@@ -71,6 +75,11 @@ public struct ValueFaults: Sendable {
         }
     }
 
+    /// Sets the tally of a kind counted elsewhere (rows dropped by ``DelimitedRows``).
+    public mutating func set(_ kind: Kind, count: Int, first: SourceLocation, _ detail: String) {
+        tallies[kind] = Tally(count: count, first: first, detail: detail)
+    }
+
     /// Adds another log's tallies (the files of one recording).
     public mutating func absorb(_ other: ValueFaults) {
         for (kind, t) in other.tallies {
@@ -90,6 +99,7 @@ public struct ValueFaults: Sendable {
             case .invalidTruth: action = "ground truth treated as missing there"
             case .invalidEstimate: action = "the row is left out of the score"
             case .invalidFlag: action = "the flag is treated as missing there"
+            case .junkRow: action = "the row is dropped (no output row)"
             default: action = "that sensor is treated as missing for the sample"
             }
             let times = t.count == 1 ? "once" : "\(t.count) times"

@@ -1,0 +1,146 @@
+/// The lines some loggers and spreadsheets write before a table's header, found so the header is
+/// read where it is: Excel's delimiter hint `sep=;` as the first line, comment lines (`#`, `//`,
+/// `%`), and metadata lines (`DOT Firmware version: 2.x`, `Sample rate,60Hz`) — a first line
+/// that does not split into the header's number of fields.
+///
+/// The header is the first line that looks like one: at least two fields, mostly not numbers, over
+/// a data line (the first non-blank, non-comment line after the header rows) with as many fields,
+/// mostly numbers. The lines before it are a preamble only when every one of them looks like
+/// preamble (blank, a comment, or a field count other than the header's); otherwise the first line
+/// is the header, as in a file without one (a units row under the names, say, stays a header row).
+/// Only as many lines are read as the decision needs: the header and the first data line of a live
+/// stream.
+public enum Preamble {
+    /// Most lines examined for a header; beyond them the first line is the header.
+    public static let maximumLines = 64
+
+    /// What comes before the header.
+    public struct Found: Equatable, Sendable {
+        /// Lines before the header.
+        public var lines: Int
+        /// The separator a `sep=` line names.
+        public var separator: TextDialect.Separator?
+    }
+
+    /// Whether `line` is a comment: its first non-blank bytes are `#`, `//` or `%`.
+    @inlinable
+    public static func isComment(_ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var i = 0
+        while i < n && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
+        guard i < n else { return false }
+        let c = p[i]
+        return c == UInt8(ascii: "#") || c == UInt8(ascii: "%")
+            || (c == UInt8(ascii: "/") && i + 1 < n && p[i + 1] == UInt8(ascii: "/"))
+    }
+
+    static func isComment(_ line: [UInt8]) -> Bool {
+        line.withUnsafeBufferPointer { $0.baseAddress.map { isComment($0, line.count) } ?? false }
+    }
+
+    static func isBlank(_ line: [UInt8]) -> Bool { line.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D } }
+
+    /// The separator named by Excel's `sep=X` line, or nil when `line` is not one.
+    static func separatorHint(_ line: [UInt8]) -> TextDialect.Separator? {
+        var text = Substring(String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self))
+        if text.count >= 2 && text.first == "\"" && text.last == "\"" { text = text.dropFirst().dropLast() }
+        guard text.count == 5, text.lowercased().hasPrefix("sep=") else { return nil }
+        return TextDialect.separator(named: String(text.last!))
+    }
+
+    /// Fields of a line, how many are numbers and how many are text (empty ones are neither), and
+    /// whether the last is empty.
+    struct Shape {
+        var count = 0, numbers = 0, texts = 0
+        var lastEmpty = false
+
+        init(_ line: [UInt8], _ dialect: TextDialect) {
+            line.withUnsafeBufferPointer { buf in
+                guard let p = buf.baseAddress, !buf.isEmpty else { return }
+                count = FieldSplitter(dialect: dialect).forEachField(p, buf.count) { _, s, e in
+                    switch DecimalParser.parse(p, s, e, point: dialect.decimalPoint) {
+                    case .value: numbers += 1
+                    case .malformed: texts += 1
+                    case .empty: break
+                    }
+                    lastEmpty = DecimalParser.parse(p, s, e) == .empty
+                }
+            }
+        }
+
+        /// Whether a header and a data line of these shapes have the same columns, one of them
+        /// perhaps with an extra empty field after a trailing separator.
+        func matches(_ other: Shape) -> Bool {
+            count == other.count || (count == other.count + 1 && lastEmpty)
+                || (other.count == count + 1 && other.lastEmpty)
+        }
+    }
+
+    /// Whether `header` looks like the header of a table whose first data line is `data`.
+    static func looksLikeHeader(_ header: [UInt8], over data: [UInt8], separator: TextDialect.Separator?) -> Bool {
+        let dialect = TextDialect.detect(header: header, data: data, separator: separator)
+        let h = Shape(header, dialect)
+        let d = Shape(data, dialect)
+        return h.count >= 2 && h.matches(d) && h.texts > h.numbers && d.numbers > d.texts
+    }
+
+    /// Finds the preamble of the lines `lines` holds next, without consuming them. `headerRows` is
+    /// the number of header lines (0: only a `sep=` line is looked for); `separator` the one given
+    /// on the command line.
+    public static func find(
+        _ lines: ByteLineReader, headerRows: Int, separator: TextDialect.Separator?
+    ) throws -> Found {
+        guard let first = try lines.peekLine(ahead: 0) else { return Found(lines: 0) }
+        let named = separatorHint(first)
+        let start = named == nil ? 0 : 1
+        let fallback = Found(lines: start, separator: named)
+        guard headerRows > 0 else { return fallback }
+        let separator = separator ?? named
+        do {
+            var h = start
+            while h - start < maximumLines, let line = try lines.peekLine(ahead: h) {
+                // Binary data is no table: the first line reports it.
+                if line.contains(0) { return fallback }
+                if isBlank(line) {
+                    h += 1
+                    continue
+                }
+                var d = h + headerRows
+                var data: [UInt8]?
+                while d - h <= maximumLines, let l = try lines.peekLine(ahead: d) {
+                    if !isBlank(l) && !isComment(l) {
+                        data = l
+                        break
+                    }
+                    d += 1
+                }
+                guard let data else { return fallback }
+                if looksLikeHeader(line, over: data, separator: separator) {
+                    let dialect = TextDialect.detect(header: line, data: data, separator: separator)
+                    let columns = Shape(line, dialect).count
+                    for k in start..<h {
+                        guard let l = try lines.peekLine(ahead: k) else { return fallback }
+                        if !isBlank(l) && !isComment(l) && Shape(l, dialect).count == columns { return fallback }
+                    }
+                    return Found(lines: h, separator: named)
+                }
+                h += 1
+            }
+        } catch let e as TraceError where e.kind == .lineTooLong {
+            // Reported when the lines are read.
+        }
+        return fallback
+    }
+}
+
+extension Preamble {
+    /// A copy of the header line — the first non-blank line after the preamble, or after
+    /// `options.skipLines` — consuming nothing (format detection); nil for an empty input.
+    public static func header(_ lines: ByteLineReader, options: DelimitedReadOptions) throws -> [UInt8]? {
+        var k = try options.skipLines ?? find(lines, headerRows: options.headerRows, separator: options.separator).lines
+        while let line = try lines.peekLine(ahead: k) {
+            if !isBlank(line) { return k == 0 ? DelimitedRows.withoutBOM(line) : line }
+            k += 1
+        }
+        return nil
+    }
+}
