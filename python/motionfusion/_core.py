@@ -76,12 +76,23 @@ OUTPUTS = ("quaternion", "euler_deg", "heading_deg", "used", "gyro_bias", "sigma
 _COLUMNS = {"quaternion": 4, "euler_deg": 3, "gyro_bias": 3}
 
 
+def _warn_if_9d_without_magnetometer(mode: Any, mag: np.ndarray | None, where: str = "") -> None:
+    """A 9D run asked for by name, on a recording without a magnetometer value, runs 6D: say so,
+    as the command line does."""
+    if isinstance(mode, str) and mode.lower() == "9d" and (mag is None or not np.isfinite(mag).any()):
+        warnings.warn(
+            f"{where}mode='9d' but the recording has no magnetometer value: running 6D (heading not "
+            "referenced to north); pass mag, or mode='6d' (or None, the filter's default) to silence this",
+            MotionFusionWarning, stacklevel=4)
+
+
 def _batch(function, t, gyr, acc, mag, filter, mode, frame, declination, parameters, outputs) -> dict[str, np.ndarray]:
     t = _array(t, "t", None, None)
     n = t.shape[0]
     gyr = None if gyr is None else _array(gyr, "gyr", 3, n)
     acc = None if acc is None else _array(acc, "acc", 3, n)
     mag = None if mag is None else _array(mag, "mag", 3, n)
+    _warn_if_9d_without_magnetometer(mode, mag)
     wanted = OUTPUTS if outputs is None else tuple(outputs)
     unknown = sorted(set(wanted) - set(OUTPUTS))
     if unknown or isinstance(outputs, str):
@@ -102,7 +113,7 @@ def _batch(function, t, gyr, acc, mag, filter, mode, frame, declination, paramet
 
 
 def replay(
-    t: Any, gyr: Any, acc: Any, mag: Any = None, *, filter: str = "ekf", mode: str | None = "9d",
+    t: Any, gyr: Any, acc: Any, mag: Any = None, *, filter: str = "ekf", mode: str | None = None,
     frame: str = "enu", declination: float | None = None, parameters: Mapping[str, float] | None = None,
     outputs: Sequence[str] | None = None,
 ) -> dict[str, np.ndarray]:
@@ -112,8 +123,9 @@ def replay(
     Inputs are numpy arrays (or anything numpy converts), read in place without a copy when they
     are C-contiguous float64: ``t`` (N,) in seconds, ``gyr`` (N, 3) rad/s, ``acc`` (N, 3) m/s², ``mag``
     (N, 3) µT or None (each sensor may be None when the recording lacks it). A row with a NaN means
-    "no value of that sensor at this sample". ``filter`` is one of :data:`FILTERS`; ``mode`` "9d"
-    without ``mag`` runs 6D, as the command line does (None: the filter's default mode). ``frame``
+    "no value of that sensor at this sample". ``filter`` is one of :data:`FILTERS`; ``mode`` is
+    "6d", "9d" or None, the filter's own default as on the command line; "9d" without a
+    magnetometer value runs 6D and warns (:class:`MotionFusionWarning`). ``frame``
     is the earth frame of the outputs ("enu", "ned", "nwu"); ``declination`` (degrees east)
     references them to true north; ``parameters`` sets filter parameters by name in SI units (the
     command line's ``--param``). ``outputs`` names the arrays to compute (default: all of
@@ -138,7 +150,7 @@ def replay(
 
 
 def replay_many(
-    traces: Sequence[Mapping[str, Any]], *, filter: str = "ekf", mode: str | None = "9d", frame: str = "enu",
+    traces: Sequence[Mapping[str, Any]], *, filter: str = "ekf", mode: str | None = None, frame: str = "enu",
     declination: float | None = None, parameters: Mapping[str, float] | None = None,
 ) -> list[np.ndarray]:
     """Runs a filter over many recordings in one call: for each, the ``quaternion`` output of
@@ -158,6 +170,7 @@ def replay_many(
         n = t.shape[0]
         sensors = [None if trace.get(k) is None else _array(trace[k], f"traces[{i}]['{k}']", 3, n)
                    for k in ("gyr", "acc", "mag")]
+        _warn_if_9d_without_magnetometer(mode, sensors[2], f"traces[{i}]: ")
         prepared.append((t, *sensors, np.empty((n, 4), dtype=np.float64)))
     count = len(prepared)
 
@@ -176,7 +189,7 @@ def replay_many(
 
 
 def reconstruct(
-    t: Any, gyr: Any, acc: Any, mag: Any = None, *, filter: str = "ekf", mode: str | None = "9d",
+    t: Any, gyr: Any, acc: Any, mag: Any = None, *, filter: str = "ekf", mode: str | None = None,
     frame: str = "enu", declination: float | None = None, parameters: Mapping[str, float] | None = None,
     outputs: Sequence[str] | None = None,
 ) -> dict[str, np.ndarray]:
@@ -283,7 +296,7 @@ class Filter:
     ``rest__minimumDuration``). Filters pickle with their state.
     """
 
-    def __init__(self, kind: str = "ekf", mode: str | None = "9d", **parameters: float):
+    def __init__(self, kind: str = "ekf", mode: str | None = None, **parameters: float):
         self._handle = ctypes.c_void_p()
         err = error_buffer()
         check(lib.mf_filter_create(_option(kind), _option(mode), _parameters(parameters),

@@ -25,10 +25,11 @@ from ._core import Filter, MotionFusionError, PathLike, folder_plan
 
 def replay_folder(
     src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
-    mode: str = "9d", format: str | None = None, options: Sequence[str] = (), progress: bool = True,
+    mode: str | None = None, format: str | None = None, options: Sequence[str] = (), progress: bool = True,
 ) -> list[dict[str, Any]]:
     """Replays every trace of the folder ``src`` into the folder ``dst`` on Dask, one task per trace:
-    the same files as ``motionfusion replay SRC --output DST --filter FILTER --mode MODE``.
+    the same files as ``motionfusion replay SRC --output DST --filter FILTER --mode MODE`` (``mode``
+    None: the filter's default, as without ``--mode``).
 
     ``client``: a ``dask.distributed.Client`` to run on; without one a ``LocalCluster`` of
     ``n_workers`` single-threaded worker processes (default: one per core) is started and closed.
@@ -45,19 +46,20 @@ def replay_folder(
     """
     # A filter or mode the command line would refuse fails here once, not in every task.
     Filter(filter, mode)
-    args = ["--filter", filter, "--mode", mode]
+    args = ["--filter", filter] + ([] if mode is None else ["--mode", mode])
     return _run_folder("replay", src, dst, args, n_workers, client, format, options, progress)
 
 
 def reconstruct_folder(
     src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
-    mode: str = "9d", format: str | None = None, options: Sequence[str] = (), progress: bool = True,
+    mode: str | None = None, format: str | None = None, options: Sequence[str] = (), progress: bool = True,
 ) -> list[dict[str, Any]]:
     """As :func:`replay_folder`, with ``motionfusion reconstruct`` (best offline attitude) per trace.
     ``filter`` must be "ekf", the filter the reconstruction is built on."""
     if filter.lower() != "ekf":
         raise MotionFusionError("reconstruct runs the EKF (filter ekf)", _native.ERROR_USAGE)
-    return _run_folder("reconstruct", src, dst, ["--mode", mode], n_workers, client, format, options, progress)
+    args = [] if mode is None else ["--mode", mode]
+    return _run_folder("reconstruct", src, dst, args, n_workers, client, format, options, progress)
 
 
 def _option_values(options: Sequence[str], name: str) -> list[str]:

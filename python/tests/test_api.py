@@ -231,10 +231,30 @@ def test_reconstruct_raises_without_lapack(tmp_path):
     assert "raised:" in run.stdout and "apt-get install libopenblas0 liblapacke" in run.stdout, run.stdout
 
 
-def test_9d_without_magnetometer_runs_6d(sim):
-    a = mf.replay(sim["t"], sim["gyr"], sim["acc"], None, mode="9d")
+def test_9d_without_magnetometer_runs_6d_and_says_so(sim):
+    with pytest.warns(mf.MotionFusionWarning, match="no magnetometer value: running 6D"):
+        a = mf.replay(sim["t"], sim["gyr"], sim["acc"], None, mode="9d")
     b = mf.replay(sim["t"], sim["gyr"], sim["acc"], None, mode="6d")
     assert np.array_equal(a["quaternion"], b["quaternion"])
+    with pytest.warns(mf.MotionFusionWarning, match=r"traces\[0\]: mode='9d'"):
+        mf.replay_many([{"t": sim["t"], "gyr": sim["gyr"], "acc": sim["acc"]}], mode="9d")
+    # The filter's own default (None) is silent, as the command line without --mode.
+    import warnings as w
+    with w.catch_warnings():
+        w.simplefilter("error")
+        c = mf.replay(sim["t"], sim["gyr"], sim["acc"], None)
+    assert np.array_equal(c["quaternion"], b["quaternion"])
+
+
+def test_mode_defaults_to_the_filters_own(sim, cli, tmp_path):
+    """``filter="tilt"`` (6D only) runs without a mode, as ``motionfusion replay --filter tilt`` does."""
+    out = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], filter="tilt")
+    cli("replay", SIM, "--filter", "tilt", "--output", tmp_path / "e.csv")
+    assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=False)
+    f = mf.Filter("tilt")
+    q = f.update(sim["gyr"][0], sim["acc"][0], None, 0.01)
+    assert np.all(np.isfinite(q))
+    assert mf.Filter("ekf").state.startswith('{"filter":"ekf","mode":"9d"')
     with pytest.raises(mf.MotionFusionError, match="e-compass needs one"):
         mf.replay(sim["t"], sim["gyr"], sim["acc"], None, filter="ecompass")
 
