@@ -302,7 +302,8 @@ class Filter:
         check(lib.mf_filter_create(_option(kind), _option(mode), _parameters(parameters),
                                    ctypes.byref(self._handle), err, len(err)), err)
         self.kind = kind.lower()
-        self.mode = mode
+        # The mode run: the one asked for, or the filter's own default (read off its state's header).
+        self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["mode"]
         self._parameters = dict(parameters)
         self._q = np.empty(4)
         self._bias = np.empty(3)
