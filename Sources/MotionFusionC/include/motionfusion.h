@@ -186,7 +186,8 @@ void mf_filter_free(mf_filter *filter);
 int32_t mf_cli_run(int32_t argc, const char *const *argv, int32_t capture, char **out, char **err);
 
 /* Installs the command line's handlers for SIGINT, SIGTERM and SIGHUP (remove half-written outputs,
- * exit 128+n). Only for processes that are the command line. */
+ * exit 128+n) and for SIGILL, SIGTRAP, SIGSEGV, SIGBUS and SIGFPE (remove them, then crash through
+ * the handler installed before). Only for processes that are the command line. */
 void mf_install_signal_handlers(void);
 
 /* The plan of `motionfusion replay SOURCE --output FOLDER` (and reconstruct) when SOURCE is a folder
