@@ -50,7 +50,8 @@ void mf_string_free(char *string);
  *
  * filter: "ekf" (default when NULL), "complementary", "mahony", "madgwick", "ecompass", "tilt".
  * mode: "6d" or "9d" (NULL: the filter's default). parameters: "name=value,..." in SI units (the
- * command line's --param; NULL or "" for defaults). frame: "enu" (NULL), "ned" or "nwu": the
+ * command line's --param; NULL or "" for defaults; a value outside its range in docs/Filters.md is
+ * MF_ERROR_USAGE). frame: "enu" (NULL), "ned" or "nwu": the
  * earth frame of the written attitude and angles. declination_deg: degrees east, NaN for none;
  * when given, attitude and heading are referenced to true north.
  *
