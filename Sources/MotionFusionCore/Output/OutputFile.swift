@@ -413,15 +413,15 @@ public enum PendingOutputs {
         }
         for sig in crashSignals {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { received in
+            action.__sigaction_handler.sa_sigaction = { received, info, _ in
                 PendingOutputs.removePending()
-                // Restore the previous action and deliver the signal again (blocked until this
-                // handler returns; a fault also recurs when its instruction runs again).
+                // Restore the previous action. A fault recurs when its instruction runs again, with
+                // its own address; a signal sent by kill or raise is sent again.
                 sigaction(received, PendingOutputs.previousActions + Int(received), nil)
-                raise(received)
+                if let info, info.pointee.si_code <= 0 { raise(received) }
             }
             sigemptyset(&action.sa_mask)
-            action.sa_flags = 0
+            action.sa_flags = SA_SIGINFO
             sigaction(sig, &action, previousActions + Int(sig))
         }
     }
