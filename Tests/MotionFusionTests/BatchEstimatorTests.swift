@@ -131,8 +131,8 @@ final class BatchEstimatorTests: XCTestCase {
     /// out of range); it is solved whole and the samples after it start a new solution. At rest the
     /// attitude is the accelerometer's and magnetometer's (the e-compass's). Recordings of 1, 2 and 3
     /// samples, with repeated times, with both initialisers and the joint calibration, give one
-    /// finite output per input.
-    func testWindowsWithoutTwoKnots() {
+    /// finite output per input, as from the smoother.
+    func testWindowsWithoutTwoKnots() throws {
         let still = SensorSample(
             t: 0, gyroscope: .zero, accelerometer: Vector3(0.5, 0, 9.79), magnetometer: Vector3(20, 5, -40))
         let compass = RunConfiguration(.ecompass, mode: .nineD).attitudes([still])[0]
@@ -185,6 +185,13 @@ final class BatchEstimatorTests: XCTestCase {
                         XCTAssert(
                             out.allSatisfy { $0.estimate.attitude.isFinite && $0.estimate.gyroscopeBias.isFinite })
                     }
+                    // The other method of `reconstruct`, the smoother.
+                    var p = OfflineReconstruction.Parameters()
+                    p.method = .smoother
+                    p.mode = mode
+                    let smoothed = try OfflineReconstruction(parameters: p).reconstruct(samples(count, step: step))
+                    XCTAssertEqual(smoothed.samples.count, count, "smoother: \(count) samples \(step) s apart")
+                    XCTAssert(smoothed.samples.allSatisfy { $0.estimate.attitude.isFinite })
                 }
             }
         }
