@@ -37,6 +37,14 @@ enum InfoCommand {
                         ? json(summary, source: p, faults: reader.faults) + "\n"
                         : table(summary, source: p, faults: reader.faults))
                 for w in trace.warnings { output.err("\(w)\n") }
+                if let g = summary.gyroscopeOffset,
+                    !trace.warnings.contains(where: { $0.message.contains("zero offset") })
+                {
+                    // Found over the whole trace, beyond the reader's look-ahead.
+                    let here = SourceLocation(file: reader.description.source, line: 0, column: 0)
+                    output.err(
+                        "\(TraceWarning(here, UnitCheck.gyroscopeOffsetMessage(g.offset, samples: g.samples)))\n")
+                }
             } catch {
                 let e = CommandLineError.from(error)
                 if paths.count == 1 { throw e }
@@ -63,12 +71,16 @@ enum InfoCommand {
         if let a = s.restNorms.accelerometer { norms["accelerometer_m_s2"] = .number(a) }
         if let g = s.restNorms.gyroscope { norms["gyroscope_rad_s"] = .number(g) }
         if let m = s.restNorms.magnetometer { norms["magnetometer_ut"] = .number(m) }
+        let offset: JSONValue =
+            s.gyroscopeOffset.map { .array([.number($0.offset.x), .number($0.offset.y), .number($0.offset.z)]) }
+            ?? .null
         var faultCounts = [String: JSONValue]()
         for (kind, t) in faults.tallies { faultCounts[kind.rawValue] = .integer(t.count) }
         let object: JSONValue = [
             "source": .string(source), "format": .string(s.format), "samples": .integer(s.samples),
             "start_time_s": .number(s.startTime), "duration_s": .number(s.duration), "rate_hz": .object(rate),
             "sensors": .object(timing), "rest_norms": .object(norms), "rest_samples": .integer(s.restSamples),
+            "gyroscope_offset_rad_s": offset,
             "has_ground_truth": .bool(s.hasGroundTruth), "ground_truth_samples": .integer(s.groundTruthSamples),
             "value_faults": .object(faultCounts), "warnings": .array(s.warnings.map { .string($0.message) }),
         ]
@@ -105,6 +117,11 @@ enum InfoCommand {
         out +=
             "units         "
             + (s.warnings.contains { $0.message.contains("--units") } ? "suspect (see warnings)" : "plausible") + "\n"
+        if let g = s.gyroscopeOffset {
+            out += String(
+                format: "gyro offset   (%.3f, %.3f, %.3f) rad/s while still: calibrate it (see warnings)\n", g.offset.x,
+                g.offset.y, g.offset.z)
+        }
         out += "value faults  " + (faults.total == 0 ? "none" : "\(faults.total) (see warnings)") + "\n"
         return out + "\n"
     }

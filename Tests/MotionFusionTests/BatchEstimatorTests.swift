@@ -126,6 +126,77 @@ final class BatchEstimatorTests: XCTestCase {
         }
     }
 
+    /// Windows with fewer than two knots: a full window of repeated timestamps, or of samples far
+    /// closer together than the knot interval, has no knot to split at (it used to stop on an index
+    /// out of range); it is solved whole and the samples after it start a new solution. At rest the
+    /// attitude is the accelerometer's and magnetometer's (the e-compass's). Recordings of 1, 2 and 3
+    /// samples, with repeated times, with both initialisers and the joint calibration, give one
+    /// finite output per input, as from the smoother.
+    func testWindowsWithoutTwoKnots() throws {
+        let still = SensorSample(
+            t: 0, gyroscope: .zero, accelerometer: Vector3(0.5, 0, 9.79), magnetometer: Vector3(20, 5, -40))
+        let compass = RunConfiguration(.ecompass, mode: .nineD).attitudes([still])[0]
+        func samples(_ count: Int, step: Double) -> [SensorSample] {
+            (0..<count).map {
+                var s = still
+                s.t = Double($0) * step
+                return s
+            }
+        }
+        // (what, samples): 1.2 windows of one timestamp, of 0.1 µs steps, and a one-knot window
+        // followed by ordinary samples.
+        let cases: [(String, [SensorSample])] = [
+            ("identical", samples(1_500, step: 0)), ("dense", samples(1_500, step: 1e-7)),
+            (
+                "dense then 100 Hz",
+                samples(1_300, step: 1e-7)
+                    + samples(500, step: 0.01).map { s in
+                        var s = s
+                        s.t += 1
+                        return s
+                    }
+            ),
+        ]
+        for mode in [FusionMode.nineD, .sixD] {
+            for (what, input) in cases {
+                let out = batch(mode) {
+                    $0.windowSamples = 1_000
+                    $0.lookaheadSamples = 200
+                }.reconstruct(input)
+                XCTAssertEqual(out.map(\.estimate.t), input.map(\.t), "\(what) \(mode.rawValue): one output per input")
+                XCTAssert(out.allSatisfy { $0.estimate.attitude.isFinite }, "\(what) \(mode.rawValue)")
+                let worst = out.map {
+                    mode == .nineD
+                        ? $0.estimate.attitude.angle(to: compass).degrees
+                        : abs(EulerAngles($0.estimate.attitude).pitch - EulerAngles(compass).pitch).degrees
+                            + abs(EulerAngles($0.estimate.attitude).roll - EulerAngles(compass).roll).degrees
+                }.max()!
+                XCTAssertLessThan(worst, 0.5, "\(what) \(mode.rawValue): the attitude at rest")
+            }
+            for count in 1...3 {
+                for step in [0.01, 0] {
+                    for configure: (inout BatchAttitudeEstimator.Parameters) -> Void in [
+                        { _ in }, { $0.initialiser = .filter }, { $0.estimateMagnetometerCalibration = true },
+                        { $0.knotInterval = 1e-3 },
+                    ] {
+                        let input = samples(count, step: step)
+                        let out = batch(mode, configure).reconstruct(input)
+                        XCTAssertEqual(out.count, count, "\(count) samples \(step) s apart")
+                        XCTAssert(
+                            out.allSatisfy { $0.estimate.attitude.isFinite && $0.estimate.gyroscopeBias.isFinite })
+                    }
+                    // The other method of `reconstruct`, the smoother.
+                    var p = OfflineReconstruction.Parameters()
+                    p.method = .smoother
+                    p.mode = mode
+                    let smoothed = try OfflineReconstruction(parameters: p).reconstruct(samples(count, step: step))
+                    XCTAssertEqual(smoothed.samples.count, count, "smoother: \(count) samples \(step) s apart")
+                    XCTAssert(smoothed.samples.allSatisfy { $0.estimate.attitude.isFinite })
+                }
+            }
+        }
+    }
+
     /// Windows with marginal priors carried across give the same result as one window.
     func testWindowsAgreeWithOneWindow() throws {
         let trace = FilterTests.simulated(.mixed, duration: 120)

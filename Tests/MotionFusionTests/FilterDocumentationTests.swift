@@ -26,11 +26,17 @@ final class FilterDocumentationTests: XCTestCase {
         return abs(a - b) <= 5e-4 * max(abs(a), abs(b)) + 1e-12
     }
 
-    /// Rows `| \`name\` | default | …` of the table under each `## \`kind\`` heading, and of the
-    /// shared-parts table (name, filters, default).
-    func documentedTables() throws -> [FilterKind: [String: Double]] {
+    /// A documented row: the default and the range as written.
+    struct Row {
+        var value: Double
+        var range: String
+    }
+
+    /// Rows `| \`name\` | default | range | …` of the table under each `## \`kind\`` heading, and of
+    /// the shared-parts table (name, filters, default, range).
+    func documentedTables() throws -> [FilterKind: [String: Row]] {
         let text = try String(contentsOf: Self.repository.appendingPathComponent("docs/Filters.md"), encoding: .utf8)
-        var tables = [FilterKind: [String: Double]]()
+        var tables = [FilterKind: [String: Row]]()
         for kind in FilterKind.allCases { tables[kind] = [:] }
         var section: [FilterKind] = []
         var shared = false
@@ -41,7 +47,7 @@ final class FilterDocumentationTests: XCTestCase {
                 continue
             }
             let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard line.hasPrefix("| `"), cells.count >= 3, shared || !section.isEmpty else { continue }
+            guard line.hasPrefix("| `"), cells.count >= 4, shared || !section.isEmpty else { continue }
             let name = cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
             if shared {
                 let kinds = cells[1].split(separator: ",").compactMap {
@@ -49,27 +55,138 @@ final class FilterDocumentationTests: XCTestCase {
                 }
                 XCTAssertFalse(kinds.isEmpty, "filters of \(name)")
                 let value = try XCTUnwrap(Self.documentedValue(cells[2]), "default of \(name)")
-                for kind in kinds { tables[kind]![name] = value }
+                for kind in kinds { tables[kind]![name] = Row(value: value, range: cells[3]) }
             } else {
                 let value = try XCTUnwrap(Self.documentedValue(cells[1]), "default of \(name)")
-                for kind in section { tables[kind]![name] = value }
+                for kind in section { tables[kind]![name] = Row(value: value, range: cells[2]) }
             }
         }
         return tables
     }
 
-    /// Every parameter of every filter is in docs/Filters.md with its default, and nothing else is.
+    /// A documented range, `[a, b]` or `(a, b]` (bounds may be `π`, `π/2`, `−π/2`), with
+    /// ` or nan` when NaN (learn it) is accepted too; `0 or 1` for a switch (nil).
+    static func documentedRange(_ text: String) -> (range: ParameterRange, nan: Bool)? {
+        guard text != "0 or 1" else { return nil }
+        let nan = text.hasSuffix(" or nan")
+        let interval = nan ? String(text.dropLast(" or nan".count)) : text
+        guard let open = interval.first, open == "[" || open == "(", interval.last == "]" else { return nil }
+        let bounds = interval.dropFirst().dropLast().split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "−", with: "-")
+        }
+        func number(_ s: String) -> Double? {
+            let sign = s.hasPrefix("-") ? -1.0 : 1.0
+            let body = s.hasPrefix("-") ? String(s.dropFirst()) : s
+            switch body {
+            case "π": return sign * .pi
+            case "π/2": return sign * .pi / 2
+            default: return Double(body).map { sign * $0 }
+            }
+        }
+        guard bounds.count == 2, let lower = number(bounds[0]), let upper = number(bounds[1]) else { return nil }
+        return (open == "[" ? ParameterRange(lower...upper) : .above(lower, upTo: upper), nan)
+    }
+
+    /// Every parameter of every filter is in docs/Filters.md with its default and range, and
+    /// nothing else is.
     func testFiltersDocumentEveryParameterWithItsDefault() throws {
         let tables = try documentedTables()
         for kind in FilterKind.allCases {
-            let code = FilterSetup(kind).parameterValues
+            let setup = FilterSetup(kind)
+            let code = setup.parameterValues
             let documented = tables[kind]!
             XCTAssertEqual(Set(code.map(\.name)), Set(documented.keys), "\(kind.rawValue): names")
             for (name, value) in code {
                 guard let doc = documented[name] else { continue }
-                XCTAssert(Self.agree(doc, value), "\(kind.rawValue) \(name): documented \(doc), code \(value)")
+                XCTAssert(
+                    Self.agree(doc.value, value), "\(kind.rawValue) \(name): documented \(doc.value), code \(value)")
+                let range = setup.ranges[name]
+                guard let (documentedRange, nan) = Self.documentedRange(doc.range) else {
+                    XCTAssertEqual(doc.range, "0 or 1", "\(kind.rawValue) \(name): a range or '0 or 1'")
+                    XCTAssertNil(range, "\(kind.rawValue) \(name) is documented as a switch")
+                    continue
+                }
+                guard let range else {
+                    XCTFail("\(kind.rawValue) \(name): documented \(doc.range), no range in the code")
+                    continue
+                }
+                XCTAssert(
+                    Self.agree(documentedRange.lower, range.lower) && Self.agree(documentedRange.upper, range.upper)
+                        && documentedRange.includesLower == range.includesLower,
+                    "\(kind.rawValue) \(name): documented \(doc.range), code \(range)")
+                XCTAssertEqual(nan, value.isNaN, "\(kind.rawValue) \(name): 'or nan' exactly when nan is the default")
             }
         }
+    }
+
+    /// Every numeric parameter declares a range holding its default, and no range names a parameter
+    /// that does not exist.
+    func testEveryParameterDeclaresARangeHoldingItsDefault() {
+        for kind in FilterKind.allCases {
+            let setup = FilterSetup(kind)
+            let ranges = setup.ranges
+            var numeric = Set<String>()
+            for (name, value) in setup.parameterValues where !isSwitch(kind, name) {
+                guard let range = ranges[name] else {
+                    XCTFail("\(kind.rawValue) \(name): no range")
+                    continue
+                }
+                numeric.insert(name)
+                XCTAssert(
+                    range.contains(value) || value.isNaN, "\(kind.rawValue) \(name): default \(value) outside \(range)")
+            }
+            XCTAssertEqual(Set(ranges.keys), numeric, "\(kind.rawValue): ranges of exactly the numeric parameters")
+        }
+    }
+
+    /// Whether a parameter is a switch (1 or 0 only).
+    func isSwitch(_ kind: FilterKind, _ name: String) -> Bool {
+        var setup = FilterSetup(kind)
+        do {
+            try setup.setParameter(name, 0.5)
+            return false
+        } catch {
+            return "\(error)".contains("is a switch")
+        }
+    }
+
+    /// Every bound is enforced: each range's ends (and its default) are accepted; just outside
+    /// either end, infinities and NaN (except where NaN means "learn it") are usage errors naming
+    /// the parameter, the value and the range.
+    func testParameterRangesAreEnforced() throws {
+        var checked = 0
+        for kind in FilterKind.allCases {
+            for (name, range) in FilterSetup(kind).ranges.sorted(by: { $0.key < $1.key }) {
+                let learnt = FilterSetup(kind).parameterValues.first { $0.name == name }!.value.isNaN
+                let inside =
+                    [range.includesLower ? range.lower : range.lower + (range.upper - range.lower) * 1e-6, range.upper]
+                    + (learnt ? [.nan] : [])
+                for value in inside {
+                    var setup = FilterSetup(kind)
+                    XCTAssertNoThrow(try setup.setParameter(name, value), "\(kind.rawValue) \(name)=\(value)")
+                    let set = setup.parameterValues.first { $0.name == name }!.value
+                    XCTAssert(Self.agree(set, value), "\(kind.rawValue) \(name): \(set)")
+                }
+                let outside =
+                    [
+                        range.includesLower ? range.lower.nextDown : range.lower, range.upper.nextUp, .infinity,
+                        -.infinity,
+                    ]
+                    + (learnt ? [] : [.nan])
+                for value in outside {
+                    var setup = FilterSetup(kind)
+                    XCTAssertThrowsError(try setup.setParameter(name, value), "\(kind.rawValue) \(name)=\(value)") {
+                        let message = "\($0)"
+                        XCTAssert(
+                            message.contains("'\(name)'") && message.contains("\(range)")
+                                && message.contains("\(value)"),
+                            message)
+                    }
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 250)
     }
 
     /// The "Default …" of each `///` comment above a parameter agrees with the value it documents.

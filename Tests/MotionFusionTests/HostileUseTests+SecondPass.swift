@@ -221,14 +221,26 @@ extension HostileUseTests {
         XCTAssert(info.err.contains("a rate above 1 MHz"), info.out + info.err)
     }
 
-    /// A key given twice, a count given a fraction, an expected field no planet has, and an empty
-    /// or repeated sensor list are usage errors naming the option (one said "DecodingError").
+    /// A key given twice, a count given a fraction, an expected field no planet has, tuning outside
+    /// its range (named with the value and the range), and an empty or repeated sensor list are
+    /// usage errors naming the option (one said "DecodingError").
     func testRepeatedAndImpossibleOptionValuesAreUsageErrors() throws {
         let cases: [([String], String)] = [
-            (["replay", trace, "--param", "integration.rateChangeSteps=0.5"], "is a count: a whole number"),
+            (["replay", trace, "--param", "integration.rateChangeSteps=2.5"], "is a count: a whole number"),
             (["replay", trace, "--param", "gyroscopeNoise=0.1,gyroscopeNoise=0.2"], "'gyroscopeNoise' is given twice"),
-            (["replay", trace, "--param", "expectedFieldNorm=-5"], "must be positive"),
-            (["replay", trace, "--param", "expectedDip=200"], "must be within ±π/2 rad"),
+            (
+                ["replay", trace, "--param", "expectedFieldNorm=-5"],
+                "'expectedFieldNorm' must be within (0, 1000] (or nan to learn it); got -5.0"
+            ),
+            (["replay", trace, "--param", "expectedDip=200"], "'expectedDip' must be within [-1.5708, 1.5708]"),
+            (
+                ["replay", trace, "--filter", "mahony", "--param", "ki=1e308"],
+                "'ki' must be within [0, 10]; got 1e+308"
+            ),
+            (
+                ["replay", trace, "--param", "rest.gyroscopeThreshold=0"],
+                "'rest.gyroscopeThreshold' must be within (0, 1]"
+            ),
             (["replay", trace, "--units", "gyr=deg/s,gyr=rad/s"], "'gyr' is given twice"),
             (["calibrate", trace, "--sensors", "mag,mag", "--output", "c.json"], "'mag' is given twice"),
             (["replay", trace, "--columns", "t=1"], "no sensor columns"),

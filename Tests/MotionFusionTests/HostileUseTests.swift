@@ -49,6 +49,43 @@ final class HostileUseTests: XCTestCase {
         XCTAssertEqual(try run(["replay", "-", "--output", "other.csv"], stdin: trace, stderr: "/dev/null"), 0)
     }
 
+    /// `reconstruct` of a recording all at rest on one timestamp (360 000 identical rows), of
+    /// 370 000 samples 0.1 µs apart, or of two rows, ends normally with one finite row per sample
+    /// (it used to crash on an index out of range, leaving its temporary file behind), and
+    /// `--calibrate-mag` on them is an error; no temporary file is left in the folder.
+    func testReconstructOfRecordingsWithinOneKnot() throws {
+        let header = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
+        let cases: [(String, Int, (Int) -> String)] = [
+            ("identical", 360_000, { _ in "0" }), ("dense", 370_000, { "\(Double($0) * 1e-7)" }),
+            ("short", 2, { "\(Double($0) * 0.01)" }),
+        ]
+        for (name, rows, time) in cases {
+            var text = header
+            for i in 0..<rows { text += time(i) + ",0,0,0,0,0,9.81,20,0,-40\n" }
+            try text.write(toFile: dir + "/\(name).csv", atomically: false, encoding: .utf8)
+            let status = try run(["reconstruct", "\(name).csv", "--output", "\(name).out.csv"], stderr: "/dev/null")
+            XCTAssertEqual(status, 0, name)
+            let lines = try String(contentsOfFile: dir + "/\(name).out.csv", encoding: .utf8).split(separator: "\n")
+            XCTAssertEqual(lines.count, rows + 1, name)
+            let columns = lines[0].split(separator: ",")
+            let qw = try XCTUnwrap(columns.firstIndex(of: "qw"))
+            for line in [lines[1], lines[rows / 2 + 1], lines[rows]] {
+                let cells = line.split(separator: ",")
+                // Flat, sensor x to magnetic north: yaw 90° (ENU), no tilt.
+                XCTAssertEqual(Double(cells[qw]) ?? .nan, 0.5.squareRoot(), accuracy: 1e-3, "\(name): \(line)")
+                XCTAssertEqual(Double(cells[qw + 3]) ?? .nan, 0.5.squareRoot(), accuracy: 1e-3, "\(name): \(line)")
+            }
+        }
+        // Two readings in one direction do not determine a magnetometer calibration: an error, not
+        // the priors written as a fit.
+        let status = try run(
+            ["reconstruct", "short.csv", "--output", "s.csv", "--calibrate-mag", "cal.json"], stderr: "/dev/null")
+        XCTAssertEqual(status, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cal.json"))
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(left, [], "no temporary file left behind")
+    }
+
     /// Two outputs of one run that are one file under two spellings are a usage error.
     func testOutputsThatAreOneFileAreRefused() throws {
         for (a, b) in [("same.csv", "./same.csv"), (dir + "/same.csv", "same.csv")] {

@@ -109,3 +109,59 @@ final class NativeTraceTests: XCTestCase {
         XCTAssert(spike.warnings.contains { $0.message.contains("beyond") && $0.message.contains("--units gyr=deg/s") })
     }
 }
+
+/// A gyroscope whose zero is far off (raw data without its calibration) reads about −9 rad/s per
+/// axis at rest: units are plausible, but `info` and every reader's unit check name the offset per
+/// axis and its fix; ordinary biases, a trace without an offset and a steady turn about the vertical
+/// (whose accelerometer is still too) are not flagged.
+final class GyroscopeOffsetTests: XCTestCase {
+    func shifted(_ trace: Trace, by offset: Vector3) -> Trace {
+        var t = trace
+        for i in t.samples.indices { t.samples[i].gyroscope = t.samples[i].gyroscope.map { $0 + offset } }
+        return t
+    }
+
+    func testOffsetIsFoundPerAxisOnlyWhenLarge() throws {
+        let mixed = FilterTests.simulated(.mixed, duration: 60)
+        let offset = Vector3(-9, -9.2, -8.8)
+        let found = try XCTUnwrap(UnitCheck.gyroscopeOffset(shifted(mixed, by: offset).samples))
+        // Within the simulated sensor's own bias.
+        XCTAssertLessThan((found.offset - offset).norm, 0.05, "\(found.offset)")
+        XCTAssertGreaterThan(found.samples, 100)
+        XCTAssertNil(UnitCheck.gyroscopeOffset(mixed.samples), "no offset")
+        XCTAssertNil(UnitCheck.gyroscopeOffset(shifted(mixed, by: Vector3(0.1, -0.1, 0.05)).samples), "a bias")
+        for scenario in [MotionSimulator.Scenario.steadyTurn, .vehicle] {
+            XCTAssertNil(UnitCheck.gyroscopeOffset(FilterTests.simulated(scenario).samples), "\(scenario)")
+        }
+        // The reader's unit check says so with the fix.
+        let warnings = UnitCheck.check(shifted(mixed, by: offset).samples, source: "raw.csv")
+        let message = try XCTUnwrap(warnings.first { $0.message.contains("zero offset") }?.message)
+        XCTAssert(
+            message.contains("(-9.0") && message.contains("calibrate") && message.contains("--sensors gyr"), message)
+    }
+
+    func testInfoNamesTheOffsetAndCalibrateFixesIt() throws {
+        let dir = TestData.temporaryDirectory()
+        let raw = dir + "/raw.csv"
+        try TraceWriter.write(shifted(FilterTests.simulated(.mixed, duration: 60), by: Vector3(-9, -9, -9)), to: raw)
+        let info = CommandRunner.run(["info", raw])
+        XCTAssertEqual(info.status, 0)
+        XCTAssert(info.out.contains("gyro offset   (-9.0"), info.out)
+        XCTAssert(info.err.contains("zero offset") && info.err.contains("--sensors gyr"), info.err)
+        let json = CommandRunner.run(["info", raw, "--json"])
+        let object = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let axes = try XCTUnwrap(object["gyroscope_offset_rad_s"] as? [Double])
+        XCTAssertEqual(axes.count, 3)
+        for v in axes { XCTAssertEqual(v, -9, accuracy: 0.02) }
+        // The suggested fix: the calibration holds the offset and removes the warning.
+        let calibration = dir + "/cal.json"
+        XCTAssertEqual(CommandRunner.run(["calibrate", raw, "--sensors", "gyr", "--output", calibration]).status, 0)
+        let bias = try XCTUnwrap(SensorCalibration(contentsOf: calibration).gyroscopeBias)
+        XCTAssertLessThan((bias - Vector3(-9, -9, -9)).norm, 0.03, "\(bias)")
+        let clean = CommandRunner.run(["info", TestData.projectData + "/sim_mixed_100hz.csv", "--json"])
+        XCTAssert(clean.out.contains("\"gyroscope_offset_rad_s\":null"), clean.out)
+        XCTAssertFalse(
+            CommandRunner.run(["info", TestData.projectData + "/sim_mixed_100hz.csv"]).out.contains("gyro offset"))
+    }
+}

@@ -193,7 +193,8 @@ public struct BatchAttitudeEstimator: Sendable {
         public var magnetometerDelay = 0.0
         /// Estimated hard iron (reading units), when estimated.
         public var hardIron: Vector3?
-        /// The magnetometer calibration fitted with the attitude, when asked for and determinable.
+        /// The magnetometer calibration fitted with the attitude, when asked for and determinable
+        /// (its readings cover at least ``MagnetometerCalibration/minimumCoverage``).
         public var magnetometerCalibration: MagnetometerCalibration?
         /// Learnt field strength (reading units) and dip (rad) of the last window.
         public var fieldNorm = Double.nan, fieldDip = Double.nan
@@ -352,6 +353,12 @@ extension BatchAttitudeEstimator {
                 try processWindow(final: true, body)
                 progress?(emitted)
             }
+            startNewSolution()
+        }
+
+        /// Forgets the states and prior carried between windows, so the next samples start a
+        /// solution of their own.
+        mutating func startNewSolution() {
             carriedQ = []
             carriedB = []
             carriedV = []
@@ -417,6 +424,10 @@ extension BatchAttitudeEstimator {
                 calibration = (p.estimateMagnetometerCalibration && useMagnetometer, start)
             }
             let allKnots = Self.knots(pending[...], interval: p.knotInterval)
+            // A full window within one knot interval (timestamps repeated or far closer than the
+            // knot interval) has no knot to split at: it is solved whole and ends the solution.
+            let unsplittable = !final && allKnots.count < 2
+            let final = final || unsplittable
             // Boundary knot E (first emitted sample of the next window) and the window's last knot.
             var boundary = allKnots.count
             var lastKnot = allKnots.count - 1
@@ -469,6 +480,7 @@ extension BatchAttitudeEstimator {
             try emit(window, inverse, upTo: emitEnd, body)
             if final {
                 pending.removeAll()
+                if unsplittable { startNewSolution() }
                 return
             }
             // Carry: the marginal prior on the boundary knot and the overlap's states.
@@ -740,10 +752,12 @@ extension BatchAttitudeEstimator {
             let residual =
                 (calibrated.reduce(0.0) { $0 + ($1.norm - strength) * ($1.norm - strength) }
                 / Double(calibrated.count)).squareRoot()
+            // Directions too few to determine it (a device that hardly turns): the priors, not a fit.
+            let coverage = MagnetometerCalibration.directionCoverage(calibrated).coverage
+            guard coverage >= MagnetometerCalibration.minimumCoverage else { return nil }
             return MagnetometerCalibration(
                 hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
-                coverage: MagnetometerCalibration.directionCoverage(calibrated).coverage, samplesUsed: calibrated.count,
-                samplesOffered: calibrationReadings.count)
+                coverage: coverage, samplesUsed: calibrated.count, samplesOffered: calibrationReadings.count)
         }
 
         static func median(_ values: inout [Double]) -> Double {

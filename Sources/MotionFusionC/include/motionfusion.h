@@ -50,7 +50,8 @@ void mf_string_free(char *string);
  *
  * filter: "ekf" (default when NULL), "complementary", "mahony", "madgwick", "ecompass", "tilt".
  * mode: "6d" or "9d" (NULL: the filter's default). parameters: "name=value,..." in SI units (the
- * command line's --param; NULL or "" for defaults). frame: "enu" (NULL), "ned" or "nwu": the
+ * command line's --param; NULL or "" for defaults; a value outside its range in docs/Filters.md is
+ * MF_ERROR_USAGE). frame: "enu" (NULL), "ned" or "nwu": the
  * earth frame of the written attitude and angles. declination_deg: degrees east, NaN for none;
  * when given, attitude and heading are referenced to true north.
  *
@@ -186,7 +187,8 @@ void mf_filter_free(mf_filter *filter);
 int32_t mf_cli_run(int32_t argc, const char *const *argv, int32_t capture, char **out, char **err);
 
 /* Installs the command line's handlers for SIGINT, SIGTERM and SIGHUP (remove half-written outputs,
- * exit 128+n). Only for processes that are the command line. */
+ * exit 128+n) and for SIGILL, SIGTRAP, SIGSEGV, SIGBUS and SIGFPE (remove them, then crash through
+ * the handler installed before). Only for processes that are the command line. */
 void mf_install_signal_handlers(void);
 
 /* The plan of `motionfusion replay SOURCE --output FOLDER` (and reconstruct) when SOURCE is a folder

@@ -9,6 +9,8 @@ public struct AccelerometerTilt: AttitudeFilter {
             get { .sixD }
             set {}
         }
+        /// No parameters, no ranges.
+        public static let ranges: [String: ParameterRange] = [:]
         /// Default parameters.
         public init() {}
         public init(from decoder: Decoder) throws {}

@@ -63,7 +63,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
 
 /// Tuning of a filter: a value in SI units, independent of the sample rate, that can be stored and
 /// read back (JSON through `Codable`, or by name for bindings).
-public protocol FilterParameters: Codable, Sendable {
+public protocol FilterParameters: Codable, Sendable, ParameterRanges {
     /// Default tuning.
     init()
     /// Sensors fused.

@@ -45,6 +45,16 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var magnetometerCalibration = MagnetometerSelfCalibration.Parameters()
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "accelerometerTime": .timeConstant, "magnetometerTime": .timeConstant, "biasTime": .duration,
+            "maximumBiasCorrection": .rate, "accelerationRejection": .above(0, upTo: 100),
+            "accelerationFilterTime": .duration, "fieldNormRejection": .above(0, upTo: 10), "dipRejection": .angle,
+            "fieldTrackingTime": .timeConstant, "restBiasTime": .timeConstant,
+        ].adding(
+            part("rest", RestDetector.Parameters.self), part("restBias", RestBiasJudge.Parameters.self),
+            part("magnetometerCalibration", MagnetometerSelfCalibration.Parameters.self),
+            part("integration", GyroscopeIntegrator.Parameters.self))
         /// Default parameters.
         public init() {}
     }

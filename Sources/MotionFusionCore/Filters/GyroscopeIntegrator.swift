@@ -8,7 +8,7 @@
 /// timestamps, so no sample rate is assumed; a lasting change of rate is adopted after a few steps.
 public struct GyroscopeIntegrator: Sendable, Codable {
     /// Tuning.
-    public struct Parameters: Sendable, Codable {
+    public struct Parameters: Sendable, Codable, ParameterRanges {
         /// A step longer than this many typical steps is a gap with lost samples. Default 2.
         public var gapRatio = 2.0
         /// Time constant of the typical-step estimate, s. Default 1.
@@ -16,6 +16,11 @@ public struct GyroscopeIntegrator: Sendable, Codable {
         /// Consecutive long steps after which they are taken as the new typical step (a change of
         /// sample rate, not lost samples). Default 3.
         public var rateChangeSteps = 3
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "gapRatio": ParameterRange(1...1000), "stepAveragingTime": .timeConstant,
+            "rateChangeSteps": ParameterRange(1...1000),
+        ]
         /// Default parameters.
         public init() {}
     }

@@ -165,6 +165,32 @@ public struct KalmanFilter: AttitudeFilter {
         /// ``restBiasNoise`` (gyroscope) or ``accelerometerNoise`` (accelerometer noise density over
         /// g), the measured density is used instead: those parameters are floors.
         public var noise = NoiseEstimator.Parameters()
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "gyroscopeNoise": .above(0, upTo: 1), "rateScaleUncertainty": ParameterRange(0...0.5),
+            "biasRandomWalk": ParameterRange(0...0.1), "initialBiasUncertainty": .above(0, upTo: 10),
+            "initialTiltUncertainty": .angle, "initialHeadingUncertainty": .angle,
+            "unreferencedHeadingUncertainty": .angle, "maximumHeadingUncertainty": .angle,
+            "accelerometerNoise": .above(0, upTo: 1), "accelerationTolerance": .above(0, upTo: 100),
+            "accelerationWindow": .timeConstant, "accelerationFilterTime": .duration,
+            "accelerometerGate": .above(0, upTo: 100), "accelerometerRecoveryTime": .duration,
+            "magnetometerNoise": .above(0, upTo: 10), "fieldNormTolerance": .above(0, upTo: 10),
+            "dipTolerance": .angle, "fieldNormRejection": .above(0, upTo: 10), "dipRejection": .angle,
+            "azimuthRejection": .angle, "magnetometerTimingUncertainty": ParameterRange(0...1),
+            "azimuthAveragingTime": .timeConstant, "newFieldTime": .duration, "maximumRejectionTime": .duration,
+            "shortNewFieldTime": .duration, "longRejectionNoiseFactor": .above(0, upTo: 1e9),
+            "minimumUndisturbedTime": .duration, "fieldTrackingTime": .timeConstant,
+            "candidateFieldTime": .timeConstant, "newFieldMinimumRate": .rate,
+            "expectedFieldNorm": .above(0, upTo: 1000), "expectedDip": ParameterRange(-.pi / 2 ... .pi / 2),
+            "missingRateUncertainty": .above(0, upTo: ValueFaults.gyroscopeLimit),
+            "headingConsistencyGate": .above(0, upTo: 100), "headingConsistencyTolerance": .angle,
+            "headingConsistencyTime": .timeConstant, "restBiasNoise": .above(0, upTo: 1),
+            "minimumCorrectionStep": .above(0, upTo: 1),
+        ].adding(
+            part("rest", RestDetector.Parameters.self),
+            part("magnetometerCalibration", MagnetometerSelfCalibration.Parameters.self),
+            part("restBias", RestBiasJudge.Parameters.self), part("integration", GyroscopeIntegrator.Parameters.self),
+            part("noise", NoiseEstimator.Parameters.self))
         /// Default parameters.
         public init() {}
     }

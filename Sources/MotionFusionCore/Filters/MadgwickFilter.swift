@@ -17,6 +17,10 @@ public struct MadgwickFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "beta": ParameterRange(0...10)
+        ].adding(part("integration", GyroscopeIntegrator.Parameters.self))
         /// Default parameters.
         public init() {}
     }

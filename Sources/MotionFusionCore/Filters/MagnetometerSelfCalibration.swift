@@ -36,7 +36,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     }
 
     /// Tuning; coverage and residuals are dimensionless, times in seconds.
-    public struct Parameters: Sendable, Codable {
+    public struct Parameters: Sendable, Codable, ParameterRanges {
         /// Whether readings are calibrated on line. Default true.
         public var enabled = true
         /// Smallest relative change of the reading (against the last one kept) for a new reading to
@@ -55,6 +55,15 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         public var maximumOffset = 10.0
         /// Residual ratio a fit of the same level must reach to replace the one in use. Default 0.8.
         public var improvement = 0.8
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "minimumChange": .fraction, "refitInterval": .timeConstant, "lowCoverage": .fraction,
+            "mediumCoverage": .fraction, "highCoverage": .fraction, "lowResidual": .fraction,
+            "mediumResidual": .fraction,
+            "highResidual": .fraction, "maximumAxisRatio": ParameterRange(1...100),
+            "maximumOffset": ParameterRange(0...1000),
+            "improvement": .fraction,
+        ]
         /// Default parameters.
         public init() {}
     }

@@ -18,6 +18,10 @@ public struct MahonyFilter: AttitudeFilter {
         public var mode = FusionMode.nineD
         /// Gyroscope integration across irregular steps and lost samples.
         public var integration = GyroscopeIntegrator.Parameters()
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "kp": ParameterRange(0...100), "ki": ParameterRange(0...10),
+        ].adding(part("integration", GyroscopeIntegrator.Parameters.self))
         /// Default parameters.
         public init() {}
     }

@@ -4,9 +4,13 @@
 /// `dt` is a white-noise density `σ·√dt`, so the figures do not depend on the sample rate.
 public struct NoiseEstimator: Sendable, Codable {
     /// Tuning.
-    public struct Parameters: Sendable, Codable {
+    public struct Parameters: Sendable, Codable, ParameterRanges {
         /// Averaging time of the estimates, counted in still time only, s. Default 10.
         public var averagingTime = 10.0
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "averagingTime": .timeConstant
+        ]
         /// Default parameters.
         public init() {}
     }

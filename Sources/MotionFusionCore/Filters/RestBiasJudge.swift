@@ -24,7 +24,7 @@
 /// The bias estimate is kept within ``Parameters/biasClip`` of that initial offset (``clip(_:)``).
 public struct RestBiasJudge: Sendable, Codable {
     /// Tuning; rates in rad/s, angles in rad, times in s.
-    public struct Parameters: Sendable, Codable {
+    public struct Parameters: Sendable, Codable, ParameterRanges {
         /// Largest gyroscope bias learnt, per axis, around the initial offset, rad/s (VQF's default).
         /// Default 2 °/s.
         public var biasClip = 2.0.radians
@@ -45,6 +45,12 @@ public struct RestBiasJudge: Sendable, Codable {
         /// Largest fraction of the predicted turn that the accelerometer (or the horizontal
         /// field) may show for the rate to be an offset. Default 0.25.
         public var turnConsistency = 0.25
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "biasClip": ParameterRange(0...1), "rateTolerance": ParameterRange(0...1), "restDrift": .above(0, upTo: 1),
+            "gate": .above(0, upTo: 100), "gravityTolerance": .above(0, upTo: 10), "minimumTurn": .degrees(0...180),
+            "turnConsistency": .fraction,
+        ]
         /// Default parameters.
         public init() {}
     }

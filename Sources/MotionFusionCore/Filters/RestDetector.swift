@@ -3,7 +3,7 @@
 /// minimum time. Used to estimate gyroscope bias.
 public struct RestDetector: Sendable, Codable {
     /// Tuning.
-    public struct Parameters: Sendable, Codable {
+    public struct Parameters: Sendable, Codable, ParameterRanges {
         /// Largest deviation of the rate from its low-passed value, rad/s. Default 2 °/s.
         public var gyroscopeThreshold = 2.0.radians
         /// Largest deviation of the specific force from its low-passed value, m/s². Default 0.5.
@@ -14,6 +14,11 @@ public struct RestDetector: Sendable, Codable {
         public var filterTime = 0.5
         /// Smoothing time constant applied against sensor noise before the comparison, s. Default 0.05.
         public var noiseFilterTime = 0.05
+        /// The values each parameter accepts (see ``ParameterRanges``).
+        public static let ranges: [String: ParameterRange] = [
+            "gyroscopeThreshold": .above(0, upTo: 1), "accelerometerThreshold": .above(0, upTo: 10),
+            "minimumDuration": .duration, "filterTime": .timeConstant, "noiseFilterTime": .duration,
+        ]
         /// Default parameters.
         public init() {}
     }

@@ -225,7 +225,12 @@ extension FilterSetup {
 
     func withParameters<R>(_ body: (any FilterParameters) throws -> R) rethrows -> R { try body(parameters) }
 
-    /// Sets one numeric parameter by name (see ``parameterValues``).
+    /// The values each numeric parameter accepts, by name (see ``parameterValues``); switches
+    /// have none.
+    public var ranges: [String: ParameterRange] { type(of: parameters).ranges }
+
+    /// Sets one numeric parameter by name (see ``parameterValues``), refusing a value outside its
+    /// range (``ranges``).
     public mutating func setParameter(_ name: String, _ value: Double) throws {
         guard !parameterValues.isEmpty else { throw ParameterError(description: "\(kind.rawValue) has no parameters") }
         var object = try jsonObject()
@@ -239,25 +244,20 @@ extension FilterSetup {
                 )
             }
             if keys.count == 1 {
-                guard Self.number(current) != nil else {
+                guard let currentValue = Self.number(current) else {
                     throw ParameterError(description: "'\(name)' is not a number")
                 }
-                // Tuning is physical: rates, times, noise densities, thresholds. Only the expected
-                // field (NaN by default: learnt) takes NaN, or a negative dip.
-                let learnt = Self.number(current)!.isNaN
-                guard learnt ? !value.isInfinite : value.isFinite && value >= 0 else {
-                    throw ParameterError(
-                        description:
-                            "'\(name)' must be \(learnt ? "finite (or nan to learn it)" : "finite and not negative"); got \(value)"
-                    )
-                }
-                // The expected field: a strength is positive, a dip lies within ±90°.
-                if learnt && value.isFinite {
-                    let dip = key.lowercased().hasSuffix("dip")
-                    guard dip ? abs(value) <= Double.pi / 2 : value > 0 else {
+                if !Self.isSwitch(current) {
+                    // Within the range its struct declares; NaN only where NaN (the default) means
+                    // "learn it" (the expected field).
+                    guard let range = ranges[name] else {
+                        throw ParameterError(description: "'\(name)' declares no range of values")
+                    }
+                    let learnt = currentValue.isNaN
+                    guard range.contains(value) || (learnt && value.isNaN) else {
                         throw ParameterError(
                             description:
-                                "'\(name)' must be \(dip ? "within ±π/2 rad" : "positive") (or nan to learn it); got \(value)"
+                                "'\(name)' must be within \(range)\(learnt ? " (or nan to learn it)" : ""); got \(value)"
                         )
                     }
                 }

@@ -1,4 +1,5 @@
-/// What `motionfusion info` reports about a trace: rates, jitter, gaps, norms at rest, unit guesses.
+/// What `motionfusion info` reports about a trace: rates, jitter, gaps, norms at rest, unit guesses,
+/// a gyroscope zero offset.
 public struct TraceSummary: Sendable {
     /// Per-sensor timing statistics.
     public struct SensorTiming: Sendable {
@@ -30,6 +31,9 @@ public struct TraceSummary: Sendable {
     public var restNorms: (accelerometer: Double?, gyroscope: Double?, magnetometer: Double?)
     /// Samples judged at rest.
     public var restSamples: Int
+    /// The gyroscope's zero offset (rad/s per axis) when it is too large for a bias, from the still
+    /// stretches of the whole trace (``UnitCheck/gyroscopeOffset(_:)``), and the samples it rests on.
+    public var gyroscopeOffset: (offset: Vector3, samples: Int)?
     /// Whether ground truth is present, and on how many samples.
     public var groundTruthSamples: Int
     /// Warnings from reading and the unit check.
@@ -79,6 +83,7 @@ public struct TraceSummary: Sendable {
         let norms = UnitCheck.restNorms(trace.samples)
         restNorms = (norms.accelerometer, norms.gyroscope, norms.magnetometer)
         restSamples = norms.restSamples
+        gyroscopeOffset = UnitCheck.gyroscopeOffset(trace.samples)
         groundTruthSamples = trace.samples.reduce(0) { $0 + ($1.truth != nil ? 1 : 0) }
         warnings = trace.warnings
     }

@@ -1,5 +1,6 @@
 /// Guesses whether each sensor's values are in the units the reader assumed, from magnitudes at
-/// rest, and warns with the exact `--units` flag that fixes them. Never changes the data.
+/// rest, and warns with the exact `--units` flag that fixes them; also names a gyroscope zero
+/// offset too large for any bias (``gyroscopeOffset(_:)``) and its fix. Never changes the data.
 public enum UnitCheck {
     /// Median (upper middle element) of a list by quickselect: linear time, one copy; nil when empty.
     public static func median(_ values: [Double]) -> Double? {
@@ -56,6 +57,85 @@ public enum UnitCheck {
             if let m = s.magnetometer { mag.append(m.norm) }
         }
         return (median(acc), median(gyr), median(mag), rest)
+    }
+
+    /// Shortest still stretch for the gyroscope offset, s, and the most the accelerometer's norm may
+    /// depart from g (m/s²) and each of its axes vary (m/s², range) over it: a device turning at
+    /// 10 °/s about a horizontal axis turns gravity by 5° over 0.5 s, 0.85 m/s² on some axis.
+    public static let stillStretch = 0.5
+    public static let stillGravityTolerance = 0.5
+    public static let stillAccelerationRange = 0.5
+    /// Gyroscope rate across gravity over still stretches beyond which it is a zero offset to
+    /// calibrate, rad/s.
+    public static let largeGyroscopeOffset = 10.0.radians
+
+    /// The gyroscope over the still stretches of `samples` (at least ``stillStretch`` long, the
+    /// accelerometer near g and steady: the device still whatever the gyroscope says): its median
+    /// per axis, the median size of its part across gravity (each sample's accelerometer), and the
+    /// number of gyroscope values; nil without any. Only the part across gravity proves an offset:
+    /// a steady turn about the vertical (a turntable, a vehicle in a bend) keeps the accelerometer
+    /// still too, while a turn across it would turn gravity in the sensor frame.
+    public static func stillGyroscope(_ samples: [SensorSample]) -> (
+        median: Vector3, acrossGravity: Double, samples: Int
+    )? {
+        var x = [Double]()
+        var y = [Double]()
+        var z = [Double]()
+        var across = [Double]()
+        var start = 0
+        while start < samples.count {
+            // One stretch: from `start` until `stillStretch` has passed.
+            var end = start
+            var lower = Vector3(.infinity, .infinity, .infinity)
+            var upper = -lower
+            var still = true
+            var accelerometers = 0
+            while end < samples.count {
+                let s = samples[end]
+                if let a = s.accelerometer, a.isFinite {
+                    accelerometers += 1
+                    still = still && abs(a.norm - standardGravity) <= stillGravityTolerance
+                    lower = Vector3(min(lower.x, a.x), min(lower.y, a.y), min(lower.z, a.z))
+                    upper = Vector3(max(upper.x, a.x), max(upper.y, a.y), max(upper.z, a.z))
+                }
+                end += 1
+                guard s.t.isFinite, samples[start].t.isFinite else { break }
+                if s.t - samples[start].t >= stillStretch { break }
+            }
+            let spread = upper - lower
+            let long = samples[end - 1].t - samples[start].t >= stillStretch
+            if still && long && accelerometers >= 2 && max(spread.x, spread.y, spread.z) <= stillAccelerationRange {
+                var up = Vector3.zero
+                for s in samples[start..<end] {
+                    if let a = s.accelerometer, a.isFinite, let u = a.normalized { up = u }
+                    if let g = s.gyroscope, g.isFinite, up != .zero {
+                        x.append(g.x)
+                        y.append(g.y)
+                        z.append(g.z)
+                        across.append((g - up * g.dot(up)).norm)
+                    }
+                }
+            }
+            start = end
+        }
+        guard let mx = median(x), let my = median(y), let mz = median(z), let a = median(across) else { return nil }
+        return (Vector3(mx, my, mz), a, x.count)
+    }
+
+    /// The gyroscope's zero offset (rad/s per axis, and the still samples it rests on), when its
+    /// median part across gravity over the still stretches exceeds ``largeGyroscopeOffset``; an
+    /// offset about the vertical alone is not told from a steady turn.
+    public static func gyroscopeOffset(_ samples: [SensorSample]) -> (offset: Vector3, samples: Int)? {
+        guard let still = stillGyroscope(samples), still.acrossGravity > largeGyroscopeOffset else { return nil }
+        return (still.median, still.samples)
+    }
+
+    /// The warning for a gyroscope offset found by ``gyroscopeOffset(_:)``, with its fixes.
+    public static func gyroscopeOffsetMessage(_ offset: Vector3, samples: Int) -> String {
+        let rad = "(\(fmt(offset.x)), \(fmt(offset.y)), \(fmt(offset.z))) rad/s"
+        let deg = "(\(fmt(offset.x.degrees)), \(fmt(offset.y.degrees)), \(fmt(offset.z.degrees)))°/s"
+        return
+            "the gyroscope reads \(rad) = \(deg) (median of \(samples) samples) while the accelerometer shows the device still: a zero offset, not a rotation (units are not the cause). Calibrate it: motionfusion calibrate TRACE --sensors gyr --output CAL.json, then pass --calibration CAL.json; without it, the ekf and complementary filters take the offset from the first rest, and the attitude drifts until then"
     }
 
     /// Warnings about implausible units in `samples` (typically a recording's first seconds), each
@@ -122,6 +202,9 @@ public enum UnitCheck {
                     here,
                     "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s), which looks like deg/s: pass --units gyr=deg/s"
                 ))
+        }
+        if let offset = gyroscopeOffset(samples) {
+            warnings.append(TraceWarning(here, gyroscopeOffsetMessage(offset.offset, samples: offset.samples)))
         }
         if !magnetometerArbitrary, let m = median(allMag) {
             if m > 0.1 && m < 0.9 {
