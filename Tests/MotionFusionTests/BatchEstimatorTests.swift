@@ -159,7 +159,7 @@ final class BatchEstimatorTests: XCTestCase {
         ]
         for mode in [FusionMode.nineD, .sixD] {
             for (what, input) in cases {
-                let out = batch(mode) {
+                let out = try batch(mode) {
                     $0.windowSamples = 1_000
                     $0.lookaheadSamples = 200
                 }.reconstruct(input)
@@ -180,7 +180,7 @@ final class BatchEstimatorTests: XCTestCase {
                         { $0.knotInterval = 1e-3 },
                     ] {
                         let input = samples(count, step: step)
-                        let out = batch(mode, configure).reconstruct(input)
+                        let out = try batch(mode, configure).reconstruct(input)
                         XCTAssertEqual(out.count, count, "\(count) samples \(step) s apart")
                         XCTAssert(
                             out.allSatisfy { $0.estimate.attitude.isFinite && $0.estimate.gyroscopeBias.isFinite })
