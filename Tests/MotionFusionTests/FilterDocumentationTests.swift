@@ -187,6 +187,10 @@ final class FilterDocumentationTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 250)
+        // NaN stays "learn it" once a value has been set.
+        var setup = FilterSetup(.ekf)
+        try setup.setParameters("expectedFieldNorm=48")
+        XCTAssertNoThrow(try setup.setParameters("expectedFieldNorm=nan"))
     }
 
     /// The "Default …" of each `///` comment above a parameter agrees with the value it documents.

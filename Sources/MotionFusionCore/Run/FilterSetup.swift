@@ -244,7 +244,7 @@ extension FilterSetup {
                 )
             }
             if keys.count == 1 {
-                guard let currentValue = Self.number(current) else {
+                guard Self.number(current) != nil else {
                     throw ParameterError(description: "'\(name)' is not a number")
                 }
                 if !Self.isSwitch(current) {
@@ -253,7 +253,7 @@ extension FilterSetup {
                     guard let range = ranges[name] else {
                         throw ParameterError(description: "'\(name)' declares no range of values")
                     }
-                    let learnt = currentValue.isNaN
+                    let learnt = FilterSetup(kind).parameterValues.first { $0.name == name }?.value.isNaN ?? false
                     guard range.contains(value) || (learnt && value.isNaN) else {
                         throw ParameterError(
                             description:
