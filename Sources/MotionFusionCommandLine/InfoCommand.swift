@@ -32,11 +32,15 @@ enum InfoCommand {
                 let reader = try s.input.open(p)
                 let trace = try reader.readTrace()
                 let summary = TraceSummary(trace)
+                let magnetometer = summary.timing[.magnetometer] == nil ? nil : MagnetometerReport(trace.samples)
                 output.out(
                     s.json
-                        ? json(summary, source: p, faults: reader.faults) + "\n"
-                        : table(summary, source: p, faults: reader.faults))
+                        ? json(summary, magnetometer, source: p, faults: reader.faults) + "\n"
+                        : table(summary, magnetometer, source: p, faults: reader.faults))
                 for w in trace.warnings { output.err("\(w)\n") }
+                if let m = magnetometer, m.use.mostlyRejected {
+                    output.err(m.use.warning(source: reader.description.source, calibrated: false) + "\n")
+                }
                 if let g = summary.gyroscopeOffset,
                     !trace.warnings.contains(where: { $0.message.contains("zero offset") })
                 {
@@ -55,7 +59,7 @@ enum InfoCommand {
         if failures > 0 { throw CommandLineError.input("\(failures) of \(paths.count) traces could not be read") }
     }
 
-    static func json(_ s: TraceSummary, source: String, faults: ValueFaults) -> String {
+    static func json(_ s: TraceSummary, _ m: MagnetometerReport?, source: String, faults: ValueFaults) -> String {
         var rate = [String: JSONValue]()
         var timing = [String: JSONValue]()
         for (k, t) in s.timing {
@@ -83,11 +87,22 @@ enum InfoCommand {
             "gyroscope_offset_rad_s": offset,
             "has_ground_truth": .bool(s.hasGroundTruth), "ground_truth_samples": .integer(s.groundTruthSamples),
             "value_faults": .object(faultCounts), "warnings": .array(s.warnings.map { .string($0.message) }),
+            "magnetometer": m.map { m -> JSONValue in
+                [
+                    "rejected_share": .number(m.use.share), "filter_calibration_level": .string("\(m.use.accuracy)"),
+                    "fit_level": .string("\(m.fit.accuracy)"),
+                    "fit_hard_iron": .array([
+                        .number(m.fit.hardIron.x), .number(m.fit.hardIron.y), .number(m.fit.hardIron.z),
+                    ]),
+                    "fit_coverage": .number(m.fit.coverage),
+                    "fit_residual": m.fit.residual.isFinite ? .number(m.fit.residual) : .null,
+                ]
+            } ?? .null,
         ]
         return object.text
     }
 
-    static func table(_ s: TraceSummary, source: String, faults: ValueFaults) -> String {
+    static func table(_ s: TraceSummary, _ m: MagnetometerReport?, source: String, faults: ValueFaults) -> String {
         func f(_ v: Double, _ d: Int) -> String { String(format: "%.\(d)f", v) }
         var out = """
             trace         \(source)
@@ -123,6 +138,36 @@ enum InfoCommand {
                 g.offset.y, g.offset.z)
         }
         out += "value faults  " + (faults.total == 0 ? "none" : "\(faults.total) (see warnings)") + "\n"
+        if let m {
+            out += String(
+                format:
+                    "magnetometer  rejected on %.0f %% of samples by the default 9D filter (its on-line calibration: %@)\n",
+                100 * m.use.share, "\(m.use.accuracy)")
+            let h = m.fit.hardIron
+            out +=
+                m.fit.accuracy == .uncalibrated
+                ? "mag fit       none: the readings cover too few directions or fit no sphere or ellipsoid\n"
+                : String(
+                    format: "mag fit       %@ (coverage %.2f, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
+                    "\(m.fit.accuracy)", m.fit.coverage, 100 * m.fit.residual, h.x, h.y, h.z)
+        }
         return out + "\n"
+    }
+}
+
+/// What `info` says of a recording's magnetometer: how the default 9D filter used it, and the
+/// on-line calibration's fit over the whole recording.
+struct MagnetometerReport {
+    var use: MagnetometerUse
+    var fit = MagnetometerSelfCalibration()
+
+    init(_ samples: [SensorSample]) {
+        use = MagnetometerUse(running: samples)
+        var last: Double?
+        for s in samples {
+            guard let m = s.magnetometer else { continue }
+            _ = fit.observe(m, dt: last.map { s.t - $0 } ?? 0)
+            last = s.t
+        }
     }
 }

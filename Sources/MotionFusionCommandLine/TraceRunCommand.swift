@@ -39,13 +39,11 @@ final class EstimateSink {
     /// Whether any input sample had a magnetometer value, and an accelerometer value.
     @exclusivity(unchecked) var sawMagnetometer = false
     @exclusivity(unchecked) var sawAccelerometer = false
-    @exclusivity(unchecked) var magnetometerSamples = 0
-    @exclusivity(unchecked) var magnetometerRejected = 0
+    /// How the filter used the magnetometer (for the rejection warning).
+    @exclusivity(unchecked) var magnetometerUse = MagnetometerUse()
     /// Whether the estimates are a reconstruction's: its robust weights lower the magnetometer's
     /// share without dropping it, so its "rejected" rows are not counted as a gyro-only heading.
     @exclusivity(unchecked) var offline = false
-    /// Level of the on-line magnetometer calibration at the last sample.
-    @exclusivity(unchecked) var magnetometerAccuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
 
     init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
         self.writer = writer
@@ -70,11 +68,7 @@ final class EstimateSink {
         if input.accelerometer != nil { sawAccelerometer = true }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
-        if !offline && input.magnetometer != nil && !e.diagnostics.initialising {
-            magnetometerSamples += 1
-            if e.diagnostics.magnetometerRejected { magnetometerRejected += 1 }
-            magnetometerAccuracy = e.diagnostics.magnetometerAccuracy
-        }
+        if !offline { magnetometerUse.add(e, input) }
     }
 
     var score: AttitudeErrorMetric.Result? { sawTruth ? metric?.result : nil }
@@ -227,17 +221,10 @@ enum TraceRunCommand {
         }
         _ = printWarnings(reader, from: printed, console)
         for w in reader.faults.warnings { console.err("\(w)\n") }
-        if run.calibration?.magnetometer != nil, run.mode == .nineD,
-            sink.magnetometerRejected * 2 > sink.magnetometerSamples
-        {
+        if run.mode == .nineD, sink.magnetometerUse.mostlyRejected {
             console.err(
-                "\(reader.description.source): warning: the calibrated magnetometer was rejected on \(sink.magnetometerRejected) of \(sink.magnetometerSamples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)\n"
-            )
-        } else if run.mode == .nineD, sink.magnetometerRejected * 2 > sink.magnetometerSamples {
-            let share = Int((100 * Double(sink.magnetometerRejected) / Double(sink.magnetometerSamples)).rounded())
-            console.err(
-                "\(reader.description.source): warning: the magnetometer was rejected on \(sink.magnetometerRejected) of \(sink.magnetometerSamples) samples (\(share) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(sink.magnetometerAccuracy). Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and replay with '--calibration CAL.json'\n"
-            )
+                sink.magnetometerUse.warning(
+                    source: reader.description.source, calibrated: run.calibration?.magnetometer != nil) + "\n")
         }
         if let reportTarget, let report = sink.report {
             let html = report.html(metrics: sink.score, mode: mode, notes: ["\(s.trace), default parameters."])

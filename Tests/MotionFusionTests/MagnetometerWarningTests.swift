@@ -1,3 +1,4 @@
+import Foundation
 import MotionFusion
 import MotionFusionCommandLine
 import MotionFusionTestSupport
@@ -35,6 +36,20 @@ final class MagnetometerWarningTests: XCTestCase {
         XCTAssert(err.contains(" %)"), err)
         XCTAssert(err.contains("calibration reached uncalibrated"), err)
         XCTAssert(err.contains("--calibrate-mag") && err.contains("--calibration"), err)
+        // `info` reports the share and the fit, and warns the same way.
+        let path = TestData.temporaryDirectory() + "/iron.csv"
+        try TraceWriter.write(MotionSimulator(settings: s).run(), to: path)
+        let info = CommandRunner.run(["info", path])
+        XCTAssertEqual(info.status, 0, info.err)
+        XCTAssert(info.out.contains("magnetometer  rejected on"), info.out)
+        XCTAssert(info.out.contains("mag fit"), info.out)
+        XCTAssert(info.err.contains("warning: the magnetometer was rejected on"), info.err)
+        let json = CommandRunner.run(["info", path, "--json"])
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], json.out)
+        let magnetometer = try XCTUnwrap(object["magnetometer"] as? [String: Any])
+        XCTAssertGreaterThan(try XCTUnwrap(magnetometer["rejected_share"] as? Double), 0.5)
+        XCTAssertNotNil(magnetometer["fit_level"] as? String)
         // Reconstruction fits the hard iron itself and only down-weights: no such warning.
         let offline = try replay(MotionSimulator(settings: s).run(), command: "reconstruct")
         XCTAssertFalse(offline.contains("magnetometer was rejected"), offline)

@@ -1,0 +1,51 @@
+import MotionFusion
+
+/// How a filter used a recording's magnetometer: the share of samples it rejected and the level its
+/// on-line calibration reached. `replay` tallies it as it runs and warns when most samples were
+/// rejected; `info` runs the default 9D filter to report it.
+struct MagnetometerUse {
+    /// Samples with a magnetometer value after the filter initialised, and those it rejected.
+    var samples = 0
+    var rejected = 0
+    /// Level of the on-line magnetometer calibration at the last sample.
+    var accuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
+
+    /// Counts one estimate of a filter run on `input`.
+    mutating func add(_ e: MotionEstimate, _ input: SensorSample) {
+        guard input.magnetometer != nil && !e.diagnostics.initialising else { return }
+        samples += 1
+        if e.diagnostics.magnetometerRejected { rejected += 1 }
+        accuracy = e.diagnostics.magnetometerAccuracy
+    }
+
+    /// The default 9D filter's use of the magnetometer of `samples`.
+    init(running samples: [SensorSample]) {
+        let configuration = RunConfiguration(.ekf, mode: .nineD)
+        var i = 0
+        for e in configuration.estimates(samples) {
+            // One estimate per sample: no output rate is set.
+            add(e, samples[i])
+            i += 1
+        }
+    }
+
+    init() {}
+
+    /// Rejected share, 0…1 (0 without samples).
+    var share: Double { samples > 0 ? Double(rejected) / Double(samples) : 0 }
+
+    /// Whether the magnetometer was rejected on more than half of its samples.
+    var mostlyRejected: Bool { rejected * 2 > samples }
+
+    /// The warning for a run that rejected most samples: the share, the reason and the fixes.
+    /// `calibrated`: the run applied a calibration file.
+    func warning(source: String, calibrated: Bool) -> String {
+        if calibrated {
+            return
+                "\(source): warning: the calibrated magnetometer was rejected on \(rejected) of \(samples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)"
+        }
+        let percent = Int((100 * share).rounded())
+        return
+            "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(accuracy). Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and replay with '--calibration CAL.json'"
+    }
+}
