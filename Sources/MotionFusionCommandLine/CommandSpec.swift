@@ -215,6 +215,10 @@ struct Command<Settings> {
                     value = arguments[i + 1]
                     i += 1
                 }
+                // An empty value is a mistake (an unset shell variable), never "as if absent".
+                guard !value.allSatisfy(\.isWhitespace) else {
+                    throw CommandLineError.usage("--\(name) needs a value (\(option.value!)); got an empty one")
+                }
             } else if inline != nil {
                 throw CommandLineError.usage("--\(name) takes no value")
             }

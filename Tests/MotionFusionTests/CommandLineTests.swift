@@ -77,6 +77,32 @@ final class CommandLineTests: XCTestCase {
         for key in ["heading_rmse_deg", "inclination_rmse_deg"] { XCTAssertNotNil(json[key]) }
     }
 
+    /// An empty option value (an unset shell variable) is a usage error naming the option, never a
+    /// run as if the option were absent (`--date ''` would have used today).
+    func testEmptyOptionValuesAreUsageErrors() {
+        let trace = TestData.projectData + "/sim_mixed_100hz.csv"
+        let out = TestData.temporaryDirectory() + "/e.csv"
+        for (command, option) in [
+            ("replay", "param"), ("replay", "units"), ("replay", "date"), ("replay", "columns"),
+            ("replay", "calibration"), ("reconstruct", "method"), ("info", "format"), ("declination", "date"),
+        ] {
+            for form in [["--\(option)", ""], ["--\(option)="], ["--\(option)", "  "]] {
+                let rest =
+                    command == "info"
+                    ? [trace]
+                    : command == "declination"
+                        ? ["--lat", "52", "--lon", "13"]
+                        : [
+                            trace, "--output", out,
+                        ]
+                let r = CommandRunner.run([command] + form + rest)
+                let args = form.joined(separator: " ")
+                XCTAssertEqual(r.status, 2, "\(command) \(args)")
+                XCTAssert(r.err.contains("--\(option) needs a value"), "\(command) \(args): \(r.err)")
+            }
+        }
+    }
+
     func testBadInputExitsNonZeroWithLocation() {
         let bad = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,zz,9.8\n")
         for cmd in ["info", "replay"] {

@@ -180,13 +180,13 @@ final class FaultInjectionTests: XCTestCase {
     }
 }
 
-/// The command-line contract under signals: SIGINT, SIGTERM and SIGHUP end a run with exit
+/// The command-line contract under signals: SIGINT, SIGTERM, SIGHUP and SIGQUIT end a run with exit
 /// status 128 + the signal number and leave no temporary or half-written file.
 final class InterruptTests: XCTestCase {
     func testSignalsLeaveNoPartialOutput() throws {
         let binary = try TestData.executable()
         let header = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
-        for (signal, expected) in [(SIGINT, Int32(130)), (SIGTERM, 143), (SIGHUP, 129)] {
+        for (signal, expected) in [(SIGINT, Int32(130)), (SIGTERM, 143), (SIGHUP, 129), (SIGQUIT, 131)] {
             let dir = TestData.temporaryDirectory()
             let out = dir + "/out.csv"
             let process = Process()

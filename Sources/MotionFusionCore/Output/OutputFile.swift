@@ -346,7 +346,8 @@ public final class OutputFile {
     }
 }
 
-/// Temporary output files still being written, so a signal (SIGINT, SIGTERM, SIGHUP, or a crash)
+/// Temporary output files still being written, so a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, or a
+/// crash)
 /// can remove them and never leave a half-written file behind. The paths live in fixed C storage
 /// that the signal handler reads without allocating.
 public enum PendingOutputs {
@@ -379,7 +380,7 @@ public enum PendingOutputs {
     }
 
     /// The signals that end the process after removing pending outputs.
-    public static let signals = [SIGINT, SIGTERM, SIGHUP]
+    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
 
     /// The signals of a crash (a failed precondition or bounds check, a bad access): pending
     /// outputs are removed, then the handler installed before (the runtime's backtrace) takes over.
@@ -399,7 +400,7 @@ public enum PendingOutputs {
     }
 
     /// Installs handlers for ``signals`` that unlink pending outputs and exit with 128 + the signal
-    /// number (130, 143, 129), and for ``crashSignals`` that unlink them and crash as before; and
+    /// number (130, 143, 129, 131), and for ``crashSignals`` that unlink them and crash as before; and
     /// ignores SIGPIPE so a closed pipe is a write error (exit 1), not a silent death.
     public static func installSignalHandlers() {
         _ = slots
