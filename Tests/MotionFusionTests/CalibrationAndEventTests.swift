@@ -5,6 +5,23 @@ import MotionFusionTestSupport
 import XCTest
 
 final class CalibrationTests: XCTestCase {
+    /// A malformed calibration file is refused at its line and column, naming the key being read.
+    func testCalibrationFileErrorsArePlaced() {
+        let cases: [(String, String)] = [
+            ("{\"gyroscope\": {\"bias\": [0.001, NaN, 0]}}", ":1:32: not valid JSON in \"bias\""),
+            ("{\"gyroscope\": {\"bias\": [0.001, 1e999, 0]}}", ":1:32: not valid JSON in \"bias\""),
+            ("{\"gyroscope\": {\"bias\": [0.001,", ":1:31: not valid JSON in \"bias\""),
+            ("{\n  \"gyroscope\": {\n    \"bias\": [0.001, \"x\", 0]\n  }\n}\n", ":3:5: gyroscope.bias must be three"),
+            ("[1]", ":1:1: not a JSON object"),
+        ]
+        for (text, expected) in cases {
+            let path = TestData.writeTemporary(text, name: "cal.json")
+            XCTAssertThrowsError(try SensorCalibration(contentsOf: path), text) { error in
+                XCTAssert("\(error)".contains(path + expected), "\(error)")
+            }
+        }
+    }
+
     func orientationsTrace(seed: UInt64, errors: SensorErrorModel = SensorErrorModel()) -> (Trace, MotionSimulator) {
         var s = MotionSimulator.Settings()
         s.scenario = .orientations

@@ -85,14 +85,26 @@ public struct SensorCalibration: Sendable, Equatable {
         } catch {
             throw FileError(description: "\(error)")
         }
-        guard let top = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw FileError(description: "\(path): not a JSON object")
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let (offset, why) = Self.syntaxError(error, in: data)
+            let key = Self.lastKey(before: offset, in: data).map { " in \"\($0)\"" } ?? ""
+            throw FileError(
+                description: "\(path):\(Self.lineColumn(offset, in: data)): not valid JSON\(key): \(why)")
+        }
+        guard let top = parsed as? [String: Any] else {
+            throw FileError(description: "\(path):1:1: not a JSON object (a calibration is {\"magnetometer\": …})")
         }
         func vector(_ any: Any?, _ what: String) throws -> Vector3 {
             guard let a = any as? [Any], a.count == 3, let x = a[0] as? Double, let y = a[1] as? Double,
                 let z = a[2] as? Double,
                 x.isFinite, y.isFinite, z.isFinite
-            else { throw FileError(description: "\(path): \(what) must be three finite numbers") }
+            else {
+                let at = Self.lineColumn(Self.offset(ofKey: what, in: data), in: data)
+                throw FileError(description: "\(path):\(at): \(what) must be three finite numbers")
+            }
             return Vector3(x, y, z)
         }
         if let m = top["magnetometer"] as? [String: Any] {
@@ -123,6 +135,66 @@ public struct SensorCalibration: Sendable, Equatable {
                 residual: a["residual_m_s2"] as? Double ?? .nan, poses: a["poses"] as? Int ?? 0)
         }
         try validate(path)
+    }
+
+    /// Where JSON parsing failed (a byte offset) and why, from Foundation's error: "around
+    /// character N", a number too large for a double, or the end of the file.
+    static func syntaxError(_ error: Error, in data: Data) -> (offset: Int, why: String) {
+        let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        let why = text.hasSuffix(".") ? String(text.dropLast()) : text
+        if let range = text.range(of: "character "),
+            let n = Int(text[range.upperBound...].prefix { $0.isNumber })
+        {
+            return (n, "\(why) (NaN, infinities and bare words are not JSON)")
+        }
+        if text.hasPrefix("Number "), let token = text.dropFirst(7).split(separator: " ").first,
+            let r = data.firstRange(of: Data(token.utf8))
+        {
+            return (r.lowerBound - data.startIndex, why)
+        }
+        if text.contains("end of file") { return (data.count, why + " (the file is cut short)") }
+        return (0, why)
+    }
+
+    /// The byte offset of the last component of a dotted key (`gyroscope.bias`) after its parents,
+    /// or 0 when absent.
+    static func offset(ofKey key: String, in data: Data) -> Int {
+        var from = data.startIndex
+        for part in key.split(separator: " ")[0].split(separator: ".") {
+            guard let r = data[from...].firstRange(of: Data("\"\(part)\"".utf8)) else { break }
+            from = r.lowerBound
+        }
+        return from - data.startIndex
+    }
+
+    /// The last object key (`"name":`) that starts before a byte offset: the value being read there.
+    static func lastKey(before offset: Int, in data: Data) -> String? {
+        let text = String(decoding: data.prefix(offset), as: UTF8.self)
+        var key: String?
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "\"") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(of: "\"") else { break }
+            let name = after[..<close]
+            rest = after[after.index(after: close)...]
+            if rest.drop(while: \.isWhitespace).first == ":" { key = String(name) }
+        }
+        return key
+    }
+
+    /// "line:column", both from 1, of a byte offset.
+    static func lineColumn(_ offset: Int, in data: Data) -> String {
+        var line = 1
+        var column = 1
+        for byte in data.prefix(offset) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else {
+                column += 1
+            }
+        }
+        return "\(line):\(column)"
     }
 
     /// Refuses a file that calibrates nothing, or values no sensor could need: corrections beyond
