@@ -1,7 +1,8 @@
 import Glibc
 
 /// Reads a file or a stream (standard input, a pipe) in chunks and hands out complete lines as byte
-/// ranges, so memory stays constant whatever the length. Accepts LF and CRLF line endings.
+/// ranges, so memory stays constant whatever the length. Accepts LF and CRLF line endings; a file
+/// or stream that starts as gzip data (`.csv.gz`) is decompressed as it is read.
 public final class ByteLineReader {
     /// The name used in messages: the path, or `stdin`.
     public let name: String
@@ -16,8 +17,10 @@ public final class ByteLineReader {
     @exclusivity(unchecked) public private(set) var lineNumber = 0
     /// Bytes read so far.
     @exclusivity(unchecked) public private(set) var bytesRead = 0
-    /// The input's size in bytes when it is a regular file, else nil.
+    /// The input's size in bytes when it is a regular file (not compressed), else nil.
     public private(set) var size: Int?
+    /// The decompressor of a gzip input.
+    private var gzip: GzipStream?
     /// Called before every `read` that may block, e.g. to flush outputs so a live pipe sees rows
     /// as soon as they are computed.
     public var beforeRead: (() -> Void)?
@@ -53,8 +56,22 @@ public final class ByteLineReader {
             var info = stat()
             if fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { size = Int(info.st_size) }
         }
-        capacity = chunkSize
+        capacity = max(chunkSize, 2)
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
+        // The first two bytes tell gzip data; anything else stays in the buffer as read.
+        var n = 0
+        repeat {
+            n = read(fd, buffer + end, 2 - end)
+            if n > 0 { end += n }
+        } while (n > 0 && end < 2) || (n < 0 && errno == EINTR)
+        if n == 0 { eof = true }
+        bytesRead = end
+        if end == 2 && buffer[0] == GzipStream.magic[0] && buffer[1] == GzipStream.magic[1] {
+            gzip = try GzipStream(fd: fd, name: name, prefix: Array(UnsafeBufferPointer(start: buffer, count: 2)))
+            end = 0
+            bytesRead = 0
+            size = nil
+        }
     }
 
     /// Reads an open descriptor (a pipe, say), named `name` in messages; it is not closed.
@@ -165,9 +182,13 @@ public final class ByteLineReader {
         }
         beforeRead?()
         var n: Int
-        repeat {
-            n = read(fd, buffer + end, capacity - end)
-        } while n < 0 && errno == EINTR
+        if let gzip {
+            n = try gzip.read(into: buffer + end, count: capacity - end)
+        } else {
+            repeat {
+                n = read(fd, buffer + end, capacity - end)
+            } while n < 0 && errno == EINTR
+        }
         if n < 0 {
             let reason = String(cString: strerror(errno))
             throw TraceError(
