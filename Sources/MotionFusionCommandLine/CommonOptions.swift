@@ -17,7 +17,7 @@ struct InputSettings {
         ) { s, v in s.read.columns = v },
         Option(
             "units", value: "KEY=UNIT,…",
-            "units of the file, over the header's hints: gyr=rad/s|deg/s, acc=m/s2|g|mg, mag=uT|gauss|nT|mT|au, t=s|ms|us|ns (default SI)"
+            "units of the file, over the header's hints: gyr=rad/s|deg/s, acc=m/s2|g|mg, mag=uT|gauss|nT|mT|au, t=s|ms|us|ns|count (a sample counter; needs --sample-rate) (default SI)"
         ) { s, v in
             var check = SensorUnits()
             try check.set(spec: v)
@@ -48,6 +48,13 @@ struct InputSettings {
         ) {
             s, v in
             s.read.skipLines = Int(try parseNumber("skip-lines", v, in: 0...1_000_000).rounded())
+        },
+        Option(
+            "sample-rate", value: "HZ",
+            "the rate of rows without a time column (row k at k/HZ s), or of a sample counter read as time (--units t=count)"
+        ) {
+            s, v in
+            s.read.sampleRate = try parseNumber("sample-rate", v, in: 1e-3...1e7)
         },
         Option(
             "delimiter", value: "comma|semicolon|tab|space",

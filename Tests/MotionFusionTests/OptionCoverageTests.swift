@@ -23,6 +23,7 @@ final class OptionCoverageTests: XCTestCase {
             "format": ["--format", "native"], "columns": ["--columns", "t=1,gyr=2,acc=5,mag=8,gt=11"],
             "units": ["--units", "gyr=rad/s,acc=m/s2,mag=uT,t=s"], "remap": ["--remap", "x,y,z"],
             "header-rows": ["--header-rows", "1"], "skip-lines": ["--skip-lines", "0"],
+            "sample-rate": ["--units", "t=count", "--sample-rate", "100"],
             "delimiter": ["--delimiter", "comma"], "strict": ["--strict"],
         ]
         let run: [String: [String]] = [

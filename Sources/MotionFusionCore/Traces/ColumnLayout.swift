@@ -206,7 +206,6 @@ public struct ColumnLayout: Sendable, Equatable {
                 for (k, slot) in g.slots.enumerated() { columns[slot] = column + k }
             }
         }
-        guard columns[.time] != nil else { throw ColumnSpecError("--columns must name the time column (t=…)") }
     }
 }
 
@@ -256,6 +255,9 @@ public struct SensorUnits: Sendable, Equatable {
     public var accelerometer = 1.0
     /// µT per magnetometer unit. Default 1.
     public var magnetometer = 1.0
+    /// Whether the time column is a sample counter (`--units t=count`): times are its count over the
+    /// rate given with it (`--sample-rate`).
+    public var timeIsCount = false
     /// Whether the magnetometer is in arbitrary units (kept unscaled; filters use its direction).
     public var magnetometerArbitrary = false
     /// Which were set explicitly (by `--units` or a header hint), by key.
@@ -267,7 +269,7 @@ public struct SensorUnits: Sendable, Equatable {
     /// The accepted unit names, by key, for help texts.
     public static let choices: [(key: String, units: [String])] = [
         ("gyr", ["rad/s", "deg/s"]), ("acc", ["m/s2", "g", "mg"]), ("mag", ["uT", "gauss", "nT", "mT", "au"]),
-        ("t", ["s", "ms", "us", "ns"]),
+        ("t", ["s", "ms", "us", "ns", "count"]),
     ]
 
     /// The factor to seconds of a time unit name, or nil.
@@ -293,7 +295,15 @@ public struct SensorUnits: Sendable, Equatable {
         var ok = true
         switch key.lowercased() {
         case "t", "time":
-            if let s = Self.timeScale(u) { time = s } else { ok = false }
+            if ["count", "counter", "samples", "index"].contains(u) {
+                timeIsCount = true
+                time = 1
+            } else if let s = Self.timeScale(u) {
+                time = s
+                timeIsCount = false
+            } else {
+                ok = false
+            }
         case "gyr", "gyro", "gyroscope":
             switch u {
             case "rad/s", "rads-1", "rad/sec", "rps": gyroscope = 1

@@ -1,3 +1,5 @@
+import Glibc
+
 /// How to read a delimited text file: what the user said on the command line (or a binding), each
 /// part optional. Empty options read the native format and the formats whose headers name their
 /// columns.
@@ -17,6 +19,9 @@ public struct DelimitedReadOptions: Sendable {
     public var separator: TextDialect.Separator?
     /// `--strict`: value faults are errors.
     public var strict = false
+    /// `--sample-rate HZ`: the rate of rows without a time column (row k at k / rate s), or of a
+    /// sample counter read as time (`--units t=count`). Nil: the time column gives the times.
+    public var sampleRate: Double?
 
     /// Default options.
     public init() {}
@@ -37,6 +42,14 @@ public final class DelimitedTraceReader: SampleReader {
     public let layout: ColumnLayout
     /// Seconds per unit of the parsed time values (1 when the parser already converted them).
     let timeScale: Double
+    /// Where times come from: the time column, a sample counter in it at a rate, or the row count
+    /// at a rate.
+    enum Clock { case column, counter(rate: Double), rows(rate: Double) }
+    let clock: Clock
+    /// Rows timed so far (``Clock/rows``); the counter's unwrapped offset and last raw value.
+    @exclusivity(unchecked) var rowIndex = 0
+    @exclusivity(unchecked) var counterOffset = 0.0
+    @exclusivity(unchecked) var lastCount = Double.nan
     /// Value faults so far.
     @exclusivity(unchecked) public private(set) var faults: ValueFaults
     /// Warnings so far (at most ``maxWarnings`` kept).
@@ -114,11 +127,30 @@ public final class DelimitedTraceReader: SampleReader {
                 e.description)
         }
         if let r = options.remap { layout.remap = r }
-        guard layout.columns[.time] != nil else {
+        if layout.columns[.time] == nil {
+            guard let rate = options.sampleRate else {
+                throw TraceError(
+                    options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
+                    options.columns != nil
+                        ? "--columns names no time column (t=…); for rows at a known rate without one, give it: --sample-rate HZ"
+                        : "no time column found; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ",")). Name it 't' (native format), choose columns with --columns t=1,gyr=2,acc=5,mag=8, or, for rows at a known rate without a time column, give it: --sample-rate HZ"
+                )
+            }
+            clock = .rows(rate: rate)
+        } else if layout.units.timeIsCount {
+            guard let rate = options.sampleRate else {
+                throw TraceError(
+                    .columnSpecification, headerLocation,
+                    "a sample counter read as time (--units t=count) needs its rate: --sample-rate HZ")
+            }
+            clock = .counter(rate: rate)
+        } else if options.sampleRate != nil {
             throw TraceError(
-                .missingColumn, headerLocation,
-                "no time column found; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ",")). Name it 't' (native format) or choose columns with --columns t=1,gyr=2,acc=5,mag=8"
+                .columnSpecification, headerLocation,
+                "--sample-rate times rows without a time column, or a counter (--units t=count); this file's time column \(rows.names.isEmpty ? "" : "'\(rows.names[layout.columns[.time]!].escapedForMessage)' ")gives the times"
             )
+        } else {
+            clock = .column
         }
         hasGyroscope = layout.has(.gyroscopeX)
         hasAccelerometer = layout.has(.accelerometerX)
@@ -219,7 +251,23 @@ public final class DelimitedTraceReader: SampleReader {
 
     private func makeSample() throws -> SensorSample {
         let units = layout.units
-        var t = values[ColumnLayout.Slot.time.rawValue] * timeScale
+        var t: Double
+        switch clock {
+        case .column:
+            t = values[ColumnLayout.Slot.time.rawValue] * timeScale
+        case .rows(let rate):
+            t = Double(rowIndex) / rate
+            rowIndex += 1
+        case .counter(let rate):
+            let count = values[ColumnLayout.Slot.time.rawValue]
+            // A counter that falls to under half its last value wrapped at the next power of two
+            // (8-, 16- or 32-bit packet counters).
+            if count.isFinite && lastCount.isFinite && count < lastCount / 2 {
+                counterOffset += Glibc.exp2(Glibc.log2(lastCount + 1).rounded(.up))
+            }
+            if count.isFinite { lastCount = count }
+            t = (count + counterOffset) / rate
+        }
         var timeFault = false
         if !t.isFinite {
             try faults.record(.invalidTime, at: location(.time), "time is \(values[ColumnLayout.Slot.time.rawValue])")
