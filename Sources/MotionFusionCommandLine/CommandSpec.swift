@@ -117,6 +117,13 @@ func parseNumber(_ name: String, _ text: String, in range: ClosedRange<Double>) 
     return v
 }
 
+/// A whole number within `range`, or a usage error naming the option.
+func parseCount(_ name: String, _ text: String, in range: ClosedRange<Int>) throws -> Int {
+    let v = try parseNumber(name, text, in: Double(range.lowerBound)...Double(range.upperBound))
+    guard v == v.rounded() else { throw CommandLineError.usage("--\(name) takes a whole number, got \(fmt(v))") }
+    return Int(v)
+}
+
 func fmt(_ v: Double) -> String {
     v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
 }
@@ -215,8 +222,9 @@ struct Command<Settings> {
                     value = arguments[i + 1]
                     i += 1
                 }
-                // An empty value is a mistake (an unset shell variable), never "as if absent".
-                guard !value.allSatisfy(\.isWhitespace) else {
+                // An empty value (an unset shell variable, or a list of nothing) is a mistake, never
+                // "as if absent".
+                guard !value.allSatisfy({ $0.isWhitespace || $0 == "," }) else {
                     throw CommandLineError.usage("--\(name) needs a value (\(option.value!)); got an empty one")
                 }
             } else if inline != nil {

@@ -40,14 +40,14 @@ struct InputSettings {
             "lines before the data, the first naming the columns (default 1; 0 needs --columns)"
         ) {
             s, v in
-            s.read.headerRows = Int(try parseNumber("header-rows", v, in: 0...1000).rounded())
+            s.read.headerRows = try parseCount("header-rows", v, in: 0...1000)
         },
         Option(
             "skip-lines", value: "N",
             "lines skipped before the header (default: comments, metadata and a sep= line before it are detected)"
         ) {
             s, v in
-            s.read.skipLines = Int(try parseNumber("skip-lines", v, in: 0...1_000_000).rounded())
+            s.read.skipLines = try parseCount("skip-lines", v, in: 0...1_000_000)
         },
         Option(
             "sample-rate", value: "HZ",

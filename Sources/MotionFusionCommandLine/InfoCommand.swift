@@ -42,7 +42,7 @@ enum InfoCommand {
                     output.err(m.use.warning(source: reader.description.source, calibrated: false) + "\n")
                 }
                 if let g = summary.gyroscopeOffset,
-                    !trace.warnings.contains(where: { $0.message.contains("zero offset") })
+                    !trace.warnings.contains(where: { UnitCheck.isGyroscopeOffsetWarning($0.message) })
                 {
                     // Found over the whole trace, beyond the reader's look-ahead.
                     let here = SourceLocation(file: reader.description.source, line: 0, column: 0)

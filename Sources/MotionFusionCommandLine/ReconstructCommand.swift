@@ -33,7 +33,6 @@ enum ReconstructCommand {
             throw CommandLineError.usage("--calibrate-mag needs the batch method in 9D with a magnetometer")
         }
         var samples = 0
-        sink.offline = true
         let bar = ProgressBar(console)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(

@@ -12,11 +12,13 @@ enum ReplayCommand {
         _ console: ConsoleOutput
     ) throws -> Int {
         var samples = 0
-        try run.run(next: {
-            let s = try reader.next()
-            if s != nil { samples += 1 }
-            return s
-        }) { e, input in try sink.add(e, input) }
+        try run.run(
+            next: {
+                let s = try reader.next()
+                if s != nil { samples += 1 }
+                return s
+            }, eachSample: { e, input in sink.magnetometerUse.add(e, input) }
+        ) { e, input in try sink.add(e, input) }
         return samples
     }
 }

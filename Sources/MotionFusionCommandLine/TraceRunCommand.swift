@@ -39,11 +39,10 @@ final class EstimateSink {
     /// Whether any input sample had a magnetometer value, and an accelerometer value.
     @exclusivity(unchecked) var sawMagnetometer = false
     @exclusivity(unchecked) var sawAccelerometer = false
-    /// How the filter used the magnetometer (for the rejection warning).
+    /// How a filter used the magnetometer, from every input sample's own estimate (for the
+    /// rejection warning; `replay` fills it; a reconstruction's robust weights lower the
+    /// magnetometer's share without dropping it, so `reconstruct` does not).
     @exclusivity(unchecked) var magnetometerUse = MagnetometerUse()
-    /// Whether the estimates are a reconstruction's: its robust weights lower the magnetometer's
-    /// share without dropping it, so its "rejected" rows are not counted as a gyro-only heading.
-    @exclusivity(unchecked) var offline = false
 
     init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
         self.writer = writer
@@ -68,7 +67,6 @@ final class EstimateSink {
         if input.accelerometer != nil { sawAccelerometer = true }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
-        if !offline { magnetometerUse.add(e, input) }
     }
 
     var score: AttitudeErrorMetric.Result? { sawTruth ? metric?.result : nil }
@@ -181,7 +179,9 @@ enum TraceRunCommand {
         _ reader: SampleReader, _ s: TraceRunSettings, _ target: OutputTarget, report reportTarget: OutputTarget?,
         liveInput: Bool, score: Bool, uncertainty: (RunConfiguration) -> Bool, _ console: ConsoleOutput, _ job: TraceJob
     ) throws -> TraceOutcome {
-        let printed = printWarnings(reader, from: 0, console)
+        // A calibration file with a gyroscope bias corrects the offset the unit check names.
+        let calibratedGyroscope = s.run.configuration.calibration?.gyroscopeBias != nil
+        let printed = printWarnings(reader, from: 0, console, calibratedGyroscope: calibratedGyroscope)
         let run = try adjusted(s.run.configuration, for: reader, askedFor9D: s.run.mode == .nineD, console)
         let output = try target.open()
         let writer = EstimateWriter(output: output, configuration: run, uncertainty: uncertainty(run))
@@ -219,7 +219,7 @@ enum TraceRunCommand {
             writer.abandon()
             throw CommandLineError.from(error)
         }
-        _ = printWarnings(reader, from: printed, console)
+        _ = printWarnings(reader, from: printed, console, calibratedGyroscope: calibratedGyroscope)
         for w in reader.faults.warnings { console.err("\(w)\n") }
         if run.mode == .nineD, sink.magnetometerUse.mostlyRejected {
             console.err(
@@ -246,9 +246,13 @@ enum TraceRunCommand {
     }
 
     /// Prints a reader's warnings not printed yet.
-    static func printWarnings(_ reader: SampleReader, from start: Int, _ console: ConsoleOutput) -> Int {
+    static func printWarnings(
+        _ reader: SampleReader, from start: Int, _ console: ConsoleOutput, calibratedGyroscope: Bool
+    ) -> Int {
         let all = reader.warnings
-        for w in all.dropFirst(start) { console.err("\(w)\n") }
+        for w in all.dropFirst(start) where !(calibratedGyroscope && UnitCheck.isGyroscopeOffsetWarning(w.message)) {
+            console.err("\(w)\n")
+        }
         return all.count
     }
 

@@ -103,6 +103,19 @@ final class CommandLineTests: XCTestCase {
         }
     }
 
+    /// Line counts are whole numbers: `--skip-lines 1.5` is a usage error, not two lines.
+    func testLineCountsAreWholeNumbers() {
+        let trace = TestData.projectData + "/sim_mixed_100hz.csv"
+        for (option, value) in [("skip-lines", "1.5"), ("skip-lines", "0.4"), ("header-rows", "1.5")] {
+            let r = CommandRunner.run(["info", trace, "--\(option)", value])
+            XCTAssertEqual(r.status, 2, "--\(option) \(value)")
+            XCTAssert(r.err.contains("--\(option) takes a whole number"), r.err)
+        }
+        let emptyList = CommandRunner.run(["replay", trace, "--param", ",", "--output", "-"])
+        XCTAssertEqual(emptyList.status, 2, "an empty list")
+        XCTAssert(emptyList.err.contains("--param needs a value"), emptyList.err)
+    }
+
     func testBadInputExitsNonZeroWithLocation() {
         let bad = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,zz,9.8\n")
         for cmd in ["info", "replay"] {

@@ -6,12 +6,12 @@ import XCTest
 
 /// No silent fallback: a 9D replay that could not use its magnetometer says so.
 final class MagnetometerWarningTests: XCTestCase {
-    func replay(_ trace: Trace, command: String = "replay") throws -> String {
+    func replay(_ trace: Trace, command: String = "replay", _ extra: [String] = []) throws -> String {
         let path = TestData.temporaryDirectory() + "/iron.csv"
         try TraceWriter.write(trace, to: path)
         var err = ""
         let status = MotionFusionCLI.run(
-            [command, path, "--mode", "9d", "--output", TestData.temporaryDirectory() + "/est.csv"],
+            [command, path, "--mode", "9d", "--output", TestData.temporaryDirectory() + "/est.csv"] + extra,
             output: ConsoleOutput(out: { _ in }, err: { err += $0 }))
         XCTAssertEqual(status, 0, err)
         return err
@@ -29,12 +29,20 @@ final class MagnetometerWarningTests: XCTestCase {
         var e = ScenarioSuiteTests.errors()
         s.errors = e
         XCTAssertFalse(try replay(MotionSimulator(settings: s).run()).contains("magnetometer was rejected"))
+        // Resampled output counts the filter's own samples, for every filter.
+        for filter in ["ekf", "mahony", "complementary"] {
+            let err = try replay(
+                MotionSimulator(settings: s).run(), command: "replay", ["--filter", filter, "--rate", "20"])
+            XCTAssertFalse(err.contains("magnetometer was rejected"), "\(filter) --rate: \(err)")
+        }
         e.fixedHardIron = Vector3(30, -25, 31)
         s.errors = e
         let err = try replay(MotionSimulator(settings: s).run())
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssert(err.contains(" %)"), err)
         XCTAssert(err.contains("calibration reached uncalibrated"), err)
+        let resampled = try replay(MotionSimulator(settings: s).run(), command: "replay", ["--rate", "20"])
+        XCTAssert(resampled.contains("warning: the magnetometer was rejected on"), "--rate: \(resampled)")
         XCTAssert(err.contains("--calibrate-mag") && err.contains("--calibration"), err)
         // `info` reports the share and the fit, and warns the same way.
         let path = TestData.temporaryDirectory() + "/iron.csv"

@@ -133,6 +133,18 @@ final class GyroscopeOffsetTests: XCTestCase {
         for scenario in [MotionSimulator.Scenario.steadyTurn, .vehicle] {
             XCTAssertNil(UnitCheck.gyroscopeOffset(FilterTests.simulated(scenario).samples), "\(scenario)")
         }
+        // A gyroscope in deg/s read as rad/s: a still rate of a degree per second reads as over a
+        // radian per second, but the peaks name the units, not an offset.
+        var degrees = mixed
+        for i in degrees.samples.indices {
+            degrees.samples[i].gyroscope = degrees.samples[i].gyroscope.map {
+                ($0 + Vector3(0.02, -0.01, 0.015)) * (180 / .pi)
+            }
+        }
+        XCTAssertNil(UnitCheck.gyroscopeOffset(degrees.samples), "deg/s read as rad/s")
+        let unitWarnings = UnitCheck.check(degrees.samples, source: "dps.csv").map(\.message)
+        XCTAssert(unitWarnings.contains { $0.contains("looks like deg/s") }, "\(unitWarnings)")
+        XCTAssertFalse(unitWarnings.contains { $0.contains("zero offset") }, "\(unitWarnings)")
         // The reader's unit check says so with the fix.
         let warnings = UnitCheck.check(shifted(mixed, by: offset).samples, source: "raw.csv")
         let message = try XCTUnwrap(warnings.first { $0.message.contains("zero offset") }?.message)
@@ -159,6 +171,10 @@ final class GyroscopeOffsetTests: XCTestCase {
         XCTAssertEqual(CommandRunner.run(["calibrate", raw, "--sensors", "gyr", "--output", calibration]).status, 0)
         let bias = try XCTUnwrap(SensorCalibration(contentsOf: calibration).gyroscopeBias)
         XCTAssertLessThan((bias - Vector3(-9, -9, -9)).norm, 0.03, "\(bias)")
+        // Replayed with it, the offset is corrected: no warning asking for it again.
+        let replayed = CommandRunner.run(["replay", raw, "--calibration", calibration, "--output", dir + "/e.csv"])
+        XCTAssertEqual(replayed.status, 0, replayed.err)
+        XCTAssertFalse(replayed.err.contains("zero offset"), replayed.err)
         let clean = CommandRunner.run(["info", TestData.projectData + "/sim_mixed_100hz.csv", "--json"])
         XCTAssert(clean.out.contains("\"gyroscope_offset_rad_s\":null"), clean.out)
         XCTAssertFalse(

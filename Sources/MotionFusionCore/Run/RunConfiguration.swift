@@ -45,13 +45,15 @@ public struct RunConfiguration: Sendable {
 
     /// Runs the configured filter over the samples `next` yields until it returns nil, calling
     /// `body` with each estimate and the input it belongs to (for resampled outputs, the input
-    /// interpolated to the output time: ground truth slerped, sensors absent). Memory is constant.
+    /// interpolated to the output time: ground truth slerped, sensors absent). `eachSample`, when
+    /// given, sees every input sample's own estimate, before any resampling. Memory is constant.
     public func run(
-        next: () throws -> SensorSample?, _ body: (MotionEstimate, SensorSample) throws -> Void
+        next: () throws -> SensorSample?, eachSample: ((MotionEstimate, SensorSample) -> Void)? = nil,
+        _ body: (MotionEstimate, SensorSample) throws -> Void
     ) throws {
         try withoutActuallyEscaping(next) { next in
             try withoutActuallyEscaping(body) { body in
-                try filter.withFilter(RunLoop(configuration: self, next: next, body: body))
+                try filter.withFilter(RunLoop(configuration: self, next: next, eachSample: eachSample, body: body))
             }
         }
     }
@@ -130,6 +132,7 @@ extension Array: SampleArray where Element == SensorSample {
 struct RunLoop: FilterVisitor {
     let configuration: RunConfiguration
     let next: () throws -> SensorSample?
+    let eachSample: ((MotionEstimate, SensorSample) -> Void)?
     let body: (MotionEstimate, SensorSample) throws -> Void
 
     func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
@@ -139,11 +142,14 @@ struct RunLoop: FilterVisitor {
             var resampler = Resampler(rate: rate, maximumGap: configuration.runner.maximumGap)
             while let input = try next() {
                 let e = runner.update(calibration?.apply(input) ?? input)
+                eachSample?(e, input)
                 try resampler.push(e, input, emit: body)
             }
         } else {
             while let input = try next() {
-                try body(runner.update(calibration?.apply(input) ?? input), input)
+                let e = runner.update(calibration?.apply(input) ?? input)
+                eachSample?(e, input)
+                try body(e, input)
             }
         }
     }

@@ -68,6 +68,9 @@ public enum UnitCheck {
     /// Gyroscope rate across gravity over still stretches beyond which it is a zero offset to
     /// calibrate, rad/s.
     public static let largeGyroscopeOffset = 10.0.radians
+    /// A gyroscope peak beyond this, rad/s, is deg/s read as rad/s (no MEMS gyroscope measures
+    /// 40 rad/s, 2 300 °/s); a still rate in such a file is a bias in °/s, not an offset.
+    public static let degreesPerSecondPeak = 40.0
 
     /// The gyroscope over the still stretches of `samples` (at least ``stillStretch`` long, the
     /// accelerometer near g and steady: the device still whatever the gyroscope says): its median
@@ -126,8 +129,16 @@ public enum UnitCheck {
     /// median part across gravity over the still stretches exceeds ``largeGyroscopeOffset``; an
     /// offset about the vertical alone is not told from a steady turn.
     public static func gyroscopeOffset(_ samples: [SensorSample]) -> (offset: Vector3, samples: Int)? {
-        guard let still = stillGyroscope(samples), still.acrossGravity > largeGyroscopeOffset else { return nil }
+        // Peaks of deg/s read as rad/s: the units are the cause, and their own warning says so.
+        guard !samples.contains(where: { ($0.gyroscope?.norm ?? 0) > degreesPerSecondPeak }),
+            let still = stillGyroscope(samples), still.acrossGravity > largeGyroscopeOffset
+        else { return nil }
         return (still.median, still.samples)
+    }
+
+    /// Whether a warning is the one ``gyroscopeOffsetMessage(_:samples:)`` writes.
+    public static func isGyroscopeOffsetWarning(_ message: String) -> Bool {
+        message.hasPrefix("the gyroscope reads ") && message.contains("a zero offset")
     }
 
     /// The warning for a gyroscope offset found by ``gyroscopeOffset(_:)``, with its fixes.
@@ -135,7 +146,7 @@ public enum UnitCheck {
         let rad = "(\(fmt(offset.x)), \(fmt(offset.y)), \(fmt(offset.z))) rad/s"
         let deg = "(\(fmt(offset.x.degrees)), \(fmt(offset.y.degrees)), \(fmt(offset.z.degrees)))°/s"
         return
-            "the gyroscope reads \(rad) = \(deg) (median of \(samples) samples) while the accelerometer shows the device still: a zero offset, not a rotation (units are not the cause). Calibrate it: motionfusion calibrate TRACE --sensors gyr --output CAL.json, then pass --calibration CAL.json; without it, the ekf and complementary filters take the offset from the first rest, and the attitude drifts until then"
+            "the gyroscope reads \(rad) = \(deg) (median of \(samples) samples) while the accelerometer shows the device still: a zero offset, not a rotation (its peaks are within a gyroscope's range, so not deg/s read as rad/s). Calibrate it: motionfusion calibrate TRACE --sensors gyr --output CAL.json, then pass --calibration CAL.json; without it, the ekf and complementary filters take the offset from the first rest, and the attitude drifts until then"
     }
 
     /// Warnings about implausible units in `samples` (typically a recording's first seconds), each
@@ -196,7 +207,7 @@ public enum UnitCheck {
                     ))
             }
         }
-        if maxGyro > 40 {
+        if maxGyro > degreesPerSecondPeak {
             warnings.append(
                 TraceWarning(
                     here,
