@@ -167,6 +167,18 @@ final class ForeignDelimitedTests: XCTestCase {
         }
     }
 
+    /// A status row right under the header is dropped like any other, and does not decide the
+    /// separator (it once made the file read as space-separated: "no time column found").
+    func testJunkRowRightUnderTheHeader() throws {
+        let plain = try load(Self.plain)
+        for status in ["status: ok", "Recording started"] {
+            let text = ([Self.header, status] + Self.rows()).joined(separator: "\n") + "\n"
+            let junk = try load(text)
+            assertSameSamples(plain, junk)
+            XCTAssert(junk.warnings.contains { $0.message.contains("row that is not data") }, "\(junk.warnings)")
+        }
+    }
+
     // MARK: Trailing separators
 
     func testTrailingSeparatorOnTheHeaderOnly() throws {

@@ -73,7 +73,13 @@ public struct TextDialect: Equatable, Sendable, CustomStringConvertible {
                 else { continue }
                 if best == nil || fewest > best!.1 { best = (candidate, fewest) }
             }
-            if let (b, _) = best {
+            // A first data line that does not fit (a status or junk row under the header): the
+            // header alone decides, by its most frequent separator.
+            let headerOnly = [UInt8(ascii: ","), UInt8(ascii: ";"), 0x09].map {
+                ($0, FieldSplitter.count(header, .byte($0)))
+            }
+            .filter { $0.1 >= 2 }.max { $0.1 < $1.1 }
+            if let (b, _) = best ?? headerOnly {
                 separator = .byte(b)
             } else if let line = lines.last, FieldSplitter.count(line, .whitespace) >= 2 {
                 separator = .whitespace
