@@ -178,7 +178,7 @@ final class FilterDocumentationTests: XCTestCase {
                     XCTAssertThrowsError(try setup.setParameter(name, value), "\(kind.rawValue) \(name)=\(value)") {
                         let message = "\($0)"
                         XCTAssert(
-                            message.contains("'\(name)'") && message.contains("\(range)")
+                            message.contains("'\(name)'") && message.contains(range.exactDescription)
                                 && message.contains("\(value)"),
                             message)
                     }

@@ -52,6 +52,12 @@ public struct ParameterRange: Sendable, Equatable, CustomStringConvertible {
         (includesLower ? "[" : "(") + Self.format(lower) + ", " + Self.format(upper) + "]"
     }
 
+    /// The same with the bounds to the last digit (messages: a value just past a rounded bound).
+    public var exactDescription: String {
+        func exact(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? "\(Int64(v))" : "\(v)" }
+        return (includesLower ? "[" : "(") + exact(lower) + ", " + exact(upper) + "]"
+    }
+
     static func format(_ v: Double) -> String { String(format: "%.6g", v) }
 }
 

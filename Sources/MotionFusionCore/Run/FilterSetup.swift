@@ -257,7 +257,7 @@ extension FilterSetup {
                     guard range.contains(value) || (learnt && value.isNaN) else {
                         throw ParameterError(
                             description:
-                                "'\(name)' must be within \(range)\(learnt ? " (or nan to learn it)" : ""); got \(value)"
+                                "'\(name)' must be within \(range.exactDescription)\(learnt ? " (or nan to learn it)" : ""); got \(value)"
                         )
                     }
                 }
