@@ -232,7 +232,10 @@ extension HostileUseTests {
                 ["replay", trace, "--param", "expectedFieldNorm=-5"],
                 "'expectedFieldNorm' must be within (0, 1000] (or nan to learn it); got -5.0"
             ),
-            (["replay", trace, "--param", "expectedDip=200"], "'expectedDip' must be within [-1.5707963267948966, 1.5707963267948966]"),
+            (
+                ["replay", trace, "--param", "expectedDip=200"],
+                "'expectedDip' must be within [-1.5707963267948966, 1.5707963267948966]"
+            ),
             (
                 ["replay", trace, "--filter", "mahony", "--param", "ki=1e308"],
                 "'ki' must be within [0, 10]; got 1e+308"
