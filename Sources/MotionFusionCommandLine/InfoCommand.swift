@@ -37,14 +37,16 @@ enum InfoCommand {
                     s.json
                         ? json(summary, magnetometer, source: p, faults: reader.faults) + "\n"
                         : table(summary, magnetometer, source: p, faults: reader.faults))
-                for w in trace.warnings { output.err("\(w)\n") }
+                // The offset is named once, from the whole trace (the table's figure), not also from
+                // the reader's first seconds.
+                for w in trace.warnings
+                where !(summary.gyroscopeOffset != nil && UnitCheck.isGyroscopeOffsetWarning(w.message)) {
+                    output.err("\(w)\n")
+                }
                 if let m = magnetometer, m.use.mostlyRejected {
                     output.err(m.use.warning(source: reader.description.source, calibrated: false) + "\n")
                 }
-                if let g = summary.gyroscopeOffset,
-                    !trace.warnings.contains(where: { UnitCheck.isGyroscopeOffsetWarning($0.message) })
-                {
-                    // Found over the whole trace, beyond the reader's look-ahead.
+                if let g = summary.gyroscopeOffset {
                     let here = SourceLocation(file: reader.description.source, line: 0, column: 0)
                     output.err(
                         "\(TraceWarning(here, UnitCheck.gyroscopeOffsetMessage(g.offset, samples: g.samples)))\n")

@@ -59,6 +59,18 @@ final class GzipInputTests: XCTestCase {
         XCTAssertEqual(try TraceFormat.load(path: joined).samples.map(\.t), a.samples.map(\.t))
     }
 
+    func testZeroPaddingAfterTheLastMemberIsIgnored() throws {
+        let dir = TestData.temporaryDirectory()
+        let plain = dir + "/trace.csv"
+        try FileManager.default.copyItem(atPath: TestData.projectData + "/sim_mixed_100hz.csv", toPath: plain)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: try gzip([plain], to: plain + ".gz")))
+        bytes.append(Data(repeating: 0, count: 70_000))
+        let padded = dir + "/padded.csv.gz"
+        try bytes.write(to: URL(fileURLWithPath: padded))
+        XCTAssertEqual(
+            try TraceFormat.load(path: padded).samples.map(\.t), try TraceFormat.load(path: plain).samples.map(\.t))
+    }
+
     func testTruncatedStreamIsAnError() throws {
         let dir = TestData.temporaryDirectory()
         let plain = dir + "/trace.csv"

@@ -37,6 +37,12 @@ final class GzipStream {
         input.deallocate()
     }
 
+    static func allZero(_ p: UnsafeMutablePointer<UInt8>?, _ count: Int) -> Bool {
+        guard let p else { return true }
+        for i in 0..<count where p[i] != 0 { return false }
+        return true
+    }
+
     /// Fills up to `count` bytes at `buffer` with decompressed data; 0 at the end of the stream.
     func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
         guard !finished, count > 0 else { return 0 }
@@ -64,6 +70,11 @@ final class GzipStream {
                 }
                 stream.next_in = input
                 stream.avail_in = UInt32(n)
+            }
+            if memberEnded && Self.allZero(stream.next_in, Int(stream.avail_in)) {
+                // Zero padding after a member (tape blocks, some archivers), as gzip itself allows.
+                stream.avail_in = 0
+                continue
             }
             let status = inflate(&stream, Z_NO_FLUSH)
             memberEnded = false
