@@ -13,6 +13,15 @@ final class CalibrationTests: XCTestCase {
             ("{\"gyroscope\": {\"bias\": [0.001,", ":1:31: not valid JSON in \"bias\""),
             ("{\n  \"gyroscope\": {\n    \"bias\": [0.001, \"x\", 0]\n  }\n}\n", ":3:5: gyroscope.bias must be three"),
             ("[1]", ":1:1: not a JSON object"),
+            ("{\n\"gyroscope\": {\"bias\": [1e308, 0, 0]}}", ":2:15: gyroscope.bias is beyond"),
+            (
+                "{\"magnetometer\": {\"hard_iron\": [0, 0, 0],\n \"soft_iron\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}}",
+                ":2:2: magnetometer.soft_iron mirrors the field"
+            ),
+            (
+                "{\"magnetometer\": {\"hard_iron\": [0, 0, 0], \"soft_iron\": [[1, 0], [0, 1]]}}",
+                ":1:43: magnetometer.soft_iron must be 3×3"
+            ),
         ]
         for (text, expected) in cases {
             let path = TestData.writeTemporary(text, name: "cal.json")

@@ -117,7 +117,9 @@ public struct SensorCalibration: Sendable, Equatable {
             } else if m["soft_iron"] == nil {
                 rows = [.unitX, .unitY, .unitZ]
             } else {
-                throw FileError(description: "\(path): magnetometer.soft_iron must be 3×3 (three rows or nine numbers)")
+                let at = Self.lineColumn(Self.offset(ofKey: "magnetometer.soft_iron", in: data), in: data)
+                throw FileError(
+                    description: "\(path):\(at): magnetometer.soft_iron must be 3×3 (three rows or nine numbers)")
             }
             let soft = Matrix3(rows[0], rows[1], rows[2])
             magnetometer = MagnetometerCalibration(
@@ -134,7 +136,7 @@ public struct SensorCalibration: Sendable, Equatable {
                 bias: try vector(a["bias"], "accelerometer.bias"), scale: try vector(a["scale"], "accelerometer.scale"),
                 residual: a["residual_m_s2"] as? Double ?? .nan, poses: a["poses"] as? Int ?? 0)
         }
-        try validate(path)
+        try validate(path, data)
     }
 
     /// Where JSON parsing failed (a byte offset) and why, from Foundation's error: "around
@@ -200,29 +202,41 @@ public struct SensorCalibration: Sendable, Equatable {
     /// Refuses a file that calibrates nothing, or values no sensor could need: corrections beyond
     /// the ranges the readers accept (``ValueFaults``), a singular soft-iron matrix, scales that
     /// are not positive or are off by more than a factor of ten.
-    func validate(_ path: String) throws {
-        func fail(_ what: String) -> FileError { FileError(description: "\(path): \(what)") }
+    /// Refuses what no sensor could need, at the key's line and column in the file's `data`.
+    func validate(_ path: String, _ data: Data) throws {
+        func fail(_ key: String, _ what: String) -> FileError {
+            FileError(
+                description: "\(path):\(Self.lineColumn(Self.offset(ofKey: key, in: data), in: data)): \(key) \(what)")
+        }
         guard magnetometer != nil || gyroscopeBias != nil || accelerometer != nil else {
-            throw fail("calibrates nothing: expected a \"magnetometer\", \"gyroscope\" or \"accelerometer\" object")
+            throw FileError(
+                description:
+                    "\(path):1:1: calibrates nothing: expected a \"magnetometer\", \"gyroscope\" or \"accelerometer\" object"
+            )
         }
         if let m = magnetometer {
             guard m.hardIron.norm <= ValueFaults.magnetometerLimit else {
-                throw fail("magnetometer.hard_iron is beyond any magnetometer's range")
+                throw fail("magnetometer.hard_iron", "is beyond any magnetometer's range")
             }
             let det = m.softIron.determinant
             guard det.isFinite, abs(det) > 1e-6, abs(det) < 1e6 else {
-                throw fail("magnetometer.soft_iron is singular or implausible (determinant \(det))")
+                throw fail("magnetometer.soft_iron", "is singular or implausible (determinant \(det))")
+            }
+            guard det > 0 else {
+                throw fail(
+                    "magnetometer.soft_iron",
+                    "mirrors the field (determinant \(det)): a fit never does; check the signs of its axes")
             }
         }
         if let b = gyroscopeBias, b.norm > ValueFaults.gyroscopeLimit {
-            throw fail("gyroscope.bias is beyond any gyroscope's range (\(b.norm) rad/s)")
+            throw fail("gyroscope.bias", "is beyond any gyroscope's range (\(b.norm) rad/s)")
         }
         if let a = accelerometer {
             guard a.bias.norm <= ValueFaults.accelerometerLimit else {
-                throw fail("accelerometer.bias is beyond any accelerometer's range")
+                throw fail("accelerometer.bias", "is beyond any accelerometer's range")
             }
             for s in [a.scale.x, a.scale.y, a.scale.z] where !(s > 0.1 && s < 10) {
-                throw fail("accelerometer.scale must be positive and within a factor of ten of 1; got \(s)")
+                throw fail("accelerometer.scale", "must be positive and within a factor of ten of 1; got \(s)")
             }
         }
     }
