@@ -167,6 +167,18 @@ final class ForeignDelimitedTests: XCTestCase {
         }
     }
 
+    /// After skipped lines, a bad header is named at its own line, and skipping past the end says so.
+    func testHeaderErrorsAfterSkippedLinesAreAtTheirLine() {
+        let text = (Self.dotPreamble + ["0.0,1,2", "1.0,2,3"]).joined(separator: "\n") + "\n"
+        let path = TestData.writeTemporary(text)
+        let bad = CommandRunner.run(["info", path, "--skip-lines", "7"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssert(bad.err.contains("\(path):8:1: unrecognised header"), bad.err)
+        let past = CommandRunner.run(["info", path, "--skip-lines", "50"])
+        XCTAssertEqual(past.status, 1)
+        XCTAssert(past.err.contains("no header line after skipping 50 lines"), past.err)
+    }
+
     /// A status row right under the header is dropped like any other, and does not decide the
     /// separator (it once made the file read as space-separated: "no time column found").
     func testJunkRowRightUnderTheHeader() throws {

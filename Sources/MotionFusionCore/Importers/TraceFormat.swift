@@ -55,7 +55,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         let f =
             try format
             ?? (options.columns != nil
-                ? .delimited : detect(firstLine: Preamble.header(lines, options: options) ?? [], name: lines.name))
+                ? .delimited : detect(header: Preamble.headerLine(lines, options: options), name: lines.name))
         guard f != .phyphox && f != .sensorLogger else {
             throw TraceError(
                 .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
@@ -121,25 +121,35 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, or phyphox / Sensor Logger Accelerometer.csv)"
             )
         }
-        guard let line = try Preamble.header(ByteLineReader(path: path, chunkSize: 4096), options: options) else {
+        guard let header = try Preamble.headerLine(ByteLineReader(path: path, chunkSize: 4096), options: options)
+        else {
+            let skipped = options.skipLines ?? 0
             throw TraceError(
-                .empty, SourceLocation(file: path, line: 1, column: 0), "file is empty; expected a header line")
+                .empty, SourceLocation(file: path, line: skipped + 1, column: 0),
+                skipped > 0
+                    ? "no header line after skipping \(skipped) lines: the file has no more (check --skip-lines)"
+                    : "file is empty; expected a header line")
         }
-        return try detect(firstLine: line, name: path)
+        return try detect(header: header, name: path)
     }
 
-    /// Detects the format of a single text file from its first line.
-    static func detect(firstLine: [UInt8], name: String) throws -> TraceFormat {
+    /// Detects the format from the header line (nil: none, an empty file), at its line number.
+    static func detect(header: (bytes: [UInt8], line: Int)?, name: String) throws -> TraceFormat {
+        try detect(firstLine: header?.bytes ?? [], name: name, line: header?.line ?? 1)
+    }
+
+    /// Detects the format of a single text file from its header line, line `line` of the file.
+    static func detect(firstLine: [UInt8], name: String, line: Int = 1) throws -> TraceFormat {
         let bytes = DelimitedRows.withoutBOM(firstLine)
         if bytes.contains(0) || bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw TraceError(
-                .unknownFormat, SourceLocation(file: name, line: 1, column: 1),
+                .unknownFormat, SourceLocation(file: name, line: line, column: 1),
                 "binary data, not a text trace\(bytes.starts(with: [0x50, 0x4B]) ? " (a zip archive: pass it as a file path ending in .zip)" : "")"
             )
         }
         if bytes.contains(0x0D) {
             throw TraceError(
-                .unknownFormat, SourceLocation(file: name, line: 1, column: 1 + (bytes.firstIndex(of: 0x0D) ?? 0)),
+                .unknownFormat, SourceLocation(file: name, line: line, column: 1 + (bytes.firstIndex(of: 0x0D) ?? 0)),
                 "the line breaks are carriage returns only (classic Mac text); convert them to LF first, e.g. tr '\\r' '\\n' < IN > OUT"
             )
         }
@@ -157,7 +167,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             throw error
         } catch {}
         throw TraceError(
-            .unknownFormat, SourceLocation(file: name, line: 1, column: 1),
+            .unknownFormat, SourceLocation(file: name, line: line, column: 1),
             "unrecognised header '\(String(header.prefix(80)).escapedForMessage)'; expected the native header (t,gyr_x,…) or a supported format (\(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))); pass --format NAME, or --columns t=1,gyr=2,acc=5 for any delimited file"
         )
     }

@@ -136,9 +136,16 @@ extension Preamble {
     /// A copy of the header line — the first non-blank line after the preamble, or after
     /// `options.skipLines` — consuming nothing (format detection); nil for an empty input.
     public static func header(_ lines: ByteLineReader, options: DelimitedReadOptions) throws -> [UInt8]? {
+        try headerLine(lines, options: options)?.bytes
+    }
+
+    /// The same with the header's line number (from 1) in the input.
+    public static func headerLine(_ lines: ByteLineReader, options: DelimitedReadOptions) throws -> (
+        bytes: [UInt8], line: Int
+    )? {
         var k = try options.skipLines ?? find(lines, headerRows: options.headerRows, separator: options.separator).lines
         while let line = try lines.peekLine(ahead: k) {
-            if !isBlank(line) { return k == 0 ? DelimitedRows.withoutBOM(line) : line }
+            if !isBlank(line) { return (k == 0 ? DelimitedRows.withoutBOM(line) : line, lines.lineNumber + k + 1) }
             k += 1
         }
         return nil
