@@ -20,13 +20,18 @@ struct MagnetometerUse {
 
     /// The default 9D filter's use of the magnetometer of `samples`.
     init(running samples: [SensorSample]) {
-        let configuration = RunConfiguration(.ekf, mode: .nineD)
         var i = 0
-        for e in configuration.estimates(samples) {
-            // One estimate per sample: no output rate is set.
-            add(e, samples[i])
-            i += 1
-        }
+        var use = MagnetometerUse()
+        // Streamed: no array of estimates for a long recording. `next` and `body` do not throw, so
+        // neither does the run (as in `RunConfiguration.estimates`).
+        try! RunConfiguration(.ekf, mode: .nineD).run(
+            next: {
+                guard i < samples.count else { return nil }
+                i += 1
+                return samples[i - 1]
+            }, eachSample: { e, input in use.add(e, input) }
+        ) { _, _ in }
+        self = use
     }
 
     init() {}
