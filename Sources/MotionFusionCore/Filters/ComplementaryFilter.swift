@@ -180,7 +180,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         var correction = Vector3.zero
         var filtered: Vector3?
         if let a = accelerometer {
-            let fE = state.attitude.rotate(a)
+            // In a proven steady turn the steady specific force across the axis is centripetal.
+            let fE = state.attitude.rotate(state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias))
             filtered = p.accelerationFilterTime > 0 ? state.accelerationLowPass.update(fE, dt: dt) : fE
         }
         if let fE = filtered, abs(fE.norm - standardGravity) < p.accelerationRejection, let up = fE.normalized {

@@ -45,11 +45,18 @@ public struct RestBiasJudge: Sendable, Codable {
         /// Largest fraction of the predicted turn that the accelerometer (or the horizontal
         /// field) may show for the rate to be an offset. Default 0.25.
         public var turnConsistency = 0.25
+        /// Smallest turn, rad, over a still stretch (a steady rate beyond ``biasClip``) before a
+        /// specific force that stayed fixed in the sensor frame through it proves gravity lies along
+        /// the rate axis (``steadyTurnAxis(rest:bias:)``). Default 30°.
+        public var steadyTurnAngle = 30.0.radians
+        /// Widest angle, rad, the smoothed accelerometer may sweep over that turn. A gravity
+        /// component across the axis sweeps at least about its own angle from the axis. Default 2°.
+        public var steadyTurnSweep = 2.0.radians
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
             "biasClip": ParameterRange(0...1), "rateTolerance": ParameterRange(0...1), "restDrift": .above(0, upTo: 1),
             "gate": .above(0, upTo: 100), "gravityTolerance": .above(0, upTo: 10), "minimumTurn": .degrees(0...180),
-            "turnConsistency": .fraction,
+            "turnConsistency": .fraction, "steadyTurnAngle": .degrees(0...180), "steadyTurnSweep": .degrees(0...180),
         ]
         /// Default parameters.
         public init() {}
@@ -76,12 +83,18 @@ public struct RestBiasJudge: Sendable, Codable {
     var startAccelerometer: Vector3?, startMagnetometer: Vector3?
     /// Noise-smoothed magnetometer.
     var magnetometerSmoothed: Vector3?
+    /// Widest angle, rad, the smoothed accelerometer and horizontal field have made with their
+    /// values at the start of the current still stretch.
+    var accelerometerSweep = 0.0, fieldSweep = 0.0
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
     /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
     var restAnchor: Vector3?
     /// Whether the current still stretch has been judged a turn.
     var turning = false
+    /// Largest bias error the estimate may still have, rad/s: ``Parameters/biasClip`` before a
+    /// rest, then ``Parameters/gate`` standard deviations (at least ``Parameters/rateTolerance``).
+    var biasLimit = Double.infinity
 
     /// Creates a judge.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
@@ -92,6 +105,8 @@ public struct RestBiasJudge: Sendable, Codable {
         rest: RestDetector, bias: Vector3, biasSigma: Vector3, magnetometer: Vector3?, dt: Double
     ) -> Verdict {
         let p = parameters
+        let sigma = max(biasSigma.x, biasSigma.y, biasSigma.z)
+        biasLimit = established ? min(p.biasClip, max(p.rateTolerance, p.gate * sigma)) : p.biasClip
         if let m = magnetometer {
             if let s = magnetometerSmoothed {
                 magnetometerSmoothed = s + (m - s) * firstOrderSmoothing(dt, time: rest.parameters.noiseFilterTime)
@@ -110,6 +125,14 @@ public struct RestBiasJudge: Sendable, Codable {
         if startAccelerometer == nil {
             startAccelerometer = rest.accelerometerSmoothed
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
+            accelerometerSweep = 0
+            fieldSweep = 0
+        }
+        if let start = startAccelerometer {
+            accelerometerSweep = max(accelerometerSweep, angle(start, rest.accelerometerSmoothed))
+        }
+        if let m0 = startMagnetometer, let m1 = magnetometerSmoothed, let up = rest.accelerometerSmoothed.normalized {
+            fieldSweep = max(fieldSweep, angle(m0 - up * m0.dot(up), m1 - up * m1.dot(up)))
         }
         guard rest.atRest else { return .motion }
         if let anchor = restAnchor {
@@ -138,12 +161,14 @@ public struct RestBiasJudge: Sendable, Codable {
         }
         steadyTurn = true
         turning = established
-        guard !established, let start = startAccelerometer else { return .motion }
+        guard !established, startAccelerometer != nil else { return .motion }
         // Perpendicular to gravity: the accelerometer must have turned with it.
         let vertical = up * rate.dot(up)
         let horizontal = rate - vertical
-        let predicted = horizontal.norm * rest.stillTime
-        let turned = angle(start, rest.accelerometerSmoothed)
+        // The widest angle the accelerometer has made with its start over the stretch, against
+        // the turn predicted (up to a half turn, the widest any turn reaches).
+        let predicted = min(.pi, horizontal.norm * rest.stillTime)
+        let turned = accelerometerSweep
         // A turn about the true vertical with a steady centripetal acceleration (a vehicle in a
         // bend) tilts the specific force away from the rate axis but keeps its component along the
         // axis at g.
@@ -154,12 +179,12 @@ public struct RestBiasJudge: Sendable, Codable {
         // Along gravity: the horizontal field must have turned with it.
         var verticalOffset = false
         if let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
-            let predictedField = vertical.norm * rest.stillTime
+            let predictedField = min(.pi, vertical.norm * rest.stillTime)
             let h0 = m0 - up * m0.dot(up)
             let h1 = m1 - up * m1.dot(up)
             verticalOffset =
-                predictedField > p.minimumTurn && h0.norm > 0.2 * m0.norm
-                && angle(h0, h1) < p.turnConsistency * predictedField
+                predictedField > p.minimumTurn && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm
+                && fieldSweep < p.turnConsistency * predictedField
         } else {
             verticalOffset = horizontalOffset
         }
@@ -173,6 +198,38 @@ public struct RestBiasJudge: Sendable, Codable {
             steadyTurn = false
         }
         return .offset(taken)
+    }
+
+    /// The axis of a proven steady turn (of the low-passed rate less `bias`), unit vector in the
+    /// sensor frame, or nil. The device has been still (``RestDetector/still``) while turning at a rate beyond any bias through at least
+    /// ``Parameters/steadyTurnAngle``, and the specific force stayed within
+    /// ``Parameters/steadyTurnSweep`` of its direction with its component along the axis near g:
+    /// gravity, fixed in the world, then lies along the axis, and the specific force across it is
+    /// a steady acceleration (the centripetal force of a vehicle in a bend or an off-centre
+    /// turntable), not tilt.
+    public func steadyTurnAxis(rest: RestDetector, bias: Vector3) -> Vector3? {
+        let p = parameters
+        guard rest.still, startAccelerometer != nil else { return nil }
+        let rate = rest.gyroscopeMean - bias
+        let speed = rate.norm
+        guard speed > p.biasClip, speed * rest.stillTime >= p.steadyTurnAngle, accelerometerSweep <= p.steadyTurnSweep,
+            let axis = rate.normalized
+        else { return nil }
+        guard abs(abs(rest.accelerometerMean.dot(axis)) - standardGravity) < p.gravityTolerance else { return nil }
+        return axis
+    }
+
+    /// The specific force `a` less the steady acceleration across the axis of a proven steady turn
+    /// (``steadyTurnAxis(rest:bias:)``): the part that tells the tilt. `a` itself otherwise.
+    /// The axis is known only to within the angle a bias error could tilt it (``biasLimit`` over
+    /// the rate): a steady force across it within that angle is left to the accelerometer.
+    public func tiltSpecificForce(_ a: Vector3, rest: RestDetector, bias: Vector3) -> Vector3 {
+        guard let axis = steadyTurnAxis(rest: rest, bias: bias) else { return a }
+        let f = rest.accelerometerMean
+        let across = f - axis * f.dot(axis)
+        let rate = (rest.gyroscopeMean - bias).norm
+        guard Double.atan2(across.norm, abs(f.dot(axis))) > Double.atan2(biasLimit, rate) else { return a }
+        return a - across
     }
 
     /// The bias estimate kept within ``Parameters/biasClip`` of the initial offset on every axis.
