@@ -17,7 +17,7 @@ enum ReconstructCommand {
             },
             Option(
                 "calibrate-mag", value: "CAL.json",
-                "fit the magnetometer's hard and soft iron jointly with the attitude (batch, 9D) and write them as a calibrate-compatible file"
+                "write the magnetometer calibration as a calibrate-compatible file: the hard and soft iron fitted with the attitude (batch, 9D; done by default when the readings show iron errors), else the ellipsoid fit of the readings"
             ) { s, v in s.calibrateMagnetometer = v },
         ], uncertainty: { _ in true }, job: reconstruct)
 
@@ -36,7 +36,7 @@ enum ReconstructCommand {
         let bar = ProgressBar(console)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
-                method: method, calibrateMagnetometer: calibrate,
+                method: method,
                 next: {
                     guard let s = try reader.next() else { return nil }
                     samples += 1
@@ -55,10 +55,20 @@ enum ReconstructCommand {
                 "\(reader.description.source): warning: the normal equations of \(st.failedWindows) of \(st.windows) windows could not be solved (\(st.firstFailure ?? "unknown cause")); their samples keep the initialising smoother's attitude. 'reconstruct --method smoother' runs without band solves\n"
             )
         }
+        if let st = result.statistics, let start = st.jointCalibrationStart {
+            let ratio =
+                st.calibrationImprovement.map {
+                    String(format: " (its fit makes the field strength %.1f× steadier than the raw readings)", $0)
+                } ?? ""
+            console.err(
+                "\(reader.description.source): note: the magnetometer's hard and soft iron were estimated with the attitude from t = \(String(format: "%.1f", start)) s on\(ratio); write them with --calibrate-mag CAL.json to replay with --calibration CAL.json\n"
+            )
+        }
         if let target = settings.calibrationTarget {
             guard let fitted = result.magnetometerCalibration else {
+                let why = result.statistics?.calibrationProblem.map { ": \($0)" } ?? ""
                 throw CommandLineError.input(
-                    "\(reader.description.source): the magnetometer calibration could not be determined from this recording"
+                    "\(reader.description.source): the magnetometer calibration could not be determined from this recording\(why)"
                 )
             }
             var c = SensorCalibration()

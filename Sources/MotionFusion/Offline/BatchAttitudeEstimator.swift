@@ -129,10 +129,18 @@ public struct BatchAttitudeEstimator: Sendable {
         /// Estimate the magnetometer hard iron as a constant. Default false.
         public var estimateHardIron = false
         /// Estimate the magnetometer hard and soft iron (and the earth field) jointly with the
-        /// attitude, with a full-vector field factor (heading-only in the attitude), and report it as
-        /// ``Statistics/magnetometerCalibration``. Initialised by the ellipsoid fit
-        /// (``MagnetometerCalibration/fit(_:minimumCoverage:)``) when it succeeds. Default false.
-        public var estimateMagnetometerCalibration = false
+        /// attitude, with a full-vector field factor (heading-only in the attitude), once the readings
+        /// show the magnetometer needs it: from the first window at which the ellipsoid fit
+        /// (``MagnetometerCalibration/fit(_:arbitraryUnits:)``) of the readings so far succeeds and
+        /// makes the field strength ``calibrationEvidence`` times steadier than the raw readings. The
+        /// fit starts the joint estimate; windows before it run uncalibrated. Reported as
+        /// ``Statistics/magnetometerCalibration``. Default true.
+        public var estimateMagnetometerCalibration = true
+        /// How many times smaller than the raw readings' strength spread (RMS) the ellipsoid fit's
+        /// residual must be before the magnetometer is calibrated jointly: the evidence that its
+        /// iron errors exceed what the robust weights absorb. 2 (dimensionless) by default; a
+        /// calibrated sensor's readings are already as steady as any fit makes them (ratio near 1).
+        public var calibrationEvidence = 2.0
         /// Standard deviation of the hard-iron prior, relative to the field strength. Default 0.5.
         public var hardIronUncertainty = 0.5
         /// Gauss–Newton stops when the largest attitude step is below this, rad. Default 1e-3
@@ -193,9 +201,19 @@ public struct BatchAttitudeEstimator: Sendable {
         public var magnetometerDelay = 0.0
         /// Estimated hard iron (reading units), when estimated.
         public var hardIron: Vector3?
-        /// The magnetometer calibration fitted with the attitude, when asked for and determinable
-        /// (its readings cover at least ``MagnetometerCalibration/minimumCoverage``).
+        /// The magnetometer calibration: the joint estimate when the magnetometer was calibrated
+        /// with the attitude, otherwise the ellipsoid fit of its readings (not applied: they were
+        /// steady enough), when determinable (the readings cover at least
+        /// ``MagnetometerCalibration/minimumCoverage``).
         public var magnetometerCalibration: MagnetometerCalibration?
+        /// Recording time (s) from which the magnetometer was calibrated jointly with the attitude;
+        /// nil when it never was.
+        public var jointCalibrationStart: Double?
+        /// How many times steadier the ellipsoid fit made the field strength than the raw readings,
+        /// when a fit was determinable (the evidence weighed against ``Parameters/calibrationEvidence``).
+        public var calibrationImprovement: Double?
+        /// Why the readings determined no ellipsoid fit, when they did not.
+        public var calibrationProblem: String?
         /// Learnt field strength (reading units) and dip (rad) of the last window.
         public var fieldNorm = Double.nan, fieldDip = Double.nan
     }
@@ -252,10 +270,15 @@ extension BatchAttitudeEstimator {
         var carriedGlobals: [Double] = []
         /// The reference field strength and dip learnt in the first window.
         var fieldReference: (norm: Double, dip: Double)?
-        /// Whether the magnetometer is calibrated (decided on the first window) and the fit it starts from.
+        /// Whether the magnetometer is calibrated jointly and the fit it starts from; nil while the
+        /// readings cannot tell yet (see ``decideCalibration()``).
         var calibration: (enabled: Bool, start: MagnetometerCalibration?)?
         /// Raw magnetometer readings kept (thinned) for the calibration's coverage and residual.
-        var calibrationReadings: [Vector3] = []
+        var calibrationReadings = ThinnedReadings()
+        /// Raw magnetometer readings of the emitted samples (thinned), while the calibration is undecided.
+        var rawReadings = ThinnedReadings()
+        /// The latest ellipsoid fit of the raw readings.
+        var plainFit: MagnetometerCalibration?
         var prior: BatchWindow.Prior?
         var magnetometerDelay = 0.0
         var emitted = 0
@@ -403,26 +426,7 @@ extension BatchAttitudeEstimator {
         mutating func processWindow(final: Bool, _ body: (Sample) throws -> Void) throws {
             let p = parameters
             guard !pending.isEmpty else { return }
-            if calibration == nil {
-                // Calibrate only when the first window turns through enough directions for the
-                // ellipsoid fit to succeed (it also starts the joint estimate).
-                var start: MagnetometerCalibration?
-                if p.estimateMagnetometerCalibration && useMagnetometer {
-                    let readings = pending.compactMap { $0.input.magnetometer }.filter(\.isFinite)
-                    start = try? MagnetometerCalibration.fit(readings)
-                    // Keep the fit only when it makes the strength steadier than the raw readings
-                    // (a recording that hardly turns gives an ellipsoid that fits noise).
-                    if let fit = start {
-                        let norms = readings.map(\.norm)
-                        let mean = norms.reduce(0, +) / Double(max(1, norms.count))
-                        let spread =
-                            (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(max(1, norms.count)))
-                            .squareRoot()
-                        if !(fit.residual < spread) { start = nil }
-                    }
-                }
-                calibration = (p.estimateMagnetometerCalibration && useMagnetometer, start)
-            }
+            if calibration == nil { decideCalibration() }
             let allKnots = Self.knots(pending[...], interval: p.knotInterval)
             // A full window within one knot interval (timestamps repeated or far closer than the
             // knot interval) has no knot to split at: it is solved whole and ends the solution.
@@ -475,8 +479,13 @@ extension BatchAttitudeEstimator {
             if window.calibrating {
                 keepCalibrationReadings(window)
                 if final { statistics.magnetometerCalibration = calibration(window) }
+            } else if final {
+                statistics.magnetometerCalibration = plainFit
             }
             let emitEnd = final ? pending.count : allKnots[boundary]
+            if calibration == nil {
+                for s in pending[0..<emitEnd] { if let m = s.input.magnetometer { rawReadings.add(m) } }
+            }
             try emit(window, inverse, upTo: emitEnd, body)
             if final {
                 pending.removeAll()
@@ -661,7 +670,9 @@ extension BatchAttitudeEstimator {
             }
             w.accWeight = [Double](repeating: 1, count: k)
             w.gravityWeight = [Double](repeating: 1, count: k)
-            if !carriedQ.isEmpty {
+            // Constants are carried unless the joint calibration starts with this window.
+            let carryGlobals = !carriedQ.isEmpty && carriedGlobals.count == w.globals.count
+            if carryGlobals {
                 w.globals = carriedGlobals
             } else if w.calibrating, let fit = calibration?.start {
                 // Start the calibration from the ellipsoid fit.
@@ -715,9 +726,23 @@ extension BatchAttitudeEstimator {
                     w.fieldNorm = Self.median(&norms)
                     w.fieldDip = Self.median(&dips)
                 }
-                if w.calibrating && carriedQ.isEmpty && w.fieldNorm.isFinite && w.fieldDip.isFinite {
+                if w.calibrating && !carryGlobals && w.fieldNorm.isFinite && w.fieldDip.isFinite {
                     w.globals[9] = w.fieldNorm * Foundation.cos(w.fieldDip)
                     w.globals[10] = w.fieldNorm * Foundation.sin(w.fieldDip)
+                }
+            }
+            if w.calibrating && !carryGlobals {
+                // The calibration starts here: each knot's initial heading from the calibrated
+                // field (the initialiser's came from the raw readings, off by the iron).
+                let soft = w.softIron
+                let hard = w.hardIron
+                for (j, i) in knots.enumerated() {
+                    guard let m = (i..<min(n, i + 20)).first(where: { w.magValid[$0] }).map({ w.mag[$0] }) else {
+                        continue
+                    }
+                    let mE = w.q[j].rotate(soft * (m - hard))
+                    guard mE.x != 0 || mE.y != 0 else { continue }
+                    w.q[j] = (Quaternion(axis: .unitZ, angle: Double.atan2(mE.x, mE.y)) * w.q[j]).normalized
                 }
             }
             w.prior = prior ?? (k > 0 ? initialPrior(w, knot: 0) : nil)
@@ -726,15 +751,52 @@ extension BatchAttitudeEstimator {
 
         /// Keeps about 20 000 raw magnetometer readings spread over the recording.
         mutating func keepCalibrationReadings(_ w: BatchWindow) {
-            for i in w.mag.indices where w.magValid[i] && w.magWeight[i] >= 0.5 {
-                calibrationReadings.append(w.mag[i])
+            for i in w.mag.indices where w.magValid[i] && w.magWeight[i] >= 0.5 { calibrationReadings.add(w.mag[i]) }
+        }
+
+        /// Decides whether to calibrate the magnetometer jointly, from the readings emitted so far
+        /// and those pending: yes when their ellipsoid fit succeeds and is ``Parameters/calibrationEvidence``
+        /// times steadier than the raw strength, no when it succeeds without that (a calibrated
+        /// sensor), undecided while the readings cannot determine a fit (a device that has not yet
+        /// turned through enough directions). On the switch a new solution starts: the constants
+        /// from the fit, the heading from the calibrated field, the reference field learnt again
+        /// from the calibrated readings.
+        mutating func decideCalibration() {
+            let p = parameters
+            guard useMagnetometer && p.estimateMagnetometerCalibration else {
+                calibration = (false, nil)
+                return
             }
-            if calibrationReadings.count > 20_000 {
-                let step = calibrationReadings.count / 10_000
-                calibrationReadings = stride(from: 0, to: calibrationReadings.count, by: step).map {
-                    calibrationReadings[$0]
-                }
+            var kept = rawReadings
+            for s in pending { if let m = s.input.magnetometer { kept.add(m) } }
+            let readings = kept.values
+            let fit: MagnetometerCalibration
+            do {
+                fit = try MagnetometerCalibration.fit(readings, arbitraryUnits: true)
+            } catch {
+                statistics.calibrationProblem = "\(error)"
+                return
             }
+            plainFit = fit
+            statistics.calibrationProblem = nil
+            let norms = readings.map(\.norm)
+            let mean = norms.reduce(0, +) / Double(norms.count)
+            let spread = (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)).squareRoot()
+            statistics.calibrationImprovement = spread / max(fit.residual, .leastNormalMagnitude)
+            guard fit.residual * p.calibrationEvidence < spread else {
+                calibration = (false, nil)
+                return
+            }
+            calibration = (true, fit)
+            rawReadings = ThinnedReadings()
+            statistics.jointCalibrationStart = pending.first { $0.t.isFinite }?.t
+            // A new solution from here: the carried heading and its prior came from the raw field.
+            fieldReference = nil
+            carriedQ = []
+            carriedB = []
+            carriedV = []
+            carriedD = []
+            prior = nil
         }
 
         /// The calibration in the form `calibrate` writes: `W·(raw − h)` with det W = 1 and the
@@ -747,7 +809,7 @@ extension BatchAttitudeEstimator {
             let norm = Foundation.cbrt(det)
             let normalised = Matrix3(soft.row0 / norm, soft.row1 / norm, soft.row2 / norm)
             let strength = (g[9] * g[9] + g[10] * g[10]).squareRoot() / norm
-            let calibrated = calibrationReadings.map { normalised * ($0 - w.hardIron) }
+            let calibrated = calibrationReadings.values.map { normalised * ($0 - w.hardIron) }
             guard !calibrated.isEmpty else { return nil }
             let residual =
                 (calibrated.reduce(0.0) { $0 + ($1.norm - strength) * ($1.norm - strength) }
@@ -757,7 +819,7 @@ extension BatchAttitudeEstimator {
             guard coverage >= MagnetometerCalibration.minimumCoverage else { return nil }
             return MagnetometerCalibration(
                 hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
-                coverage: coverage, samplesUsed: calibrated.count, samplesOffered: calibrationReadings.count)
+                coverage: coverage, samplesUsed: calibrated.count, samplesOffered: calibrationReadings.values.count)
         }
 
         static func median(_ values: inout [Double]) -> Double {
@@ -842,6 +904,25 @@ extension BatchAttitudeEstimator {
                     emitted += 1
                 }
             }
+        }
+    }
+}
+
+/// Finite readings thinned evenly over all that were offered: every `stride`-th is kept, and the
+/// stride doubles (keeping every other one) whenever more than ``capacity`` are held.
+struct ThinnedReadings {
+    static let capacity = 20_000
+    private(set) var values: [Vector3] = []
+    private var stride = 1
+    private var offered = 0
+
+    mutating func add(_ m: Vector3) {
+        guard m.isFinite else { return }
+        if offered % stride == 0 { values.append(m) }
+        offered += 1
+        if values.count > Self.capacity {
+            values = Swift.stride(from: 0, to: values.count, by: 2).map { values[$0] }
+            stride *= 2
         }
     }
 }

@@ -45,9 +45,13 @@ public struct OfflineReconstruction: Sendable {
         /// The smoother's parameters when ``method`` is `.smoother` (its `filter` is taken from
         /// ``filter``).
         public var smoother = AttitudeSmoother.Parameters()
-        /// Fit the magnetometer hard and soft iron jointly with the attitude (batch method, 9D) and
-        /// return it in ``Result/magnetometerCalibration``. Default false.
-        public var estimateMagnetometerCalibration = false
+        /// Fit the magnetometer hard and soft iron jointly with the attitude when its readings show
+        /// it is needed (batch method, 9D; ``BatchAttitudeEstimator/Parameters/calibrationEvidence``).
+        /// Default true.
+        public var estimateMagnetometerCalibration: Bool {
+            get { batch.estimateMagnetometerCalibration }
+            set { batch.estimateMagnetometerCalibration = newValue }
+        }
 
         /// The Kalman filter parameters (mode, expected field) shared by both methods.
         public var filter: KalmanFilter.Parameters {
@@ -69,7 +73,8 @@ public struct OfflineReconstruction: Sendable {
     public struct Result: Sendable {
         /// Samples reconstructed (one per input sample).
         public var samples = 0
-        /// The magnetometer calibration fitted with the attitude, when asked for and determinable
+        /// The magnetometer calibration (batch method): fitted with the attitude when it was applied,
+        /// otherwise the ellipsoid fit of the readings; nil when the readings cannot determine one
         /// (apply it as `SensorCalibration(magnetometer:)` to write a `calibrate`-compatible file).
         public var magnetometerCalibration: MagnetometerCalibration?
         /// Figures of the batch estimator (nil for the smoother).
@@ -119,8 +124,7 @@ public struct OfflineReconstruction: Sendable {
             // The band solves need LAPACK: without it, fail before any output rather than keep the
             // initialiser's attitude in silence.
             try LinearAlgebra.load()
-            var p = parameters.batch
-            if parameters.estimateMagnetometerCalibration { p.estimateMagnetometerCalibration = true }
+            let p = parameters.batch
             var count = 0
             let statistics = try BatchAttitudeEstimator(parameters: p).reconstruct(
                 next: next, progress: { report($0) }

@@ -6,11 +6,10 @@ extension RunConfiguration {
     ///
     /// - Parameters:
     ///   - method: the offline method. Default ``ReconstructionMethod/default`` (batch).
-    ///   - calibrateMagnetometer: fit the magnetometer's hard and soft iron with the attitude (batch, 9D).
     ///   - progress: called with the fraction done when `expectedSampleCount` is known.
     @discardableResult
     public func reconstruct(
-        method: ReconstructionMethod = .default, calibrateMagnetometer: Bool = false, expectedSampleCount: Int? = nil,
+        method: ReconstructionMethod = .default, expectedSampleCount: Int? = nil,
         progress: ((Double) -> Void)? = nil, next: () throws -> SensorSample?,
         _ body: (ReconstructedSample) throws -> Void
     ) throws -> OfflineReconstruction.Result {
@@ -21,7 +20,6 @@ extension RunConfiguration {
         var p = OfflineReconstruction.Parameters()
         p.method = method
         p.filter = filter
-        p.estimateMagnetometerCalibration = calibrateMagnetometer
         let calibration = self.calibration
         var resampler = outputRate.map { Resampler(rate: $0, maximumGap: runner.maximumGap) }
         return try OfflineReconstruction(parameters: p).reconstruct(
