@@ -22,45 +22,18 @@ public enum CommandRunner {
     }
 
     /// The built executable run in `directory` with `input` on its standard input and `environment`
-    /// added to this process's.
+    /// added to this process's; killed, and the test failed, if it has not ended within `timeout`
+    /// seconds.
     public static func process(
-        _ args: [String], in directory: String? = nil, input: Data? = nil, environment: [String: String] = [:]
+        _ args: [String], in directory: String? = nil, input: Data? = nil, environment: [String: String] = [:],
+        timeout: Double = ChildProcess.defaultTimeout
     ) throws -> CommandResult {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try TestData.executable())
-        p.arguments = args
-        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        if !environment.isEmpty {
-            p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        let stdin = Pipe()
-        p.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try p.run()
-        if let input {
-            DispatchQueue.global().async {
-                stdin.fileHandleForWriting.write(input)
-                try? stdin.fileHandleForWriting.close()
-            }
-        }
-        let outData = HandedOver<Data>(Data())
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async {
-            outData.value = out.fileHandleForReading.readDataToEndOfFile()
-            group.leave()
-        }
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        p.waitUntilExit()
-        let status = p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
-        return CommandResult(
-            status: status, out: String(decoding: outData.value, as: UTF8.self),
-            err: String(decoding: errData, as: UTF8.self)
-        )
+        let child = try ChildProcess.run(
+            try TestData.executable(), args, in: directory,
+            environment: environment.isEmpty
+                ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            input: input.map { .data($0) } ?? .none, timeout: timeout)
+        return CommandResult(status: child.status, out: child.outText, err: child.errText)
     }
 }
 

@@ -18,35 +18,74 @@ final class BatchEstimatorTests: XCTestCase {
         AttitudeErrorMetric.evaluate(estimates: q, trace: trace, mode: mode)!.totalRMSE
     }
 
-    /// Simulated traces (clean magnetic field, consumer gyroscope with 0.5 % scale error and a bias
-    /// random walk 20 times the batch's model). The batch's defaults are set for real fields, whose
-    /// azimuth carries slowly varying errors of a few degrees, so here the online filter and the
-    /// smoother, which trust the magnetometer more, lead it in 9D by up to 0.25° (docs/Accuracy.md,
-    /// "Simulated traces"). Asserted: one output per input in order, finite values, the batch's lead
-    /// in 6D on the mixed script (the gravity-direction factor keeps the bias tracked through the
-    /// motion), and its measured distance elsewhere with a 0.1° margin.
+    /// Simulated traces with exact truth: eight independent realisations (seeds 1–8) of the mixed
+    /// and the translation script, 120 s at 100 Hz, consumer-grade errors (clean magnetic field).
+    /// Every run gives one finite output per input, in order. The accuracy claims compare mean
+    /// errors over the realisations, since one realisation's noise can favour either estimator by
+    /// a few tenths of a degree:
+    /// - with the gyroscope's bias walk inside the batch's model (its `biasRandomWalk`), the batch,
+    ///   which weighs every past and future sample with the right noise model, beats the online
+    ///   filter (past samples only) and the smoother (two filter passes) in 9D and in 6D;
+    /// - with the simulator's default bias walk, twenty times the model, it still beats the online
+    ///   filter everywhere and the smoother in 6D (its gravity-direction factor keeps the bias
+    ///   tracked through the motion). In 9D the smoother, which trusts this clean field more than
+    ///   the batch's defaults for real fields do, may lead (docs/Accuracy.md, "Simulated traces").
     func testSimulatedTraces() throws {
-        // (scenario, mode, largest RMSE, smallest lead over the online filter, over the smoother), °
-        let cases: [(MotionSimulator.Scenario, FusionMode, Double, Double, Double)] = [
-            (.mixed, .nineD, 1.07, -0.16, -0.25), (.mixed, .sixD, 1.65, 0.25, 0.25),
-            (.translation, .nineD, 1.1, -0.33, -0.35), (.translation, .sixD, 0.98, -0.17, -0.18),
+        var inModel = SensorErrorModel.calibrated
+        inModel.gyroscopeBiasRandomWalk = BatchAttitudeEstimator.Parameters().biasRandomWalk
+        let models: [(name: String, errors: SensorErrorModel, beatsSmootherIn9D: Bool)] = [
+            ("bias walk in the model", inModel, true), ("default bias walk", .calibrated, false),
         ]
-        for (scenario, mode, bound, lead, smootherLead) in cases {
-            let trace = FilterTests.simulated(scenario, duration: 120)
-            let out = try batch(mode).reconstruct(trace.samples)
-            XCTAssertEqual(out.count, trace.samples.count, "one output per input")
-            XCTAssertEqual(out.map(\.estimate.t), trace.samples.map(\.t), "in input order")
-            XCTAssert(out.allSatisfy { $0.estimate.attitude.isFinite })
-            XCTAssert(out.allSatisfy { $0.estimate.diagnostics.attitudeUncertainty.isFinite })
-            let offline = rmse(out.map(\.estimate.attitude), trace, mode)
-            let online = rmse(RunConfiguration(FilterKind.default, mode: mode).attitudes(trace.samples), trace, mode)
-            var sp = AttitudeSmoother.Parameters()
-            sp.filter.mode = mode
-            let smoothed = rmse(AttitudeSmoother(parameters: sp).reconstruct(trace).map(\.attitude), trace, mode)
-            print("simulated \(scenario) \(mode.rawValue): batch \(offline)°, smoother \(smoothed)°, online \(online)°")
-            XCTAssertLessThan(offline, bound, "\(scenario) \(mode.rawValue)")
-            XCTAssertLessThan(offline, online - lead, "\(scenario) \(mode.rawValue) against the online filter")
-            XCTAssertLessThan(offline, smoothed - smootherLead, "\(scenario) \(mode.rawValue) against the smoother")
+        let scenarios: [MotionSimulator.Scenario] = [.mixed, .translation]
+        let modes: [FusionMode] = [.nineD, .sixD]
+        let seeds: [UInt64] = Array(1...8)
+        struct Run {
+            var wellFormed = true
+            /// Total RMSE, °, of the batch, the online filter and the smoother, per mode.
+            var batch = [Double](), online = [Double](), smoother = [Double]()
+        }
+        let cases = models.indices.flatMap { m in scenarios.flatMap { s in seeds.map { (m, s, $0) } } }
+        let runs = parallelMap(cases.count) { i -> Run in
+            let (m, scenario, seed) = cases[i]
+            let trace = FilterTests.simulated(scenario, duration: 120, errors: models[m].errors, seed: seed)
+            var run = Run()
+            for mode in modes {
+                guard let out = try? batch(mode).reconstruct(trace.samples) else {
+                    run.wellFormed = false
+                    continue
+                }
+                run.wellFormed =
+                    run.wellFormed && out.map(\.estimate.t) == trace.samples.map(\.t)
+                    && out.allSatisfy {
+                        $0.estimate.attitude.isFinite && $0.estimate.diagnostics.attitudeUncertainty.isFinite
+                    }
+                run.batch.append(rmse(out.map(\.estimate.attitude), trace, mode))
+                run.online.append(
+                    rmse(RunConfiguration(FilterKind.default, mode: mode).attitudes(trace.samples), trace, mode))
+                var sp = AttitudeSmoother.Parameters()
+                sp.filter.mode = mode
+                run.smoother.append(
+                    rmse(AttitudeSmoother(parameters: sp).reconstruct(trace).map(\.attitude), trace, mode))
+            }
+            return run
+        }
+        XCTAssert(runs.allSatisfy { $0.wellFormed && $0.batch.count == modes.count }, "one finite output per input")
+        for (m, model) in models.enumerated() {
+            for scenario in scenarios {
+                let group = zip(cases, runs).filter { $0.0.0 == m && $0.0.1 == scenario }.map(\.1)
+                for (k, mode) in modes.enumerated() where group.allSatisfy({ $0.batch.count == modes.count }) {
+                    func mean(_ values: (Run) -> [Double]) -> Double {
+                        group.map { values($0)[k] }.reduce(0, +) / Double(group.count)
+                    }
+                    let batch = mean(\.batch), online = mean(\.online), smoother = mean(\.smoother)
+                    let what = "\(model.name), \(scenario) \(mode.rawValue)"
+                    print("simulated \(what): mean batch \(batch)°, smoother \(smoother)°, online \(online)°")
+                    XCTAssertLessThan(batch, online, "\(what): the batch against the online filter")
+                    if mode == .sixD || model.beatsSmootherIn9D {
+                        XCTAssertLessThan(batch, smoother, "\(what): the batch against the smoother")
+                    }
+                }
+            }
         }
     }
 

@@ -138,7 +138,14 @@ final class DataSafetyTests: XCTestCase {
             reading.signal()
         }
         XCTAssertEqual(try run(["replay", trace, "--output", fifo]).status, 0)
-        reading.wait()
+        // The command has ended (or was killed at its deadline), closing its end. A reader still
+        // waiting in `open` for a writer, because the command never opened the FIFO, is released by
+        // one writer that opens and closes it at once: the read ends either way.
+        let release = open(fifo, O_WRONLY | O_NONBLOCK)
+        if release >= 0 { close(release) }
+        guard reading.wait(timeout: .now() + 60) == .success else {
+            return XCTFail("the reader of the FIFO did not end")
+        }
         XCTAssertEqual(
             String(decoding: received.value, as: UTF8.self).split(separator: "\n").count, 6002,
             "the reader got every row")

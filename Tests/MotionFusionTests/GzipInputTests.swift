@@ -14,13 +14,8 @@ final class GzipInputTests: XCTestCase {
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         defer { try? handle.close() }
         for path in paths {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/gzip")
-            p.arguments = ["-c", path]
-            p.standardOutput = handle
-            try p.run()
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0)
+            let p = try ChildProcess.run("/bin/gzip", ["-c", path], output: .handle(handle))
+            XCTAssertEqual(p.status, 0, p.errText)
         }
         return out
     }

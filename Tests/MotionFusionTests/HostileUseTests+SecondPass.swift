@@ -11,18 +11,11 @@ extension HostileUseTests {
     /// Runs a shell command line in the test folder, `$MF` naming the executable; returns the exit
     /// status and standard error.
     func shell(_ script: String) throws -> (status: Int32, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", script]
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.environment = ["MF": try TestData.executable(), "PATH": "/usr/bin:/bin"]
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: text, as: UTF8.self))
+        let shell = try ChildProcess.run(
+            "/bin/bash", ["-c", script], in: dir,
+            environment: ["MF": try TestData.executable(), "PATH": "/usr/bin:/bin"],
+            output: .discard)
+        return (shell.process.terminationStatus, shell.errText)
     }
 
     func rows(_ path: String) throws -> Int {

@@ -19,16 +19,12 @@ final class HostileUseTests: XCTestCase {
 
     /// Runs the executable with standard input and standard error on the given files.
     func run(_ args: [String], stdin: String? = nil, stderr: String) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try TestData.executable())
-        p.arguments = args
-        p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        p.standardInput = stdin.flatMap { FileHandle(forReadingAtPath: $0) } ?? FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle(forWritingAtPath: stderr)
-        try p.run()
-        p.waitUntilExit()
-        return p.terminationReason == .uncaughtSignal ? 128 + p.terminationStatus : p.terminationStatus
+        let input = stdin.flatMap { FileHandle(forReadingAtPath: $0) }
+        let error = try XCTUnwrap(FileHandle(forWritingAtPath: stderr))
+        return try ChildProcess.run(
+            try TestData.executable(), args, in: dir, input: input.map { .handle($0) } ?? .none, output: .discard,
+            error: .handle(error)
+        ).status
     }
 
     /// A full or closed standard error loses the message, never the run: the exit status stays the

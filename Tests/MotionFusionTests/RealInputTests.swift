@@ -214,28 +214,18 @@ final class RealInputTests: XCTestCase {
 
     /// A live logger piped in: rows come out while the input is still open.
     func testLivePipeGetsRowsAsTheyAreComputed() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: try TestData.executable())
-        p.arguments = ["replay", "-", "--output", "-"]
-        let input = Pipe()
-        let output = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        let child = try ChildProcess(
+            try TestData.executable(), ["replay", "-", "--output", "-"], input: .open, error: .discard)
         var rows = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
         for k in 0..<400 { rows += "\(Double(k) * 0.01),0,0,0.1,0,0,9.81\n" }
-        input.fileHandleForWriting.write(Data(rows.utf8))
-        // Input stays open: the estimates of the rows sent so far must arrive anyway.
-        var received = Data()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, String(decoding: received, as: UTF8.self).split(separator: "\n").count < 300 {
-            received.append(output.fileHandleForReading.availableData)
-        }
-        XCTAssertGreaterThanOrEqual(String(decoding: received, as: UTF8.self).split(separator: "\n").count, 300)
-        try input.fileHandleForWriting.close()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
+        XCTAssertTrue(child.write(Data(rows.utf8)), "the command reads its input")
+        // Input stays open: the estimates of the rows sent so far must arrive anyway. The deadline
+        // only keeps a broken command from hanging the test.
+        func lines(_ c: ChildProcess) -> Int { c.outText.split(separator: "\n").count }
+        child.read(timeout: 300) { lines($0) >= 300 }
+        XCTAssertGreaterThanOrEqual(lines(child), 300, "rows out while the input is open")
+        child.finish()
+        XCTAssertEqual(child.status, 0)
     }
 
     /// Sensor Logger and x-IMU3 keep their clocks (epoch seconds, device seconds); `info` shows

@@ -63,19 +63,76 @@ final class ReplayManagerTests: XCTestCase {
         XCTAssertTrue(arbitrary.allSatisfy { $0.diagnostics.magnetometerRejected })
     }
 
-    func testAsyncStreamAndRealTimePacing() async {
+    /// A clock that moves only when the replay waits on it or a test advances it: pacing is checked
+    /// against the recording's timestamps, never against the wall clock.
+    final class ManualClock: @unchecked Sendable {
+        private let lock = NSLock()
+        private var time = 0.0
+        private var waits = 0
+
+        /// The current time and the number of waits so far.
+        var reading: (time: Double, waits: Int) {
+            lock.lock()
+            defer { lock.unlock() }
+            return (time, waits)
+        }
+
+        /// Moves the time on by `seconds`, counting a wait when the replay asked for it.
+        func advance(_ seconds: Double, wait: Bool = false) {
+            lock.lock()
+            time += seconds
+            if wait { waits += 1 }
+            lock.unlock()
+        }
+
+        var replayClock: ReplayClock {
+            ReplayClock(now: { self.reading.time }, sleep: { self.advance($0, wait: true) })
+        }
+    }
+
+    func testAsyncStream() async {
         let t = trace(duration: 2)
         let m = MotionReplayManager(trace: t)
-        var count = 0
-        for await _ in m.deviceMotionUpdates() { count += 1 }
-        XCTAssertEqual(count, t.samples.count)
-        // 2 s of recording at 20× speed takes about 0.1 s.
+        var times = [Double]()
+        for await u in m.deviceMotionUpdates() { times.append(u.t) }
+        XCTAssertEqual(times, t.samples.map(\.t), "every sample, in order")
+    }
+
+    /// At `speed`, an update is delivered when (its time − the first update's) / `speed` has passed
+    /// on the replay's clock, neither earlier nor later; as fast as possible, the replay never waits; a consumer
+    /// slower than the recording gets every update, late, without waits.
+    func testRealTimePacingFollowsTheTimestamps() {
+        let t = trace(duration: 2)
+        let m = MotionReplayManager(trace: t)
+        let clock = ManualClock()
+        m.clock = clock.replayClock
         m.pacing = .realTime(speed: 20)
-        let start = Date()
-        m.startDeviceMotionUpdates { _ in }
-        let elapsed = Date().timeIntervalSince(start)
-        XCTAssertGreaterThan(elapsed, 0.09)
-        XCTAssertLessThan(elapsed, 2)
+        var delivered = [(t: Double, at: Double)]()
+        m.startDeviceMotionUpdates { delivered.append(($0.t, clock.reading.time)) }
+        XCTAssertEqual(delivered.map(\.t), t.samples.map(\.t), "every sample, in order")
+        for d in delivered {
+            XCTAssertEqual(d.at, (d.t - t.samples[0].t) / 20, accuracy: 1e-9, "update at \(d.t) s")
+        }
+
+        m.pacing = .asFastAsPossible
+        let before = clock.reading
+        var count = 0
+        m.startDeviceMotionUpdates { _ in count += 1 }
+        XCTAssertEqual(count, t.samples.count)
+        XCTAssertEqual(clock.reading.waits, before.waits, "no waits as fast as possible")
+        XCTAssertEqual(clock.reading.time, before.time)
+
+        // Each update takes the consumer 1 s of clock time, 2000 times the recording's step at 20×.
+        m.pacing = .realTime(speed: 20)
+        let start = clock.reading
+        var late = [Double]()
+        m.startDeviceMotionUpdates { u in
+            late.append(clock.reading.time - start.time - (u.t - t.samples[0].t) / 20)
+            clock.advance(1)
+        }
+        XCTAssertEqual(late.count, t.samples.count, "every update")
+        XCTAssertEqual(clock.reading.waits, start.waits, "no waits for a slow consumer")
+        XCTAssert(late.allSatisfy { $0 >= -1e-9 }, "never early")
     }
 
     func testStopEndsDelivery() {

@@ -33,7 +33,7 @@ while !args.isEmpty {
     case "--json": json = true
     case "--help", "-h":
         print(
-            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|lanes|parse|write|imports|replay|folder] [TRACE]"
+            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|lanes|parse|write|imports|replay|folder|memory] [TRACE]"
         )
         exit(0)
     default: tracePath = a
@@ -177,6 +177,67 @@ if let total = longRunSamples {
         }
     }
     exit(0)
+}
+
+// MARK: Memory of rejected inputs (the fuzzing findings)
+
+/// Resident memory now, bytes (``peakRSS()`` is the high-water mark).
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        return (line.split(separator: " ").compactMap { Int($0) }.first ?? 0) * 1024
+    }
+    return 0
+}
+
+if want("memory") {
+    let dir = NSTemporaryDirectory() + "motionfusion-bench-rejected"
+    try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    // A `.zip` entry of one compressed byte whose directory claims 654 MB: refused from the
+    // directory, so the high-water mark must not move by anything like the claim.
+    let zipHex =
+        "504b030414000000f8ff7e927e5de29a50a12b0000004600000011000000416363656c65726f6d657465722e63737653"
+        + "0ac9cc4d55d028d654d2518a50d0c8d52f8e3402b12391d8517036b7810e085aea597019e81918c23900504b01023b03"
+        + "14000000080089927e5de29a50a10100000000000027110000000000000000000000800100000000416363656c65726f"
+        + "6d657465722e637376504b050600000000010001003f0000005a0000000000"
+    let hexDigits = Array(zipHex.utf8)
+    let zipBytes = stride(from: 0, to: hexDigits.count, by: 2).map {
+        UInt8(String(decoding: hexDigits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+    }
+    try! Data(zipBytes).write(to: URL(fileURLWithPath: dir + "/bomb.zip"))
+    let peakBefore = peakRSS()
+    _ = try? TraceFormat.load(path: dir + "/bomb.zip")
+    let claimPeak = peakRSS() - peakBefore
+    // Inputs rejected while their bytes were parsed: a phyphox file whose header names no time
+    // column (its read buffer leaked), a native header without the columns it needs (scratch
+    // buffers) and a calibration file that is not JSON. A leak grows resident memory with the count.
+    let nul = String(repeating: "\u{0}", count: 64)
+    try! (nul + "TimT" + nul + "\n1e19\n3e19").write(
+        toFile: dir + "/Accelerometer.csv", atomically: true, encoding: .utf8)
+    try! "t,foo\n0,1\n".write(toFile: dir + "/native.csv", atomically: true, encoding: .utf8)
+    try! String(repeating: "x", count: 4000).write(toFile: dir + "/cal.json", atomically: true, encoding: .utf8)
+    func churn(_ count: Int) {
+        for _ in 0..<count {
+            _ = try? TraceFormat.load(path: dir + "/Accelerometer.csv", format: .phyphox)
+            _ = try? TraceFormat.load(path: dir + "/native.csv")
+            _ = try? SensorCalibration(contentsOf: dir + "/cal.json")
+        }
+    }
+    churn(2_000)  // warm up allocator caches
+    let rejections = 20_000
+    let before = residentBytes()
+    churn(rejections)
+    let grown = residentBytes() - before
+    report(
+        [
+            "benchmark": "rejected_inputs", "zip_claim_bytes": 654_311_424,
+            "zip_peak_growth_bytes": .integer(claimPeak),
+            "rejections": .integer(3 * rejections), "resident_growth_bytes": .integer(grown),
+        ],
+        String(
+            format:
+                "\nrejected inputs: zip claiming 654 MB raised the peak by %.1f MiB; %d rejections grew RSS by %.1f MiB",
+            Double(claimPeak) / 1048576, 3 * rejections, Double(grown) / 1048576))
 }
 
 // MARK: Filters

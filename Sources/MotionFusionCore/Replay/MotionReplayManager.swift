@@ -18,6 +18,25 @@ public enum ReplayPacing: Sendable, Equatable {
     case realTime(speed: Double)
 }
 
+/// The clock a paced replay reads and waits on. ``system`` is the wall clock; a program that
+/// replays in simulated time, or a test, passes its own.
+public struct ReplayClock: Sendable {
+    /// The current time, s, from any fixed origin.
+    public var now: @Sendable () -> Double
+    /// Waits the given number of seconds (always > 0).
+    public var sleep: @Sendable (Double) -> Void
+
+    /// A clock of the given reading and waiting.
+    public init(now: @escaping @Sendable () -> Double, sleep: @escaping @Sendable (Double) -> Void) {
+        self.now = now
+        self.sleep = sleep
+    }
+
+    /// The wall clock.
+    public static let system = ReplayClock(
+        now: { Date().timeIntervalSinceReferenceDate }, sleep: { Thread.sleep(forTimeInterval: $0) })
+}
+
 /// Replays a recorded trace through a filter the way a live device's motion service delivers
 /// device motion: availability checks per sensor, an update interval (with resampling), push
 /// delivery to a handler or an `AsyncStream`, pull access to the latest value, reference frames,
@@ -42,6 +61,8 @@ public final class MotionReplayManager: @unchecked Sendable {
     }
     /// Delivery pace. Default as fast as possible.
     public var pacing: ReplayPacing = .asFastAsPossible
+    /// The clock ``pacing`` follows. Default ``ReplayClock/system``.
+    public var clock = ReplayClock.system
     /// When set, attitudes are delivered relative to it: `reference* ⊗ attitude`.
     public var referenceAttitude: Quaternion?
     private let lock = NSLock()
@@ -104,13 +125,14 @@ public final class MotionReplayManager: @unchecked Sendable {
         stopped = false
         lock.unlock()
         let list = updates(using: frame)
-        let wallStart = Date()
+        let clock = self.clock
+        let wallStart = clock.now()
         let traceStart = list.first?.t ?? 0
         for u in list {
             if case .realTime(let speed) = pacing, speed > 0 {
                 let due = (u.t - traceStart) / speed
-                let wait = due - Date().timeIntervalSince(wallStart)
-                if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+                let wait = due - (clock.now() - wallStart)
+                if wait > 0 { clock.sleep(wait) }
             }
             lock.lock()
             latest = u
