@@ -28,7 +28,7 @@ if [ "$ONLY" = 0 ]; then
 fi
 # vqf on the same trace, same run.
 TRACE=""
-for a in "$@"; do case "$a" in --*|filters|lanes|parse|write|imports|replay|folder|memory) ;; *) TRACE="$a" ;; esac; done
+for a in "$@"; do case "$a" in --*|filters|many|parse|write|imports|replay|folder|memory) ;; *) TRACE="$a" ;; esac; done
 TRACE="${TRACE:-../../shared/data/broad/21_undisturbed_fast_combined.csv}"
 if [ -f "$TRACE" ] && grep -q '"benchmark":"filter"\|^filter ' "$OUT"; then
     if [ ! -x .venv/bin/python ]; then

@@ -194,17 +194,18 @@ public func mf_replay_many(
     _ frame: UnsafePointer<CChar>?, _ declinationDegrees: Double, _ traces: Int, _ n: UnsafePointer<Int>?,
     _ t: UnsafePointer<UnsafePointer<Double>?>?, _ gyr: UnsafePointer<UnsafePointer<Double>?>?,
     _ acc: UnsafePointer<UnsafePointer<Double>?>?, _ mag: UnsafePointer<UnsafePointer<Double>?>?,
-    _ quaternion: UnsafePointer<UnsafeMutablePointer<Double>?>?, _ error: UnsafeMutablePointer<CChar>?,
+    _ quaternion: UnsafePointer<UnsafeMutablePointer<Double>?>?, _ workers: Int, _ error: UnsafeMutablePointer<CChar>?,
     _ errorCapacity: Int
 ) -> Int32 {
     reporting(error, errorCapacity) {
         let run = try Arguments.run(
             filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declinationDegrees)
         guard traces >= 0 else { throw CallError.usage("negative trace count") }
+        guard workers >= 0 else { throw CallError.usage("negative worker count") }
         guard traces > 0 else { return }
         guard let n, let t, let quaternion else { throw CallError.usage("n, t and quaternion are required") }
         // Traces with and without a magnetometer run in separate configurations (9D without one
-        // runs 6D, as in mf_replay); each configuration's traces run together.
+        // runs 6D, as in mf_replay); each configuration's traces run together, `workers` at a time.
         var groups: [Bool: [Int]] = [:]
         for i in 0..<traces {
             guard n[i] >= 0 else { throw CallError.usage("negative sample count for trace \(i)") }
@@ -225,12 +226,14 @@ public func mf_replay_many(
             let inputs = present.map { i in
                 SensorArrays(count: n[i], t: t[i]!, gyroscope: gyr?[i], accelerometer: acc?[i], magnetometer: mag?[i])
             }
-            for (i, attitudes) in zip(present, configuration.attitudes(ofEach: inputs)) {
-                // The quaternion column of mf_replay, written the same way.
-                let output = ArrayOutput(
+            // The quaternion column of mf_replay, written the same way, each trace by its own thread.
+            let outputs = present.map { i in
+                ArrayOutput(
                     quaternion[i], nil, nil, nil, nil, nil, nil, count: n[i], configuration: configuration,
                     uncertainty: false)
-                for (k, attitude) in attitudes.enumerated() { output.write(attitude: attitude, at: k) }
+            }
+            configuration.run(eachOf: inputs, workers: workers, attitudeOnly: true) { j, k, _, q in
+                outputs[j].write(attitude: q, at: k)
             }
         }
     }

@@ -4,8 +4,8 @@ import XCTest
 
 @testable import MotionFusionCore
 
-/// The output formatter's numbers: fixed decimals rounded half up, digits produced in lanes, and
-/// times that read back exactly.
+/// The output formatter's numbers: fixed decimals rounded half up, digits produced eight at a time
+/// in one word, and times that read back exactly.
 final class NumberFormattingTests: XCTestCase {
     /// What the buffer holds, as text.
     func text(_ build: (inout CSVOutputBuffer) -> Void) -> String {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import numbers
 import os
 import warnings
 from dataclasses import dataclass
@@ -151,17 +152,20 @@ def replay(
 
 def replay_many(
     traces: Sequence[Mapping[str, Any]], *, filter: str = "ekf", mode: str | None = None, frame: str = "enu",
-    declination: float | None = None, parameters: Mapping[str, float] | None = None,
+    declination: float | None = None, parameters: Mapping[str, float] | None = None, workers: int | None = None,
 ) -> list[np.ndarray]:
     """Runs a filter over many recordings in one call: for each, the ``quaternion`` output of
     :func:`replay` on it, bit for bit.
 
     ``traces`` is a sequence of mappings with ``t``, ``gyr``, ``acc`` and optionally ``mag``, as
     :func:`replay` takes them (what :func:`load` returns will do); recordings may differ in length,
-    rate and sensors. The Mahony and Madgwick filters run several recordings side by side in SIMD
-    lanes (see docs/Benchmarks.md for the throughput); the other filters run one after another.
+    rate and sensors. Recordings run on up to ``workers`` threads at once (None: one per processor
+    available to the process), each recording on one thread; the results do not depend on
+    ``workers``. The GIL is released during the run, so other Python threads keep running.
     Returns one (N, 4) array per recording: attitude w, x, y, z, earth (``frame``) from sensor.
     """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1):
+        raise ValueError(f"workers must be a positive integer or None; got {workers!r}")
     prepared = []
     for i, trace in enumerate(traces):
         if not isinstance(trace, Mapping) or "t" not in trace:
@@ -183,7 +187,7 @@ def replay_many(
     status = lib.mf_replay_many(
         _option(filter), _option(mode), _parameters(parameters), _option(frame),
         math.nan if declination is None else float(declination), count, ctypes.addressof(lengths),
-        *(ctypes.addressof(c) for c in columns), err, len(err))
+        *(ctypes.addressof(c) for c in columns), int(workers or 0), err, len(err))
     check(status, err)
     return [p[4] for p in prepared]
 

@@ -52,7 +52,7 @@ _signatures = {
     "mf_replay": (c_int32, _batch),
     "mf_reconstruct": (c_int32, _batch),
     "mf_replay_many": (c_int32, [c_char_p, c_char_p, c_char_p, c_char_p, c_double, c_size_t, _p, _p, _p, _p, _p, _p,
-                                 c_char_p, c_size_t]),
+                                 c_size_t, c_char_p, c_size_t]),
     "mf_evaluate": (c_int32, [c_size_t, _p, c_char_p, _p, _p, c_char_p, _p, c_char_p, c_size_t]),
     "mf_trace_load": (c_int32, [c_char_p, c_char_p, POINTER(c_void_p), c_char_p, c_size_t]),
     "mf_trace_count": (c_size_t, [c_void_p]),

@@ -57,7 +57,8 @@ int main(int argc, char **argv) {
     printf("negative_dt %d\n", mf_filter_update(filter, NULL, NULL, NULL, -1, error, sizeof error));
     mf_filter_free(filter);
 
-    /* Two recordings in one call: the whole trace, and its second half without a magnetometer. */
+    /* Two recordings in one call, on two threads: the whole trace, and its second half without a
+     * magnetometer. */
     size_t lengths[2] = {n, n / 2};
     const double *ts[2] = {t, t + (n - n / 2)};
     const double *gyrs[2] = {gyr, gyr + 3 * (n - n / 2)};
@@ -65,7 +66,7 @@ int main(int argc, char **argv) {
     const double *mags[2] = {mag, NULL};
     double *q2 = malloc(4 * (n / 2) * sizeof *q2);
     double *outs[2] = {q, q2};
-    if (mf_replay_many("madgwick", "9d", NULL, NULL, NAN, 2, lengths, ts, gyrs, accs, mags, outs, error,
+    if (mf_replay_many("madgwick", "9d", NULL, NULL, NAN, 2, lengths, ts, gyrs, accs, mags, outs, 2, error,
                        sizeof error) != MF_OK) {
         fprintf(stderr, "%s\n", error);
         return 1;

@@ -169,9 +169,10 @@ def test_replay_with_missing_values_matches(cli, tmp_path):
     assert np.array_equal(alone["quaternion"], out["quaternion"])
 
 
-@pytest.mark.parametrize("filter,mode", [("mahony", "9d"), ("madgwick", "6d"), ("ekf", "9d")])
+@pytest.mark.parametrize("filter,mode", [("mahony", "9d"), ("madgwick", "6d"), ("ekf", "9d"), ("complementary", "9d")])
 def test_replay_many_is_replay_on_each(sim, filter, mode):
-    """Recordings of different lengths, rates and sensors in one call: bit for bit what replay gives."""
+    """Recordings of different lengths, rates and sensors in one call, on any number of threads: bit
+    for bit what replay gives on each."""
     traces = []
     for k in range(6):
         start, step = 37 * k, 1 + k % 2  # different lengths, and half the rate every other one
@@ -181,14 +182,19 @@ def test_replay_many_is_replay_on_each(sim, filter, mode):
         if k == 3:
             trace["mag"] = None  # no magnetometer: 9D runs 6D, as replay does
         traces.append(trace)
-    many = mf.replay_many(traces, filter=filter, mode=mode, frame="ned")
-    assert len(many) == len(traces)
-    for trace, q in zip(traces, many):
-        alone = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], filter=filter, mode=mode, frame="ned",
-                          outputs=["quaternion"])["quaternion"]
-        assert q.shape == (len(trace["t"]), 4)
-        assert np.array_equal(q, alone)
+    traces.append({key: sim[key][:1].copy() for key in ("t", "gyr", "acc", "mag")})  # one sample
+    alone = [mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], filter=filter, mode=mode, frame="ned",
+                       outputs=["quaternion"])["quaternion"] for trace in traces]
+    for workers in (None, 1, 2, 3, len(traces) + 5):
+        many = mf.replay_many(traces, filter=filter, mode=mode, frame="ned", workers=workers)
+        assert len(many) == len(traces)
+        for trace, q, a in zip(traces, many, alone):
+            assert q.shape == (len(trace["t"]), 4)
+            assert np.array_equal(q, a), workers
     assert mf.replay_many([]) == []
+    for workers in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="workers must be a positive integer"):
+            mf.replay_many(traces, workers=workers)
     with pytest.raises(mf.MotionFusionError, match="filter"):
         mf.replay_many(traces, filter="nonsense")
     with pytest.raises(ValueError):

@@ -3,7 +3,8 @@ import Glibc
 import MotionFusion
 
 // MotionFusion benchmarks: honest programs. Setup is outside the timed region, results are
-// consumed, each figure is the median of repeated runs on one core.
+// consumed, each figure is the median of repeated runs on one core (many traces at once: on every
+// core).
 
 #if DEBUG
     FileHandle.standardError.write(
@@ -33,7 +34,7 @@ while !args.isEmpty {
     case "--json": json = true
     case "--help", "-h":
         print(
-            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|lanes|parse|write|imports|replay|folder|memory] [TRACE]"
+            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|many|parse|write|imports|replay|folder|memory] [TRACE]"
         )
         exit(0)
     default: tracePath = a
@@ -264,9 +265,9 @@ for kind in FilterKind.allCases where want("filters") {
 
 // MARK: Many traces at once
 
-if want("lanes") {
+if want("many") {
     // Eight different traces: the trace from eight starting points (lengths n down to 9n/16), as
-    // caller-owned arrays, struct of arrays.
+    // caller-owned arrays, struct of arrays: what C `mf_replay_many` and Python `replay_many` take.
     var t = [Double](), gyr = [Double](), acc = [Double](), mag = [Double]()
     for s in trace.samples {
         t.append(s.t)
@@ -286,35 +287,32 @@ if want("lanes") {
                             accelerometer: ap.baseAddress! + 3 * start, magnetometer: mp.baseAddress! + 3 * start)
                     }
                     let total = traces.reduce(0) { $0 + $1.count }
-                    if !json {
-                        print(
-                            "\nmany traces at once (8 traces, \(Lanes.scalarCount) at a time in SIMD lanes, one core)")
-                    }
-                    for kind in [FilterKind.mahony, .madgwick] {
-                        for mode in kind.modes {
-                            let run = RunConfiguration(kind, mode: mode)
-                            let alone = time(repeats: repeats) {
-                                let q = run.attitudes(trace.samples)
-                                consume(q[q.count / 2].w)
-                            }
-                            let together = time(repeats: repeats) {
-                                let q = run.attitudes(ofEach: traces)
-                                consume(q[0][q[0].count / 2].w)
-                            }
-                            let nsAlone = alone / Double(n) * 1e9
-                            let nsLanes = together / Double(total) * 1e9
-                            report(
-                                [
-                                    "benchmark": "lanes", "filter": .string(kind.rawValue),
-                                    "mode": .string(mode.rawValue),
-                                    "traces": .integer(traces.count), "samples": .integer(total),
-                                    "ns_per_sample_alone": .number(nsAlone), "ns_per_sample_lanes": .number(nsLanes),
-                                    "throughput_ratio": .number(nsAlone / nsLanes),
-                                ],
-                                String(
-                                    format: "lanes %-9@ %@  alone %6.1f ns/sample, in lanes %6.1f ns/sample: %.2fx",
-                                    kind.rawValue, mode.rawValue, nsAlone, nsLanes, nsAlone / nsLanes))
+                    let workers = RunConfiguration.defaultWorkers
+                    if !json { print("\nmany traces at once (8 traces, one at a time and on \(workers) threads)") }
+                    for kind in [FilterKind.ekf, .mahony, .madgwick] {
+                        let run = RunConfiguration(kind, mode: .nineD)
+                        let sequential = time(repeats: repeats) {
+                            let q = run.attitudes(ofEach: traces, workers: 1)
+                            consume(q[0][q[0].count / 2].w)
                         }
+                        let concurrent = time(repeats: repeats) {
+                            let q = run.attitudes(ofEach: traces, workers: workers)
+                            consume(q[0][q[0].count / 2].w)
+                        }
+                        let nsSequential = sequential / Double(total) * 1e9
+                        let nsConcurrent = concurrent / Double(total) * 1e9
+                        report(
+                            [
+                                "benchmark": "many", "filter": .string(kind.rawValue), "mode": "9d",
+                                "traces": .integer(traces.count), "samples": .integer(total),
+                                "workers": .integer(workers), "ns_per_sample_sequential": .number(nsSequential),
+                                "ns_per_sample_concurrent": .number(nsConcurrent),
+                                "throughput_ratio": .number(sequential / concurrent),
+                            ],
+                            String(
+                                format:
+                                    "many %-9@ 9d  one at a time %6.1f ns/sample, on %d threads %6.1f ns/sample: %.2fx",
+                                kind.rawValue, nsSequential, workers, nsConcurrent, sequential / concurrent))
                     }
                 }
             }

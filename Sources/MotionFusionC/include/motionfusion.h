@@ -77,14 +77,18 @@ int32_t mf_replay(const char *filter, const char *mode, const char *parameters, 
  * t[i] and sensor rows gyr[i], acc[i], mag[i] as in mf_replay, and its attitudes go to
  * quaternion[i][n[i]][4]. With traces > 0, `n`, `t` and `quaternion` are required, and t[i] and
  * quaternion[i] wherever n[i] > 0 (a recording with n[i] == 0 is skipped and its output left
- * untouched); `gyr`, `acc`, `mag` and any of their entries may be NULL (no such sensor). The
- * Mahony and Madgwick filters run several recordings side by side in SIMD lanes; the result is
- * bit-identical to mf_replay on each recording. */
+ * untouched); `gyr`, `acc`, `mag` and any of their entries may be NULL (no such sensor).
+ * Recordings run concurrently, up to `workers` at a time (0: one per processor available to the
+ * process), each on one thread from start to end; the calling thread is one of them, and the call
+ * returns when every recording is done. Each result is bit-identical to mf_replay on that
+ * recording alone, whatever `workers`. Every error (a bad argument; a negative n[i] or a missing
+ * t[i] or quaternion[i], named as "trace i"; the e-compass on a recording without a magnetometer)
+ * is found before any recording runs, and then nothing is written. */
 int32_t mf_replay_many(const char *filter, const char *mode, const char *parameters,
                        const char *frame, double declination_deg, size_t traces, const size_t *n,
                        const double *const *t, const double *const *gyr, const double *const *acc,
-                       const double *const *mag, double *const *quaternion, char *error,
-                       size_t error_capacity);
+                       const double *const *mag, double *const *quaternion, size_t workers,
+                       char *error, size_t error_capacity);
 
 /* Offline reconstruction (`motionfusion reconstruct`): the best attitude of every sample, using
  * past and future samples. Same arguments and outputs as mf_replay; `filter` must be NULL or

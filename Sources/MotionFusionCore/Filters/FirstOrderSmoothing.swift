@@ -19,26 +19,3 @@ public func firstOrderSmoothing(_ dt: Double, time: Double) -> Double {
     let c = 1.0 / 362_880 - x * (1.0 / 3_628_800)
     return x * (a + x4 * (b + x4 * c))
 }
-
-/// ``firstOrderSmoothing(_:time:)`` on lanes: the same series in the same order, and the scalar
-/// function in lanes outside its range.
-@inlinable @inline(__always)
-public func firstOrderSmoothing(_ dt: Lanes, time: Double) -> Lanes {
-    func constant(_ c: Double) -> Lanes { Lanes(repeating: c) }
-    let x: Lanes = dt / time
-    let x2: Lanes = x * x
-    let x4: Lanes = x2 * x2
-    let a0: Lanes = constant(1) - x * 0.5
-    let a1: Lanes = constant(1.0 / 6) - x * (1.0 / 24)
-    let b0: Lanes = constant(1.0 / 120) - x * (1.0 / 720)
-    let b1: Lanes = constant(1.0 / 5_040) - x * (1.0 / 40_320)
-    let c: Lanes = constant(1.0 / 362_880) - x * (1.0 / 3_628_800)
-    let a: Lanes = a0 + x2 * a1
-    let b: Lanes = b0 + x2 * b1
-    var w: Lanes = x * (a + x4 * (b + x4 * c))
-    let series = (dt .> 0) .& (x .< 0.125)
-    if time <= 0 || !all(series) {
-        for i in 0..<Lanes.scalarCount where time <= 0 || !series[i] { w[i] = firstOrderSmoothing(dt[i], time: time) }
-    }
-    return w
-}

@@ -108,36 +108,3 @@ public struct MahonyFilter: AttitudeFilter {
         state.integrator.interrupt()
     }
 }
-
-extension MahonyFilter: LaneFilter {
-    var laneReady: Bool { state.initialised && (state.headingReferenced || parameters.mode == .sixD) }
-    var laneIntegral: Vector3 { state.integral }
-    var laneIntegrator: GyroscopeIntegrator {
-        get { state.integrator }
-        set { state.integrator = newValue }
-    }
-    var laneIntegration: GyroscopeIntegrator.Parameters { parameters.integration }
-
-    mutating func resume(attitude: Quaternion, integral: Vector3) {
-        state.attitude = attitude
-        state.integral = integral
-    }
-
-    /// ``update(gyroscope:accelerometer:magnetometer:dt:)`` of an initialised, heading-referenced
-    /// filter with every sensor present and usable, on lanes: the same operations in the same order.
-    static func laneStep(
-        _ q: inout LaneQuaternion, _ integral: inout LaneVector, rate: LaneVector, accelerometer a: LaneVector,
-        magnetometer m: LaneVector, fusingMagnetometer: Bool, dt: Lanes, parameters: Parameters
-    ) {
-        let attitude = q
-        var error = LaneVector.zero + a.cross(attitude.inverseRotate(.unitZ))
-        if fusingMagnetometer {
-            let h = attitude.rotate(m)
-            let b = LaneVector(Lanes(), (h.x * h.x + h.y * h.y).squareRoot(), h.z)
-            error = error + m.cross(attitude.inverseRotate(b))
-        }
-        integral = integral + error * (parameters.ki * dt)
-        let omega = rate + integral + error * Lanes(repeating: parameters.kp)
-        q = (attitude * LaneQuaternion(rotationVector: omega * dt)).renormalized
-    }
-}

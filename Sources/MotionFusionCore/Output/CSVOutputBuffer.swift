@@ -85,9 +85,9 @@ public struct CSVOutputBuffer {
     static func powerOfTen(_ k: Int) -> Double { DecimalParser.exactPowerOfTen(k) }
 
     /// The eight decimal digits of `n` < 10⁸, zero padded, as ASCII in a little-endian word (the
-    /// first digit in the lowest byte), by lane arithmetic: the two halves of four digits sit in
-    /// 32-bit lanes, are split into pairs in 16-bit lanes and into digits in bytes, each split a
-    /// multiply and shift that is exact in its range (x·10486 >> 20 = ⌊x/100⌋ for x < 10⁴,
+    /// first digit in the lowest byte), by arithmetic on fields of one word: the two halves of four
+    /// digits sit in 32-bit fields, are split into pairs in 16-bit fields and into digits in bytes,
+    /// each split a multiply and shift that is exact in its range (x·10486 >> 20 = ⌊x/100⌋ for x < 10⁴,
     /// x·103 >> 10 = ⌊x/10⌋ for x < 100).
     @inline(__always)
     static func eightDigits(_ n: UInt64) -> UInt64 {
