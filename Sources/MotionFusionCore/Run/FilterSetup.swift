@@ -296,16 +296,13 @@ extension FilterSetup {
     /// Sets parameters from `NAME=VALUE,…`.
     public mutating func setParameters(_ spec: String) throws {
         var given = Set<String>()
-        for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
-            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
-            guard pair.count == 2, case .value(let v) = DecimalParser.parse(pair[1]) else {
-                throw ParameterError(
-                    description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(part)'")
-            }
-            guard given.insert(pair[0]).inserted else {
-                throw ParameterError(description: "'\(pair[0])' is given twice")
-            }
-            try setParameter(pair[0], v)
+        func malformed(_ item: Substring) -> Error {
+            ParameterError(description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(item)'")
+        }
+        try KeyValueList.forEach(spec, malformed: malformed) { name, value, item in
+            guard case .value(let v) = DecimalParser.parse(value) else { throw malformed(item) }
+            guard given.insert(name).inserted else { throw ParameterError(description: "'\(name)' is given twice") }
+            try setParameter(name, v)
         }
     }
 }
