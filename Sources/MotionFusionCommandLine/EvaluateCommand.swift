@@ -59,8 +59,8 @@ enum EvaluateCommand {
                 let trace = try s.input.open(truthPath).readTrace()
                 var estimate = try EstimateReader.read(path: est, frame: s.frame ?? .enu)
                 if let d = s.declination {
-                    // Written as q_true = Rz(−D) ⊗ q_magnetic (OutputReference): undo it.
-                    let back = Quaternion(axis: .unitZ, angle: d.radians)
+                    // Written referenced to true north (OutputReference): undo it.
+                    let back = OutputReference.trueNorthRotation(declinationDegrees: d).conjugate
                     estimate.attitudes = estimate.attitudes.map { $0.map { (back * $0).normalized } }
                 }
                 for w in estimate.faults.warnings { output.err("\(w)\n") }
