@@ -49,7 +49,8 @@ enum EvaluateCommand {
 
     static func run(_ s: EvaluateSettings, _ output: ConsoleOutput) throws {
         try CommandLineError.rethrowing {
-            try OutputTarget.checkStandardOutput(protecting: InputFiles([s.estimate, s.truth!]))
+            try OutputTarget.checkStandardOutput(
+                protecting: InputFiles([s.estimate, s.truth!]), standardOutput: output.standardOutput)
         }
         let pairs = try matchPairs(s.estimate, s.truth!, s.input.format)
         var rows = [Row]()
