@@ -117,12 +117,9 @@ public enum FolderRunner {
                 done += 1
                 if let e = outcome.error { console.err("\(inputs[i]): error: \(e)\n") }
                 if let progress = console.progress {
-                    let width = 30
-                    let filled = width * done / inputs.count
                     progress(
-                        "\r\u{1B}[K[" + String(repeating: "#", count: filled)
-                            + String(repeating: ".", count: width - filled)
-                            + "] \(done)/\(inputs.count)" + (done == inputs.count ? "\n" : ""))
+                        ProgressBar.line(filled: ProgressBar.width * done / inputs.count) + " \(done)/\(inputs.count)"
+                            + (done == inputs.count ? "\n" : ""))
                 }
             }
         }
