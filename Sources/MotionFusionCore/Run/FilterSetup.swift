@@ -28,6 +28,18 @@ public enum FilterKind: String, CaseIterable, Sendable, Codable {
     }
 }
 
+/// Parameters of a filter that fuses either 6D or 9D: every filter but the e-compass and the tilt,
+/// whose one mode is fixed.
+public protocol ModeSelectable: FilterParameters {
+    /// Sensors fused.
+    var mode: FusionMode { get set }
+}
+
+extension KalmanFilter.Parameters: ModeSelectable {}
+extension ComplementaryFilter.Parameters: ModeSelectable {}
+extension MahonyFilter.Parameters: ModeSelectable {}
+extension MadgwickFilter.Parameters: ModeSelectable {}
+
 /// Code that works with a filter of any type, statically: ``FilterSetup/withFilter(_:)`` calls
 /// `visit` with the concrete filter, so the per-sample loop inside is specialised for it.
 public protocol FilterVisitor {
@@ -116,11 +128,12 @@ public enum FilterSetup: Sendable {
         }
     }
 
-    /// Sensors fused (kept in the filter's parameters). Filters with one mode ignore a change.
+    /// Sensors fused (kept in the filter's parameters). The filters with one mode (``FilterKind/modes``:
+    /// the e-compass, the tilt) keep it whatever is set.
     public var mode: FusionMode {
         get { parameters.mode }
         set {
-            var p = parameters
+            guard var p = parameters as? any ModeSelectable else { return }
             p.mode = newValue
             parameters = p
         }
