@@ -15,7 +15,6 @@ typedef __typeof__(&LAPACKE_dsyevd) motionfusion_dsyevd_fn;
 typedef __typeof__(&LAPACKE_dgels) motionfusion_dgels_fn;
 typedef __typeof__(&LAPACKE_dpbtrf) motionfusion_dpbtrf_fn;
 typedef __typeof__(&LAPACKE_dpbtrs) motionfusion_dpbtrs_fn;
-typedef __typeof__(&LAPACKE_dgbsv) motionfusion_dgbsv_fn;
 typedef __typeof__(&LAPACKE_dtbtrs) motionfusion_dtbtrs_fn;
 // The _work variants skip LAPACKE's NaN scan of the band (callers check finiteness once).
 typedef __typeof__(&LAPACKE_dpbtrf_work) motionfusion_dpbtrf_work_fn;

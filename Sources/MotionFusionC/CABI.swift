@@ -6,29 +6,10 @@ import MotionFusionCommandLine
 // cross the boundary (numbers, pointers to caller-owned arrays, NUL-terminated strings, opaque
 // handles); every error comes back as a status code and a message.
 
-/// A failure reported to the C caller: a status code and a message.
-struct CallError: Error {
-    /// `MF_ERROR_INPUT` (1) or `MF_ERROR_USAGE` (2).
-    var code: Int32
-    var message: String
-
-    static func usage(_ message: String) -> CallError { CallError(code: 2, message: message) }
-    static func input(_ message: String) -> CallError { CallError(code: 1, message: message) }
-
-    /// Any error of the library as the command line would report it: usage for argument and
-    /// output-path mistakes, input otherwise.
-    static func from(_ error: Error) -> CallError {
-        switch error {
-        case let e as CallError: return e
-        case let e as CommandLineError: return CallError(code: e.exitCode, message: e.message)
-        case let e as ParameterError: return .usage(e.description)
-        case let e as OutputError: return CallError(code: e.isUsage ? 2 : 1, message: e.message)
-        case let e as ColumnSpecError: return .usage(e.description)
-        case let e as TraceError where e.kind == .columnSpecification: return .usage(e.description)
-        default: return .input("\(error)")
-        }
-    }
-}
+/// A failure reported to the C caller: a status code (`MF_ERROR_INPUT` 1, `MF_ERROR_USAGE` 2, the
+/// command line's exit statuses) and a message, mapped from any error by the command line's one
+/// table (``CommandLineError/from(_:)``).
+typealias CallError = CommandLineError
 
 /// Runs `body`, returning 0, or the error's code after writing its message into `error`.
 func reporting(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: () throws -> Void) -> Int32 {
@@ -36,9 +17,9 @@ func reporting(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: 
         try body()
         return 0
     } catch {
-        let e = CallError.from(error)
+        let e = CommandLineError.from(error)
         write(e.message, into: buffer, capacity)
-        return e.code
+        return e.exitCode
     }
 }
 

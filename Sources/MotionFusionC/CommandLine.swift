@@ -20,14 +20,15 @@ public func mf_cli_run(
     let lock = NSLock()
     var outText = ""
     var errText = ""
-    let console = ConsoleOutput(
+    var console = ConsoleOutput(
         out: { t in lock.withLock { outText += t } }, err: { t in lock.withLock { errText += t } })
     // Estimates written to `-` go through a descriptor, not the console: an unnamed temporary
-    // file takes them on this thread, and they come first in the captured standard output.
+    // file takes them, and they come first in the captured standard output.
     guard let file = tmpfile() else { return MotionFusionCLI.run(arguments, output: console) }
     defer { fclose(file) }
     let fd = fileno(file)
-    let status = StandardOutput.redirected(to: fd) { MotionFusionCLI.run(arguments, output: console) }
+    console.standardOutput = fd
+    let status = MotionFusionCLI.run(arguments, output: console)
     var written = [UInt8]()
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     lseek(fd, 0, SEEK_SET)
@@ -45,37 +46,16 @@ public func mf_cli_run(
 @_cdecl("mf_install_signal_handlers")
 public func mf_install_signal_handlers() { PendingOutputs.installSignalHandlers() }
 
-/// The plan of a folder run, decided as `replay`/`reconstruct SRC --output FOLDER` decide it
-/// (`TraceInputs.expand`, `FolderRunner.outputNames`, and the same output checks), so runs that
-/// execute the command line once per trace write the same files.
+/// The plan of a folder run: the command line's own (``FolderRunner/plan(_:from:outputFolder:extraInputs:)``),
+/// so runs that execute the command line once per trace write the same files as one
+/// `replay`/`reconstruct SRC --output FOLDER`.
 func folderPlan(source: String, folder: String?, format: TraceFormat?, extraInputs: [String]) throws -> JSONValue {
     let inputs = try TraceInputs.expand(source, format: format)
     guard inputs.count > 1 || inputs[0] != source else { return ["folder": false] }
-    guard let folder, folder != "-" else {
-        throw CallError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
-    }
-    var isDir: ObjCBool = false
-    if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
-        throw CallError.usage("\(folder): is a file; a folder of traces needs --output FOLDER")
-    }
-    let protected = InputFiles([source] + extraInputs)
-    let names = FolderRunner.outputNames(inputs)
-    if !isDir.boolValue {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw CallError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
-        }
-    }
-    let outputs = names.map { PathText.join(folder, $0) }
-    for output in outputs { _ = try OutputTarget.resolve(output, protecting: protected) }
-    var notes = [JSONValue]()
-    for (input, name) in zip(inputs, names) where name != FolderRunner.outputNames([input])[0] {
-        notes.append(.string("\(input) -> \(name) (another trace has the same name)"))
-    }
+    let plan = try FolderRunner.plan(inputs, from: source, outputFolder: folder, extraInputs: extraInputs)
     return [
-        "folder": true, "inputs": .array(inputs.map { .string($0) }), "outputs": .array(outputs.map { .string($0) }),
-        "notes": .array(notes),
+        "folder": true, "inputs": .array(plan.inputs.map { .string($0) }),
+        "outputs": .array(plan.outputs.map { .string($0.given) }), "notes": .array(plan.renamed.map { .string($0) }),
     ]
 }
 

@@ -17,11 +17,13 @@ public struct CommandLineError: Error, CustomStringConvertible {
         CommandLineError(message: message, exitCode: 1)
     }
 
-    /// The command-line error for any error of the library: usage for output-path and spec
-    /// mistakes, input otherwise.
-    static func from(_ error: Error) -> CommandLineError {
+    /// The command-line error for any error of the library: usage for output-path, column or unit
+    /// spec and parameter mistakes, input otherwise. The one mapping of errors to messages and exit
+    /// codes, for the command line and the C ABI's status codes alike.
+    public static func from(_ error: Error) -> CommandLineError {
         switch error {
         case let e as CommandLineError: return e
+        case let e as ParameterError: return .usage(e.description)
         case let e as OutputError: return e.isUsage ? .usage(e.message) : .input(e.message)
         case let e as ColumnSpecError: return .usage(e.description)
         case let e as TraceError where e.kind == .columnSpecification: return .usage(e.description)

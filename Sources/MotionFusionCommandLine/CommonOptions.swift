@@ -90,7 +90,7 @@ struct RunSettings {
     var frame: EarthFrame?
     var rate: Double?
     var declination: Double?
-    var latitude: Double?, longitude: Double?, heightKm: Double?, date: String?
+    var location = LocationSettings()
     var calibrationPath: String?
     var parameters: String?
     /// The configuration built by ``build(filters:)``.
@@ -120,28 +120,14 @@ struct RunSettings {
                 "declination", value: "DEG",
                 "reference the written attitude and heading to true north, declination degrees east",
                 \.declination, in: -180...180, conflicts: ["lat", "lon"]),
-            .number(
-                "lat", value: "DEG",
-                "latitude: the World Magnetic Model gives the declination (true north) and the expected field",
-                \.latitude, in: -90...90, conflicts: ["declination"]),
-            .number(
-                "lon", value: "DEG", "longitude, with --lat", \.longitude, in: -180...360, conflicts: ["declination"]),
-            .number(
-                "height-km", value: "KM", "height above the WGS-84 ellipsoid, with --lat/--lon (default 0)", \.heightKm,
-                in: -10...1000),
-            .text(
-                "date", value: "YYYY-MM-DD", "date for the World Magnetic Model, with --lat/--lon (default today)",
-                \.date),
+        ]
+        list += LocationSettings.options.map { $0.lifted(\.location) }
+        list += [
             .text(
                 "calibration", value: "CAL.json", "apply a sensor calibration written by `motionfusion calibrate`",
-                \.calibrationPath),
+                \.calibrationPath)
         ]
         return list
-    }
-
-    /// The location options, when given.
-    func location() throws -> LocationOptions? {
-        try LocationOptions.from(latitude: latitude, longitude: longitude, heightKm: heightKm, date: date)
     }
 
     /// Builds the run configuration from the options (and the calibration file).
@@ -165,8 +151,8 @@ struct RunSettings {
         c.frame = frame ?? .enu
         c.outputRate = rate
         c.declinationDegrees = declination
-        if let location = try location() {
-            let r = location.evaluate()
+        if let place = try location.resolved() {
+            let r = place.evaluate()
             c.declinationDegrees = r.field.declination
             c.filter.setExpectedField(ExpectedField(r.field))
             modelWarnings = r.warnings
@@ -182,17 +168,26 @@ struct RunSettings {
     }
 }
 
-/// Location and date: `--lat/--lon [--height-km] [--date]` (declination, replay, reconstruct).
-struct LocationOptions {
-    var latitude: Double
-    var longitude: Double
-    var heightKm: Double
-    var decimalYear: Double
-    var dateText: String
+/// `--lat/--lon [--height-km] [--date]`: a place and date for the World Magnetic Model, declared
+/// once for `declination`, `replay` and `reconstruct` (where `--declination` excludes them).
+struct LocationSettings {
+    var latitude: Double?, longitude: Double?, heightKm: Double?, date: String?
+
+    static let options: [Option<LocationSettings>] = [
+        .number(
+            "lat", value: "DEG",
+            "latitude, degrees north: the World Magnetic Model gives the declination (true north) and the expected field",
+            \.latitude, in: -90...90),
+        .number("lon", value: "DEG", "longitude, degrees east, with --lat", \.longitude, in: -180...360),
+        .number(
+            "height-km", value: "KM", "height above the WGS-84 ellipsoid, with --lat/--lon (default 0)", \.heightKm,
+            in: -10...1000),
+        .text(
+            "date", value: "YYYY-MM-DD", "date for the World Magnetic Model, with --lat/--lon (default today)", \.date),
+    ]
 
     /// The location; nil when neither latitude nor longitude is given.
-    static func from(latitude: Double?, longitude: Double?, heightKm: Double?, date: String?) throws -> LocationOptions?
-    {
+    func resolved() throws -> LocationOptions? {
         guard latitude != nil || longitude != nil else {
             if heightKm != nil || date != nil {
                 throw CommandLineError.usage("--height-km and --date need --lat and --lon")
@@ -219,7 +214,17 @@ struct LocationOptions {
         return LocationOptions(
             latitude: latitude, longitude: longitude, heightKm: heightKm ?? 0, decimalYear: year, dateText: text)
     }
+}
 
+/// A place and date resolved from ``LocationSettings``.
+struct LocationOptions {
+    var latitude: Double
+    var longitude: Double
+    var heightKm: Double
+    var decimalYear: Double
+    var dateText: String
+
+    /// The World Magnetic Model there and then.
     func evaluate() -> WorldMagneticModel.Result {
         WorldMagneticModel.wmm2025.evaluate(
             latitude: latitude, longitude: longitude, heightKm: heightKm, decimalYear: decimalYear)

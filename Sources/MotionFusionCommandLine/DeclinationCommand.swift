@@ -3,7 +3,9 @@ import MotionFusion
 
 /// The settings of `declination`.
 struct DeclinationSettings {
-    var latitude: Double?, longitude: Double?, heightKm: Double?, date: String?
+    var location = LocationSettings()
+    /// The place and date, resolved once the options are read.
+    var place: LocationOptions?
     var json = false
 }
 
@@ -12,26 +14,21 @@ enum DeclinationCommand {
     static let command = Command<DeclinationSettings>(
         name: "declination", summary: "Declination, inclination and field strength from the World Magnetic Model",
         arguments: [],
-        options: [
-            .number("lat", value: "DEG", "latitude, degrees north", \.latitude, in: -90...90),
-            .number("lon", value: "DEG", "longitude, degrees east", \.longitude, in: -180...360),
-            .number(
-                "height-km", value: "KM", "height above the WGS-84 ellipsoid (default 0)", \.heightKm, in: -10...1000),
-            .text("date", value: "YYYY-MM-DD", "date (default today)", \.date),
-            .flag("json", "print the result as JSON", \.json),
+        options: LocationSettings.options.map { $0.lifted(\.location) } + [
+            .flag("json", "print the result as JSON", \.json)
         ],
         initial: DeclinationSettings(),
         finish: { s, positionals in
             try expectArguments(positionals, [])
-            guard s.latitude != nil, s.longitude != nil else { throw CommandLineError.usage("missing --lat and --lon") }
+            guard s.location.latitude != nil || s.location.longitude != nil else {
+                throw CommandLineError.usage("missing --lat and --lon")
+            }
+            s.place = try s.location.resolved()
         },
         run: run)
 
     static func run(_ s: DeclinationSettings, _ output: ConsoleOutput) throws {
-        guard
-            let location = try LocationOptions.from(
-                latitude: s.latitude, longitude: s.longitude, heightKm: s.heightKm, date: s.date)
-        else { throw CommandLineError.usage("missing --lat and --lon") }
+        let location = s.place!  // set by `finish`
         let r = location.evaluate()
         for w in r.warnings { output.err("warning: \(w)\n") }
         let f = r.field

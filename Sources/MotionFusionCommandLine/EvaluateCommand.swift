@@ -49,7 +49,8 @@ enum EvaluateCommand {
 
     static func run(_ s: EvaluateSettings, _ output: ConsoleOutput) throws {
         try CommandLineError.rethrowing {
-            try OutputTarget.checkStandardOutput(protecting: InputFiles([s.estimate, s.truth!]))
+            try OutputTarget.checkStandardOutput(
+                protecting: InputFiles([s.estimate, s.truth!]), standardOutput: output.standardOutput)
         }
         let pairs = try matchPairs(s.estimate, s.truth!, s.input.format)
         var rows = [Row]()
@@ -59,8 +60,8 @@ enum EvaluateCommand {
                 let trace = try s.input.open(truthPath).readTrace()
                 var estimate = try EstimateReader.read(path: est, frame: s.frame ?? .enu)
                 if let d = s.declination {
-                    // Written as q_true = Rz(−D) ⊗ q_magnetic (OutputReference): undo it.
-                    let back = Quaternion(axis: .unitZ, angle: d.radians)
+                    // Written referenced to true north (OutputReference): undo it.
+                    let back = OutputReference.trueNorthRotation(declinationDegrees: d).conjugate
                     estimate.attitudes = estimate.attitudes.map { $0.map { (back * $0).normalized } }
                 }
                 for w in estimate.faults.warnings { output.err("\(w)\n") }

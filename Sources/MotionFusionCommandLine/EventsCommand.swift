@@ -29,7 +29,10 @@ enum EventsCommand {
         run: run)
 
     static func run(_ s: EventsSettings, _ output: ConsoleOutput) throws {
-        try CommandLineError.rethrowing { try OutputTarget.checkStandardOutput(protecting: InputFiles([s.trace])) }
+        try CommandLineError.rethrowing {
+            try OutputTarget.checkStandardOutput(
+                protecting: InputFiles([s.trace]), standardOutput: output.standardOutput)
+        }
         var detector = MotionEventDetector()
         if let th = s.shakeThreshold { detector.shake.threshold = th }
         let reader = try s.input.open(s.trace)
@@ -114,7 +117,8 @@ enum CalibrateCommand {
 
     static func run(_ s: CalibrateSettings, _ output: ConsoleOutput) throws {
         let target = try CommandLineError.rethrowing {
-            try OutputTarget.resolve(s.output!, protecting: InputFiles([s.trace]))
+            try OutputTarget.resolve(
+                s.output!, protecting: InputFiles([s.trace]), standardOutput: output.standardOutput)
         }
         let reader = try s.input.open(s.trace)
         let trace = try CommandLineError.rethrowing { try reader.readTrace() }

@@ -16,8 +16,8 @@ public enum FolderRunner {
     }
 
     /// Output names for `inputs`: the input's name without its extension, plus `.csv`; when two
-    /// inputs share a name, the later ones get `-2`, `-3`, … (public for the C ABI's folder plan).
-    public static func outputNames(_ inputs: [String]) -> [String] {
+    /// inputs share a name, the later ones get `-2`, `-3`, ….
+    static func outputNames(_ inputs: [String]) -> [String] {
         var used = Set<String>()
         return inputs.map { input in
             var stem = PathText.name(input)
@@ -34,13 +34,24 @@ public enum FolderRunner {
         }
     }
 
-    /// Processes every trace of `inputs` (from the folder `source`) into `outputFolder`, prints the
-    /// summary, and fails (after finishing the others) when any trace failed.
-    static func process(
-        _ inputs: [String], from source: String, outputFolder: String?, input settings: InputSettings = InputSettings(),
-        extraInputs: [String] = [], _ console: ConsoleOutput,
-        job: @escaping (SampleReader, OutputTarget, ConsoleOutput) throws -> TraceOutcome
-    ) throws {
+    /// What a folder run writes: every trace's output, resolved and checked against every input
+    /// before anything runs, and the notices of outputs renamed because two traces share a name.
+    public struct Plan {
+        /// The traces, in order.
+        public var inputs: [String]
+        /// The output of each trace.
+        public var outputs: [OutputTarget]
+        /// `INPUT -> NAME (another trace has the same name)`, printed before the run.
+        public var renamed: [String]
+    }
+
+    /// Plans the run of `inputs` (the traces of the folder `source`) into `outputFolder`, creating
+    /// the folder when missing; refuses a missing or file `outputFolder` and any output that is an
+    /// input (below `source`, or one of `extraInputs`). The one plan of `replay`/`reconstruct` and
+    /// of the C ABI's `mf_folder_plan`.
+    public static func plan(_ inputs: [String], from source: String, outputFolder: String?, extraInputs: [String])
+        throws -> Plan
+    {
         guard let folder = outputFolder, folder != "-" else {
             throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
         }
@@ -64,17 +75,32 @@ public enum FolderRunner {
                 try OutputTarget.resolve(PathText.join(folder, name), protecting: protected)
             }
         }
-        for (input, name) in zip(inputs, names) where name != outputNames([input])[0] {
-            console.err("\(input) -> \(name) (another trace has the same name)\n")
+        let renamed = zip(inputs, names).filter { input, name in name != outputNames([input])[0] }.map {
+            input, name in "\(input) -> \(name) (another trace has the same name)"
         }
+        return Plan(inputs: inputs, outputs: targets, renamed: renamed)
+    }
+
+    /// Processes every trace of `inputs` (from the folder `source`) into `outputFolder`, prints the
+    /// summary, and fails (after finishing the others) when any trace failed.
+    static func process(
+        _ inputs: [String], from source: String, outputFolder: String?, input settings: InputSettings = InputSettings(),
+        extraInputs: [String] = [], _ console: ConsoleOutput,
+        job: @escaping (SampleReader, OutputTarget, ConsoleOutput) throws -> TraceOutcome
+    ) throws {
+        let plan = try Self.plan(inputs, from: source, outputFolder: outputFolder, extraInputs: extraInputs)
+        for note in plan.renamed { console.err(note + "\n") }
+        let targets = plan.outputs
         let lock = NSLock()
-        let locked = ConsoleOutput(
+        // The jobs print through a lock and draw no progress of their own: the folder's bar is the one.
+        var locked = console.with(
             out: { t in lock.withLock { console.out(t) } }, err: { t in lock.withLock { console.err(t) } })
+        locked.progress = nil
         var outcomes = [Outcome?](repeating: nil, count: inputs.count)
         var done = 0
         DispatchQueue.concurrentPerform(iterations: inputs.count) { i in
             let start = Date()
-            let name = PathText.stem(names[i])
+            let name = PathText.stem(PathText.name(targets[i].given))
             var outcome: Outcome
             do {
                 let reader = try settings.open(inputs[i])
@@ -91,12 +117,9 @@ public enum FolderRunner {
                 done += 1
                 if let e = outcome.error { console.err("\(inputs[i]): error: \(e)\n") }
                 if let progress = console.progress {
-                    let width = 30
-                    let filled = width * done / inputs.count
                     progress(
-                        "\r\u{1B}[K[" + String(repeating: "#", count: filled)
-                            + String(repeating: ".", count: width - filled)
-                            + "] \(done)/\(inputs.count)" + (done == inputs.count ? "\n" : ""))
+                        ProgressBar.line(filled: ProgressBar.width * done / inputs.count) + " \(done)/\(inputs.count)"
+                            + (done == inputs.count ? "\n" : ""))
                 }
             }
         }

@@ -24,7 +24,10 @@ enum InfoCommand {
         run: run)
 
     static func run(_ s: InfoSettings, _ output: ConsoleOutput) throws {
-        try CommandLineError.rethrowing { try OutputTarget.checkStandardOutput(protecting: InputFiles([s.trace])) }
+        try CommandLineError.rethrowing {
+            try OutputTarget.checkStandardOutput(
+                protecting: InputFiles([s.trace]), standardOutput: output.standardOutput)
+        }
         let paths = try TraceInputs.expand(s.trace, format: s.input.format)
         var failures = 0
         for p in paths {

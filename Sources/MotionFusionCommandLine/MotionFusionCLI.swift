@@ -1,7 +1,8 @@
 import Foundation
 import MotionFusion
 
-/// Where a command writes: standard output and standard error, replaceable in tests.
+/// Where a command writes: standard output and standard error, replaceable in tests and by callers
+/// that capture a run (the C ABI's `mf_cli_run`).
 public struct ConsoleOutput {
     /// Writes to standard output.
     public var out: (String) -> Void
@@ -10,26 +11,36 @@ public struct ConsoleOutput {
     /// Writes a progress line to standard error as is (carriage returns and erase sequences);
     /// nil when standard error is not a terminal, so nothing is drawn.
     public var progress: ((String) -> Void)?
+    /// The descriptor estimates written to `-` go to: standard output (1), or a caller's file.
+    public var standardOutput: Int32 = 1
+    /// The first failed write to standard output by `out`, for writers that can fail (``standard``).
+    var writeFailure: FirstError?
 
-    /// Creates an output from two writers (and an optional progress writer).
-    public init(out: @escaping (String) -> Void, err: @escaping (String) -> Void, progress: ((String) -> Void)? = nil) {
+    /// Creates an output from two writers (and an optional progress writer); `-` writes to the
+    /// descriptor `standardOutput`.
+    public init(
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, progress: ((String) -> Void)? = nil,
+        standardOutput: Int32 = 1
+    ) {
         self.out = out
         self.err = err
         self.progress = progress
+        self.standardOutput = standardOutput
     }
 
     /// The process's standard output and standard error; progress only on a terminal. Writes go
     /// straight to the descriptors: a closed or full standard error loses the message but never
-    /// stops the run, and a failed write to standard output is remembered
-    /// (``standardOutputFailed``) so the command exits 1 instead of reporting success.
-    public static let standard = ConsoleOutput(
-        out: { if !write(1, $0) { standardOutputFailure.set(errno) } },
-        err: { _ = write(2, $0) },
-        progress: isatty(2) != 0 ? { _ = write(2, $0) } : nil)
-
-    /// The error of the first failed write to standard output, if any.
-    public static var standardOutputFailed: Int32? { standardOutputFailure.value }
-    static let standardOutputFailure = FirstError()
+    /// stops the run, and a failed write to standard output is remembered, for this output only,
+    /// so the command exits 1 instead of reporting success.
+    public static var standard: ConsoleOutput {
+        let failure = FirstError()
+        var output = ConsoleOutput(
+            out: { if !write(1, $0) { failure.set(errno) } },
+            err: { _ = write(2, $0) },
+            progress: isatty(2) != 0 ? { _ = write(2, $0) } : nil)
+        output.writeFailure = failure
+        return output
+    }
 
     /// The first error recorded, shared safely between threads (folder runs write from workers).
     final class FirstError: @unchecked Sendable {
@@ -37,6 +48,15 @@ public struct ConsoleOutput {
         var error: Int32?
         var value: Int32? { lock.withLock { error } }
         func set(_ e: Int32) { lock.withLock { if error == nil { error = e } } }
+    }
+
+    /// The same output with `out` and `err` replaced (progress, the standard output descriptor and
+    /// the write-failure record kept).
+    func with(out: @escaping (String) -> Void, err: @escaping (String) -> Void) -> ConsoleOutput {
+        var copy = self
+        copy.out = out
+        copy.err = err
+        return copy
     }
 
     /// Writes all of `text` to descriptor `fd`, retrying after interruptions; false on an error.
@@ -61,7 +81,7 @@ public struct ConsoleOutput {
     var sanitized: ConsoleOutput {
         let out = self.out
         let err = self.err
-        return ConsoleOutput(out: { out(Self.escape($0)) }, err: { err(Self.escape($0)) }, progress: progress)
+        return with(out: { out(Self.escape($0)) }, err: { err(Self.escape($0)) })
     }
 
     static func escape(_ text: String) -> String {
@@ -153,7 +173,7 @@ extension MotionFusionCLI {
     /// 0 when everything written to standard output arrived, else 1 with the reason (a full disk,
     /// a closed pipe): a help page lost on `/dev/full` is a failure too.
     static func written(_ output: ConsoleOutput, _ program: String) -> Int32 {
-        guard let e = ConsoleOutput.standardOutputFailed else { return 0 }
+        guard let e = output.writeFailure?.value else { return 0 }
         output.err("\(program): error: write failed: \(String(cString: strerror(e)))\n")
         return 1
     }

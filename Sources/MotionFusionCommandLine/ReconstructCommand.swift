@@ -84,20 +84,26 @@ enum ReconstructCommand {
     }
 }
 
-/// A progress bar on a terminal's standard error (nothing elsewhere).
+/// A progress bar on a terminal's standard error (nothing elsewhere): one trace's fraction read
+/// here, the traces done in a folder run (``FolderRunner``).
 final class ProgressBar {
     let draw: ((String) -> Void)?
     var shown = false
 
     init(_ console: ConsoleOutput) { draw = console.progress }
 
+    /// Characters in the bar.
+    static let width = 30
+
+    /// The line drawn over the previous one: `[####......]` with `filled` of ``width`` filled.
+    static func line(filled: Int) -> String {
+        "\r\u{1B}[K[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
+    }
+
     func show(_ fraction: Double) {
         guard let draw else { return }
-        let width = 30
-        let filled = Int((Double(width) * min(1, max(0, fraction))).rounded(.down))
-        draw(
-            "\r\u{1B}[K[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "] "
-                + String(Int((fraction * 100).rounded())) + " %")
+        let filled = Int((Double(Self.width) * min(1, max(0, fraction))).rounded(.down))
+        draw(Self.line(filled: filled) + " " + String(Int((fraction * 100).rounded())) + " %")
         shown = true
     }
 

@@ -101,7 +101,9 @@ enum SimulateCommand {
         if let v = s.speed { settings.vehicle.speed = v }
         if let v = s.radius { settings.vehicle.radius = v }
         let simulator = MotionSimulator(settings: settings)
-        let target = try CommandLineError.rethrowing { try OutputTarget.resolve(s.output!, protecting: InputFiles()) }
+        let target = try CommandLineError.rethrowing {
+            try OutputTarget.resolve(s.output!, protecting: InputFiles(), standardOutput: output.standardOutput)
+        }
         // The trace is streamed, so memory stays constant; a file must fit on its disk.
         let bytes = Double(simulator.sampleCount) * Double(TraceWriter.typicalRowBytes)
         if case .file(let path, _) = target.kind {

@@ -148,11 +148,14 @@ enum TraceRunCommand {
             return
         }
         let protected = InputFiles([s.trace] + extra)
-        let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
-        let report = try s.report.map { try OutputTarget.resolve($0, protecting: protected) }
+        let target = try OutputTarget.resolve(
+            s.output ?? "-", protecting: protected, standardOutput: console.standardOutput)
+        let report = try s.report.map {
+            try OutputTarget.resolve($0, protecting: protected, standardOutput: console.standardOutput)
+        }
         var settings = s
         settings.calibrationTarget = try s.calibrateMagnetometer.map {
-            try OutputTarget.resolve($0, protecting: protected)
+            try OutputTarget.resolve($0, protecting: protected, standardOutput: console.standardOutput)
         }
         let outputs = [target, report, settings.calibrationTarget].compactMap { $0 }
         let files = outputs.compactMap(\.canonicalPath)

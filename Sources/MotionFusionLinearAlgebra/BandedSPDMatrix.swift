@@ -175,33 +175,4 @@ public struct BandedSPDMatrix: Sendable {
         }
         return z
     }
-
-    /// Solves `self · x = b` with LAPACK's general band solver `dgbsv` (LU with partial pivoting),
-    /// for a symmetric band matrix that is not positive definite (indefinite or singular to
-    /// working precision, where ``factor()`` fails). Reads the matrix as stored (not factored).
-    public func solveGeneral(_ b: Matrix) throws -> Matrix {
-        precondition(!isFactored, "the storage holds a factor, not the matrix")
-        precondition(b.rows == order, "right-hand side needs one row per unknown")
-        guard band.allSatisfy(\.isFinite), b.storage.allSatisfy(\.isFinite) else {
-            throw LinearAlgebraError.nonFinite(routine: "dgbsv")
-        }
-        var x = b
-        if order == 0 { return x }
-        let kl = bandwidth
-        let ku = bandwidth
-        let ldab = 2 * kl + ku + 1
-        var ab = [Double](repeating: 0, count: ldab * order)
-        for j in 0..<order {
-            for i in max(0, j - ku)...min(order - 1, j + kl) {
-                ab[(kl + ku + i - j) + j * ldab] = self[i, j]
-            }
-        }
-        var pivots = [Int32](repeating: 0, count: order)
-        let info = try LAPACKLibrary.get().dgbsv(
-            LAPACK_COL_MAJOR, Int32(order), Int32(kl), Int32(ku), Int32(b.columns), &ab, Int32(ldab), &pivots,
-            &x.storage, Int32(order))
-        LinearAlgebra.countBandedCall()
-        try LinearAlgebra.check(info, routine: "dgbsv", positiveMeans: { .singular(routine: "dgbsv", info: Int($0)) })
-        return x
-    }
 }

@@ -17,7 +17,6 @@ struct LAPACKLibrary {
     let dgels: motionfusion_dgels_fn
     let dpbtrf: motionfusion_dpbtrf_fn
     let dpbtrs: motionfusion_dpbtrs_fn
-    let dgbsv: motionfusion_dgbsv_fn
     let dtbtrs: motionfusion_dtbtrs_fn
     let dpbtrfWork: motionfusion_dpbtrf_work_fn
     let dpbtrsWork: motionfusion_dpbtrs_work_fn
@@ -84,7 +83,6 @@ struct LAPACKLibrary {
             let dgels = symbol(lapacke, "LAPACKE_dgels", motionfusion_dgels_fn.self),
             let dpbtrf = symbol(lapacke, "LAPACKE_dpbtrf", motionfusion_dpbtrf_fn.self),
             let dpbtrs = symbol(lapacke, "LAPACKE_dpbtrs", motionfusion_dpbtrs_fn.self),
-            let dgbsv = symbol(lapacke, "LAPACKE_dgbsv", motionfusion_dgbsv_fn.self),
             let dtbtrs = symbol(lapacke, "LAPACKE_dtbtrs", motionfusion_dtbtrs_fn.self),
             let dpbtrfWork = symbol(lapacke, "LAPACKE_dpbtrf_work", motionfusion_dpbtrf_work_fn.self),
             let dpbtrsWork = symbol(lapacke, "LAPACKE_dpbtrs_work", motionfusion_dpbtrs_work_fn.self)
@@ -97,7 +95,7 @@ struct LAPACKLibrary {
         return .success(
             LAPACKLibrary(
                 dgemv: dgemv, dpotrf: dpotrf, dpotrs: dpotrs, dsyevd: dsyevd, dgels: dgels, dpbtrf: dpbtrf,
-                dpbtrs: dpbtrs, dgbsv: dgbsv, dtbtrs: dtbtrs, dpbtrfWork: dpbtrfWork,
+                dpbtrs: dpbtrs, dtbtrs: dtbtrs, dpbtrfWork: dpbtrfWork,
                 dpbtrsWork: dpbtrsWork))
     }
 

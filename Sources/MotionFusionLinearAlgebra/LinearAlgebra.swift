@@ -19,7 +19,7 @@ public enum LinearAlgebra {
     /// installed.
     public static func load() throws { _ = try LAPACKLibrary.get() }
 
-    /// Calls made into LAPACK's band routines (`dpbtrf`, `dpbtrs`, `dtbtrs`, `dgbsv`) by this
+    /// Calls made into LAPACK's band routines (`dpbtrf`, `dpbtrs`, `dtbtrs`) by this
     /// process so far: lets a test show that a computation reached the banded solver.
     public static var bandedCallCount: Int { bandedCalls.load(ordering: .relaxed) }
     static let bandedCalls = Atomic<Int>(0)

@@ -268,12 +268,10 @@ final class ForeignDelimitedTests: XCTestCase {
         var settings = TraceRunSettings()
         settings.run.configuration = RunConfiguration(.ekf, mode: .sixD)
         let console = ConsoleOutput(out: { _ in }, err: { _ in })
-        let outcome = try StandardOutput.redirected(to: output[1]) {
-            try TraceRunCommand.runOne(
-                TraceFormat.open(stream: reader, options: .init()), settings,
-                OutputTarget.resolve("-", protecting: InputFiles()), report: nil, liveInput: true, score: false,
-                uncertainty: { _ in true }, console, ReplayCommand.replay)
-        }
+        let outcome = try TraceRunCommand.runOne(
+            TraceFormat.open(stream: reader, options: .init()), settings,
+            OutputTarget.resolve("-", protecting: InputFiles(), standardOutput: output[1]), report: nil,
+            liveInput: true, score: false, uncertainty: { _ in true }, console, ReplayCommand.replay)
         XCTAssertEqual(outcome.samples, 40)
         XCTAssertEqual(checks.count, lines.count + 1)
         for c in checks {

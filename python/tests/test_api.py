@@ -70,6 +70,23 @@ def test_run_cli_in_process():
     assert status == 2 and "unknown option --nope" in err and out == ""
 
 
+def test_a_failed_write_fails_only_its_own_run():
+    # In one process: --version onto a full standard output fails; the next run, onto a working
+    # one, succeeds (the failure is not remembered across runs).
+    code = (
+        "import os, sys, motionfusion.__main__ as m\n"
+        "saved = os.dup(1)\n"
+        "os.dup2(os.open('/dev/full', os.O_WRONLY), 1)\n"
+        "a = m.main(['--version'])\n"
+        "os.dup2(saved, 1)\n"
+        "b = m.main(['--version'])\n"
+        "sys.stderr.write(f'statuses {a} {b}\\n')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
+    assert "statuses 1 0" in r.stderr, r.stderr
+    assert "write failed" in r.stderr and r.stdout == f"motionfusion {mf.version()}\n"
+
+
 # ---- load ---------------------------------------------------------------------------------------
 
 def test_load_shapes_and_dtypes(sim):

@@ -185,9 +185,9 @@ void mf_filter_free(mf_filter *filter);
  *
  * Runs `motionfusion ARGS...` in this process (argv without the program name) and returns its exit
  * status (0 success, 1 bad input or failure, 2 usage error). With capture != 0, what it prints is
- * returned in *out and *err (free with mf_string_free; either pointer may be NULL); otherwise it
- * goes to the process's standard output and error. Estimates written to "-" always go to the
- * standard output. */
+ * returned in *out and *err (free with mf_string_free; either pointer may be NULL), estimates
+ * written to "-" first in *out; otherwise it goes to the process's standard output and error. A
+ * failed write to standard output fails that run (status 1), not the runs after it. */
 int32_t mf_cli_run(int32_t argc, const char *const *argv, int32_t capture, char **out, char **err);
 
 /* Installs the command line's handlers for SIGINT, SIGTERM and SIGHUP (remove half-written outputs,

@@ -5,10 +5,7 @@ public struct AccelerometerTilt: AttitudeFilter {
     /// This estimator has no tuning; it always uses the accelerometer alone.
     public struct Parameters: FilterParameters {
         /// Always 6D.
-        public var mode: FusionMode {
-            get { .sixD }
-            set {}
-        }
+        public var mode: FusionMode { .sixD }
         /// No parameters, no ranges.
         public static let ranges: [String: ParameterRange] = [:]
         /// Default parameters.

@@ -66,8 +66,8 @@ public struct FilterDiagnostics: Equatable, Sendable {
 public protocol FilterParameters: Codable, Sendable, ParameterRanges {
     /// Default tuning.
     init()
-    /// Sensors fused.
-    var mode: FusionMode { get set }
+    /// Sensors fused (fixed for the filters with one mode, see ``FilterKind/modes``).
+    var mode: FusionMode { get }
 }
 
 /// An attitude estimator: gyroscope, accelerometer and magnetometer in, attitude out.

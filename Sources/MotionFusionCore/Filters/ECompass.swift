@@ -5,10 +5,7 @@ public struct ECompass: AttitudeFilter {
     /// This estimator has no tuning; it always fuses accelerometer and magnetometer.
     public struct Parameters: FilterParameters {
         /// Always 9D.
-        public var mode: FusionMode {
-            get { .nineD }
-            set {}
-        }
+        public var mode: FusionMode { .nineD }
         /// No parameters, no ranges.
         public static let ranges: [String: ParameterRange] = [:]
         /// Default parameters.

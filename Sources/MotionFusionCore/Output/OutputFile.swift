@@ -17,22 +17,6 @@ public struct OutputError: Error, CustomStringConvertible {
     public var description: String { message }
 }
 
-/// Where `-` writes on the current thread: standard output (descriptor 1), unless a caller that
-/// captures a run's output (the C ABI's `mf_cli_run`) points it at another descriptor.
-public enum StandardOutput {
-    static let key = "MotionFusion.standardOutput"
-
-    /// The descriptor `-` writes to on this thread.
-    public static var descriptor: Int32 { (Thread.current.threadDictionary[key] as? Int32) ?? 1 }
-
-    /// Runs `body` with `-` writing to `fd` on this thread.
-    public static func redirected<R>(to fd: Int32, _ body: () throws -> R) rethrows -> R {
-        Thread.current.threadDictionary[key] = fd
-        defer { Thread.current.threadDictionary.removeObject(forKey: key) }
-        return try body()
-    }
-}
-
 /// The files a command reads, identified by device and inode (so hard links and other spellings
 /// of a path are recognised) and by real path.
 public struct InputFiles: Sendable {
@@ -103,6 +87,8 @@ public struct OutputTarget: Sendable {
     public let given: String
     /// How it is written.
     public let kind: Kind
+    /// The descriptor standard output is written to (1 unless the caller captures it).
+    var standardOutputDescriptor: Int32 = 1
 
     /// The canonical absolute path of the file written (its folder's real path and its name), so
     /// that two spellings of one output compare equal; nil for standard output and devices.
@@ -120,19 +106,23 @@ public struct OutputTarget: Sendable {
         return String(cString: r)
     }
 
-    /// Decides how to write `path`, refusing anything that would overwrite one of `inputs`.
-    public static func resolve(_ path: String, protecting inputs: InputFiles) throws -> OutputTarget {
+    /// Decides how to write `path`, refusing anything that would overwrite one of `inputs`. `-`
+    /// writes to the descriptor `standardOutput` (a caller that captures a run's output, such as the
+    /// C ABI's `mf_cli_run`, passes its own).
+    public static func resolve(_ path: String, protecting inputs: InputFiles, standardOutput: Int32 = 1) throws
+        -> OutputTarget
+    {
         if path == "-" {
             // Standard output redirected onto an input (`>> trace.csv`, `1<>trace.csv`).
             var st = stat()
-            if fstat(StandardOutput.descriptor, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+            if fstat(standardOutput, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
                 inputs.contains(st, path: nil)
             {
                 throw OutputError(
                     "standard output is an input of this run; refusing to write onto it (redirect to another file)",
                     usage: true)
             }
-            return OutputTarget(given: path, kind: .standardOutput)
+            return OutputTarget(given: path, kind: .standardOutput, standardOutputDescriptor: standardOutput)
         }
         guard !path.isEmpty else { throw OutputError("--output needs a file name", usage: true) }
         guard !path.hasSuffix("/") else {
@@ -194,7 +184,7 @@ public struct OutputTarget: Sendable {
     public var identity: [UInt64]? {
         var st = stat()
         switch kind {
-        case .standardOutput: guard fstat(StandardOutput.descriptor, &st) == 0 else { return nil }
+        case .standardOutput: guard fstat(standardOutputDescriptor, &st) == 0 else { return nil }
         case .stream(let path), .file(let path, _): guard stat(path, &st) == 0 else { return nil }
         }
         let type = st.st_mode & S_IFMT
@@ -202,10 +192,10 @@ public struct OutputTarget: Sendable {
         return [UInt64(st.st_dev), UInt64(st.st_ino)]
     }
 
-    /// Refuses to run when standard output is redirected onto one of `inputs` (for commands that
-    /// print their results there).
-    public static func checkStandardOutput(protecting inputs: InputFiles) throws {
-        _ = try resolve("-", protecting: inputs)
+    /// Refuses to run when standard output (the descriptor `standardOutput`) is redirected onto one
+    /// of `inputs` (for commands that print their results there).
+    public static func checkStandardOutput(protecting inputs: InputFiles, standardOutput: Int32 = 1) throws {
+        _ = try resolve("-", protecting: inputs, standardOutput: standardOutput)
     }
 
     /// Whether a link text is the kernel's name of an object without a path (`pipe:[123]`,
@@ -231,7 +221,7 @@ public struct OutputTarget: Sendable {
         switch kind {
         case .standardOutput:
             return OutputFile(
-                fd: StandardOutput.descriptor, name: "standard output", temporary: nil, final: nil, owns: false)
+                fd: standardOutputDescriptor, name: "standard output", temporary: nil, final: nil, owns: false)
         case .stream(let path):
             let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else { throw OutputError("\(given): cannot open: \(String(cString: strerror(errno)))") }

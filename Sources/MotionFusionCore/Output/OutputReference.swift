@@ -7,15 +7,22 @@ public struct OutputReference: Sendable {
     /// Declination, degrees east; when set, the written attitude and `heading` are referenced to
     /// true north.
     public let declinationDegrees: Double?
-    /// Rz(−D): magnetic north turned to true north. Magnetic north lies D east of true north, so
-    /// true north has bearing −D in the magnetic frame: `q_true = Rz(−D) ⊗ q_magnetic`.
+    /// ``trueNorthRotation(declinationDegrees:)`` of the declination.
     let northRotation: Quaternion
 
     /// The reference of a run configuration.
     public init(_ configuration: RunConfiguration) {
         frame = configuration.frame
         declinationDegrees = configuration.declinationDegrees
-        northRotation = Quaternion(axis: .unitZ, angle: -(declinationDegrees ?? 0).radians)
+        northRotation = Self.trueNorthRotation(declinationDegrees: declinationDegrees ?? 0)
+    }
+
+    /// Rz(−D), turning an ENU attitude referenced to magnetic north into one referenced to true
+    /// north, for a declination of D degrees east: magnetic north lies D east of true north, so true
+    /// north has bearing −D in the magnetic frame, and `q_true = Rz(−D) ⊗ q_magnetic`. Its
+    /// conjugate turns back.
+    public static func trueNorthRotation(declinationDegrees: Double) -> Quaternion {
+        Quaternion(axis: .unitZ, angle: -declinationDegrees.radians)
     }
 
     /// The written attitude (frame, north reference, non-negative scalar part) of an ENU

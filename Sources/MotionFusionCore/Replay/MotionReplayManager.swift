@@ -107,7 +107,7 @@ public final class MotionReplayManager: @unchecked Sendable {
         run.mode = frame == .arbitraryHeadingZVertical ? .sixD : .nineD
         var list = run.estimates(trace.samples)
         var turn = Quaternion.identity
-        if case .trueNorthZVertical(let d) = frame { turn = Quaternion(axis: .unitZ, angle: -d.radians) }
+        if case .trueNorthZVertical(let d) = frame { turn = OutputReference.trueNorthRotation(declinationDegrees: d) }
         for i in list.indices {
             var q = (turn * list[i].attitude).normalized
             if let r = referenceAttitude { q = (r.conjugate * q).normalized }

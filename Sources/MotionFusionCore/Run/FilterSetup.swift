@@ -28,6 +28,18 @@ public enum FilterKind: String, CaseIterable, Sendable, Codable {
     }
 }
 
+/// Parameters of a filter that fuses either 6D or 9D: every filter but the e-compass and the tilt,
+/// whose one mode is fixed.
+public protocol ModeSelectable: FilterParameters {
+    /// Sensors fused.
+    var mode: FusionMode { get set }
+}
+
+extension KalmanFilter.Parameters: ModeSelectable {}
+extension ComplementaryFilter.Parameters: ModeSelectable {}
+extension MahonyFilter.Parameters: ModeSelectable {}
+extension MadgwickFilter.Parameters: ModeSelectable {}
+
 /// Code that works with a filter of any type, statically: ``FilterSetup/withFilter(_:)`` calls
 /// `visit` with the concrete filter, so the per-sample loop inside is specialised for it.
 public protocol FilterVisitor {
@@ -116,11 +128,12 @@ public enum FilterSetup: Sendable {
         }
     }
 
-    /// Sensors fused (kept in the filter's parameters). Filters with one mode ignore a change.
+    /// Sensors fused (kept in the filter's parameters). The filters with one mode (``FilterKind/modes``:
+    /// the e-compass, the tilt) keep it whatever is set.
     public var mode: FusionMode {
         get { parameters.mode }
         set {
-            var p = parameters
+            guard var p = parameters as? any ModeSelectable else { return }
             p.mode = newValue
             parameters = p
         }
@@ -296,16 +309,13 @@ extension FilterSetup {
     /// Sets parameters from `NAME=VALUE,…`.
     public mutating func setParameters(_ spec: String) throws {
         var given = Set<String>()
-        for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
-            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
-            guard pair.count == 2, case .value(let v) = DecimalParser.parse(pair[1]) else {
-                throw ParameterError(
-                    description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(part)'")
-            }
-            guard given.insert(pair[0]).inserted else {
-                throw ParameterError(description: "'\(pair[0])' is given twice")
-            }
-            try setParameter(pair[0], v)
+        func malformed(_ item: Substring) -> Error {
+            ParameterError(description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(item)'")
+        }
+        try KeyValueList.forEach(spec, malformed: malformed) { name, value, item in
+            guard case .value(let v) = DecimalParser.parse(value) else { throw malformed(item) }
+            guard given.insert(name).inserted else { throw ParameterError(description: "'\(name)' is given twice") }
+            try setParameter(name, v)
         }
     }
 }

@@ -165,27 +165,27 @@ public struct ColumnLayout: Sendable, Equatable {
                 owners[c] = key
             }
         }
-        for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
-            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
-            guard pair.count == 2, !pair[1].isEmpty else {
-                throw ColumnSpecError("--columns expects KEY=COLUMN pairs such as t=1,acc=6,gyr=9; got '\(part)'")
-            }
+        func malformed(_ item: Substring) -> Error {
+            ColumnSpecError("--columns expects KEY=COLUMN pairs such as t=1,acc=6,gyr=9; got '\(item)'")
+        }
+        try KeyValueList.forEach(spec, malformed: malformed) { name, value, item in
+            guard !value.isEmpty else { throw malformed(item) }
             let column: Int
-            if let n = Int(pair[1]) {
+            if let n = Int(value) {
                 guard n >= 1 && n <= columnCount else {
-                    throw ColumnSpecError("--columns \(pair[0])=\(n): the file has \(columnCount) columns")
+                    throw ColumnSpecError("--columns \(name)=\(n): the file has \(columnCount) columns")
                 }
                 column = n - 1
-            } else if let i = names.firstIndex(of: pair[1])
-                ?? names.firstIndex(where: { $0.lowercased() == pair[1].lowercased() })
+            } else if let i = names.firstIndex(of: value)
+                ?? names.firstIndex(where: { $0.lowercased() == value.lowercased() })
             {
                 column = i
             } else {
                 throw ColumnSpecError(
-                    "--columns \(pair[0])=\(pair[1]): no column of that name; the header has: \(names.map { $0.escapedForMessage }.joined(separator: ", "))"
+                    "--columns \(name)=\(value): no column of that name; the header has: \(names.map { $0.escapedForMessage }.joined(separator: ", "))"
                 )
             }
-            let key = pair[0].lowercased()
+            let key = name.lowercased()
             switch key {
             case "t", "time":
                 try take("t", column..<column + 1)
@@ -195,11 +195,11 @@ public struct ColumnLayout: Sendable, Equatable {
                 columns[.moving] = column
             default:
                 guard let g = Self.groups.first(where: { $0.key == key || $0.label.hasPrefix(key) }) else {
-                    throw ColumnSpecError("--columns: unknown key '\(pair[0])'; use t, gyr, acc, mag, gt or moving")
+                    throw ColumnSpecError("--columns: unknown key '\(name)'; use t, gyr, acc, mag, gt or moving")
                 }
                 guard column + g.slots.count <= columnCount else {
                     throw ColumnSpecError(
-                        "--columns \(pair[0]): \(g.label) needs \(g.slots.count) columns from column \(column + 1); the file has \(columnCount)"
+                        "--columns \(name): \(g.label) needs \(g.slots.count) columns from column \(column + 1); the file has \(columnCount)"
                     )
                 }
                 try take(g.key, column..<column + g.slots.count)
@@ -347,14 +347,13 @@ public struct SensorUnits: Sendable, Equatable {
     /// Parses `--units gyr=deg/s,acc=g,mag=uT,t=ms` on top of the current units.
     public mutating func set(spec: String) throws {
         var given = Set<String>()
-        for part in spec.split(separator: ",", omittingEmptySubsequences: true) {
-            let pair = part.split(separator: "=", maxSplits: 1).map { String($0).trimmingSpaces }
-            guard pair.count == 2 else {
-                throw ColumnSpecError("--units expects KEY=UNIT pairs such as gyr=deg/s,acc=g; got '\(part)'")
-            }
-            let key = pair[0].lowercased() == "time" ? "t" : pair[0].lowercased()
-            guard given.insert(key).inserted else { throw ColumnSpecError("--units: '\(pair[0])' is given twice") }
-            try set(pair[0], pair[1], strictly: true)
+        try KeyValueList.forEach(
+            spec,
+            malformed: { ColumnSpecError("--units expects KEY=UNIT pairs such as gyr=deg/s,acc=g; got '\($0)'") }
+        ) { name, unit, _ in
+            let key = name.lowercased() == "time" ? "t" : name.lowercased()
+            guard given.insert(key).inserted else { throw ColumnSpecError("--units: '\(name)' is given twice") }
+            try set(name, unit, strictly: true)
         }
     }
 }

@@ -223,3 +223,21 @@ extension String {
         return String(s)
     }
 }
+
+/// A `KEY=VALUE,…` list, the syntax of `--param`, `--columns` and `--units`: items separated by
+/// commas (empty items skipped), each split at its first `=`, key and value without surrounding
+/// spaces.
+public enum KeyValueList {
+    /// Calls `body` with each item's key, value and text as written, in order; an item without `=`,
+    /// or with nothing before or after it, throws `malformed(item)` when it is reached.
+    public static func forEach(
+        _ spec: String, malformed: (Substring) -> Error,
+        _ body: (_ key: String, _ value: String, _ item: Substring) throws -> Void
+    ) throws {
+        for item in spec.split(separator: ",", omittingEmptySubsequences: true) {
+            guard let eq = item.firstIndex(of: "="), eq != item.startIndex, item.index(after: eq) != item.endIndex
+            else { throw malformed(item) }
+            try body(String(item[..<eq]).trimmingSpaces, String(item[item.index(after: eq)...]).trimmingSpaces, item)
+        }
+    }
+}
