@@ -602,9 +602,10 @@ extension BatchAttitudeEstimator {
                 w.rate.append(omega)
                 w.blind.append(blind)
                 if let a = input.accelerometer, a.isFinite {
-                    w.acc.append(a)
+                    // Less the centripetal force of a steady turn the initialiser proved.
+                    w.acc.append(a - s.estimate.diagnostics.centripetal)
                     w.accValid.append(true)
-                    lastAcc = a
+                    lastAcc = w.acc.last
                     if input.t.isFinite { lastAccTime = input.t }
                 } else if let a = lastAcc, input.t.isFinite, input.t - lastAccTime <= p.maximumHold {
                     w.acc.append(a)

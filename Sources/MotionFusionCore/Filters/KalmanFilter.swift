@@ -515,7 +515,9 @@ public struct KalmanFilter: AttitudeFilter {
     mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double, _ c: inout Correction) {
         let p = parameters
         // In a proven steady turn the steady specific force across the axis is centripetal.
-        let a = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
+        let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
+        state.use.centripetal = a - tilt
+        let a = tilt
         let norm = a.norm
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
