@@ -40,8 +40,10 @@ final class OptionCoverageTests: XCTestCase {
                     a
                 }
             ),
+            // A recording whose magnetometer readings determine a calibration (--calibrate-mag
+            // refuses one that does not, such as the mixed script's 60 s).
             "reconstruct": (
-                [trace, "--output", out],
+                [orientations, "--output", out],
                 input.merging(run.filter { $0.key != "filter" }) { a, _ in a }.merging([
                     "output": ["--output", out], "score": ["--score"], "report": ["--report", dir + "/r.html"],
                     "method": ["--method", "smoother"], "calibrate-mag": ["--calibrate-mag", dir + "/mag.json"],
