@@ -240,8 +240,14 @@ def replay(
     - ``sigma_attitude_deg``, ``sigma_heading_deg`` (N,): one-sigma uncertainties, degrees (180
       while unknown); NaN for filters without one (all but the EKF).
 
-    Raises :class:`MotionFusionError` for an unknown filter, mode or parameter, and ValueError for
-    arrays of the wrong shape.
+    The arrays are screened as :func:`load` screens a file, by the library's own checks: implausible
+    units (a gyroscope in deg/s, times in ms or sample indices, ...), repeated or backward times
+    and values beyond any sensor's range warn (:class:`MotionFusionWarning`) with the fix for
+    arrays, and such a value counts as no value (the caller's array is left alone).
+
+    Raises :class:`MotionFusionError` for an unknown filter, mode or parameter, for float32 times
+    too coarse for their values (epoch seconds: keep float64), and for inputs without any finite
+    time or accelerometer value; ValueError for arrays of the wrong shape.
     """
     return _batch(lib.mf_replay, t, gyr, acc, mag, filter, mode, frame, declination, parameters, outputs)
 
