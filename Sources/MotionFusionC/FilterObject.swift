@@ -1,16 +1,70 @@
 import Foundation
 import MotionFusion
 
-/// A per-sample filter for `mf_filter_*`. Per-call overhead is irrelevant at this boundary, so the
-/// filter is held as an existential.
+/// What a ``FilterRunner`` carries from one sample to the next besides its filter, saved with the
+/// filter's state so that a restored filter continues exactly.
+struct RunnerMemory: Codable {
+    var lastTime: Double
+    var lastGyroscope: Vector3?
+    var lastGyroscopeTime: Double
+    var lastAccelerometer: Vector3?
+}
+
+/// A filter on the run path of `mf_replay` (a ``FilterRunner``: steps from timestamps, the last
+/// gyroscope value held for samples without one, gaps re-initialising), behind a protocol so that
+/// each filter type's loop is specialised.
+protocol Stepper: AnyObject {
+    func step(_ sample: SensorSample)
+    var attitude: Quaternion { get }
+    var gyroscopeBias: Vector3 { get }
+    var diagnostics: FilterDiagnostics { get }
+    var mode: FusionMode { get }
+    /// Time of the last accepted sample, s (NaN before the first).
+    var lastTime: Double { get }
+    var memory: RunnerMemory { get set }
+    func savedState() throws -> Data
+    func restoreState(_ data: Data) throws
+}
+
+final class RunnerBox<Filter: AttitudeFilter>: Stepper {
+    var runner: FilterRunner<Filter>
+
+    init(_ filter: Filter, settings: FilterRunnerSettings) { runner = FilterRunner(filter, settings: settings) }
+
+    func step(_ sample: SensorSample) { runner.step(sample) }
+    var attitude: Quaternion { runner.filter.attitude }
+    var gyroscopeBias: Vector3 { runner.filter.gyroscopeBias }
+    var diagnostics: FilterDiagnostics { runner.filter.diagnostics }
+    var mode: FusionMode { runner.filter.mode }
+    var lastTime: Double { runner.lastTime }
+    var memory: RunnerMemory {
+        get {
+            RunnerMemory(
+                lastTime: runner.lastTime, lastGyroscope: runner.lastGyroscope,
+                lastGyroscopeTime: runner.lastGyroscopeTime, lastAccelerometer: runner.lastAccelerometer)
+        }
+        set {
+            runner.lastTime = newValue.lastTime
+            runner.lastGyroscope = newValue.lastGyroscope
+            runner.lastGyroscopeTime = newValue.lastGyroscopeTime
+            runner.lastAccelerometer = newValue.lastAccelerometer
+        }
+    }
+    func savedState() throws -> Data { try runner.filter.savedState() }
+    func restoreState(_ data: Data) throws { try runner.filter.restoreState(data) }
+}
+
+/// A per-sample filter for `mf_filter_*`: a filter on the run path of `mf_replay`, sample for
+/// sample, with the samples screened as a trace reader screens a file's values.
 final class FilterObject {
-    var filter: any AttitudeFilter
+    let stepper: any Stepper
     let setup: FilterSetup
+    var screen = SampleScreen(unit: "sample", window: SampleScreen.liveWindow)
 
     /// What a saved state belongs to, written before it: `{"filter":…,"mode":…,"parameters":{…}`.
     /// A state restores only into a filter with the same text (kind, mode and every parameter).
     var stateHeader: String {
-        #"{"filter":"\#(setup.kind.rawValue)","mode":"\#(filter.mode.rawValue)","parameters":"# + parameters.text
+        #"{"filter":"\#(setup.kind.rawValue)","mode":"\#(stepper.mode.rawValue)","parameters":"# + parameters.text
     }
 
     /// The numeric parameters by name (nested names dotted), keys sorted; a value that is not
@@ -22,20 +76,57 @@ final class FilterObject {
         return .object(Dictionary(uniqueKeysWithValues: setup.parameterValues.map { ($0.name, value($0.value)) }))
     }
 
-    /// The separator between the header and the state itself.
+    /// The separators between the header, the runner's memory and the filter's state.
+    static let runnerKey = #","runner":"#
     static let stateKey = #","state":"#
 
     init(_ setup: FilterSetup) {
         struct Make: FilterVisitor {
-            func visit<F: AttitudeFilter>(_ filter: F) -> any AttitudeFilter { filter }
+            func visit<F: AttitudeFilter>(_ filter: F) -> any Stepper {
+                RunnerBox(filter, settings: RunConfiguration().runner)
+            }
         }
         self.setup = setup
-        filter = try! setup.withFilter(Make())
+        stepper = try! setup.withFilter(Make())
+    }
+
+    /// One sample through the screen and the runner; whether there are new warnings.
+    @inline(__always)
+    func update(
+        _ t: Double, _ g: (Double, Double, Double), _ a: (Double, Double, Double), _ m: (Double, Double, Double)
+    ) -> Bool {
+        stepper.step(screen.screen(t, g, a, m))
+        return screen.pending
+    }
+
+    static func encoder() -> JSONEncoder {
+        let e = JSONEncoder()
+        e.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        e.outputFormatting = [.sortedKeys]
+        return e
+    }
+
+    static func decoder() -> JSONDecoder {
+        let d = JSONDecoder()
+        d.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return d
     }
 }
 
 func object(_ p: OpaquePointer) -> FilterObject {
     Unmanaged<FilterObject>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue()
+}
+
+/// Writes the canonical attitude as w, x, y, z.
+@inline(__always)
+func write(_ q: Quaternion, to p: UnsafeMutablePointer<Double>, row i: Int = 0) {
+    let c = q.canonical
+    p[4 * i] = c.w
+    p[4 * i + 1] = c.x
+    p[4 * i + 2] = c.y
+    p[4 * i + 3] = c.z
 }
 
 @_cdecl("mf_filter_create")
@@ -50,6 +141,35 @@ public func mf_filter_create(
     }
 }
 
+@_cdecl("mf_filter_step")
+public func mf_filter_step(
+    _ filter: OpaquePointer, _ sample: UnsafePointer<Double>?, _ quaternion: UnsafeMutablePointer<Double>?
+) -> Int32 {
+    guard let p = sample else { return 0 }
+    let o = object(filter)
+    let warn = o.update(p[0], (p[1], p[2], p[3]), (p[4], p[5], p[6]), (p[7], p[8], p[9]))
+    if let quaternion { write(o.stepper.attitude, to: quaternion) }
+    return warn ? 1 : 0
+}
+
+@_cdecl("mf_filter_update_many")
+public func mf_filter_update_many(
+    _ filter: OpaquePointer, _ n: Int, _ t: UnsafePointer<Double>?, _ gyr: UnsafePointer<Double>?,
+    _ acc: UnsafePointer<Double>?, _ mag: UnsafePointer<Double>?, _ quaternion: UnsafeMutablePointer<Double>?,
+    _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
+) -> Int32 {
+    reporting(error, errorCapacity) {
+        guard n >= 0 else { throw CallError.usage("negative sample count") }
+        guard n > 0 else { return }
+        guard let t else { throw CallError.usage("t is missing") }
+        let o = object(filter)
+        for i in 0..<n {
+            _ = o.update(t[i], triple(gyr, i), triple(acc, i), triple(mag, i))
+            if let quaternion { write(o.stepper.attitude, to: quaternion, row: i) }
+        }
+    }
+}
+
 @_cdecl("mf_filter_update")
 public func mf_filter_update(
     _ filter: OpaquePointer, _ gyr: UnsafePointer<Double>?, _ acc: UnsafePointer<Double>?,
@@ -59,10 +179,16 @@ public func mf_filter_update(
         guard dt.isFinite && dt >= 0 else {
             throw CallError.usage("dt must be finite and not negative (seconds since the previous sample); got \(dt)")
         }
-        object(filter).filter.update(
-            gyroscope: SensorArrays.row(gyr, 0), accelerometer: SensorArrays.row(acc, 0),
-            magnetometer: SensorArrays.row(mag, 0), dt: dt)
+        // The time since the previous sample, on the filter's clock (from 0 at the first sample).
+        let o = object(filter)
+        let last = o.stepper.lastTime
+        _ = o.update((last.isFinite ? last : 0) + dt, triple(gyr, 0), triple(acc, 0), triple(mag, 0))
     }
+}
+
+@_cdecl("mf_filter_warnings")
+public func mf_filter_warnings(_ filter: OpaquePointer) -> UnsafeMutablePointer<CChar> {
+    cString(object(filter).screen.takeWarnings().joined(separator: "\n"))
 }
 
 @_cdecl("mf_filter_read")
@@ -70,11 +196,8 @@ public func mf_filter_read(
     _ filter: OpaquePointer, _ quaternion: UnsafeMutablePointer<Double>?, _ gyroBias: UnsafeMutablePointer<Double>?,
     _ sigma: UnsafeMutablePointer<Double>?, _ flags: UnsafeMutablePointer<UInt32>?
 ) {
-    let f = object(filter).filter
-    if let p = quaternion {
-        let q = f.attitude.canonical
-        (p[0], p[1], p[2], p[3]) = (q.w, q.x, q.y, q.z)
-    }
+    let f = object(filter).stepper
+    if let p = quaternion { write(f.attitude, to: p) }
     if let p = gyroBias {
         let b = f.gyroscopeBias
         (p[0], p[1], p[2]) = (b.x, b.y, b.z)
@@ -109,8 +232,9 @@ public func mf_filter_save_state(
 ) -> Int32 {
     reporting(error, errorCapacity) {
         let o = object(filter)
-        let state = String(decoding: try o.filter.savedState(), as: UTF8.self)
-        json?.pointee = cString(o.stateHeader + FilterObject.stateKey + state + "}")
+        let state = String(decoding: try o.stepper.savedState(), as: UTF8.self)
+        let runner = String(decoding: try FilterObject.encoder().encode(o.stepper.memory), as: UTF8.self)
+        json?.pointee = cString(o.stateHeader + FilterObject.runnerKey + runner + FilterObject.stateKey + state + "}")
     }
 }
 
@@ -129,19 +253,30 @@ public func mf_filter_restore_state(
             throw CallError.input(
                 "not a saved state of this filter (\(o.setup.kind.rawValue)): expected what mf_filter_save_state wrote")
         }
-        let header = String(text[..<key.lowerBound])
+        // The runner's memory sits between the header and the state (a state saved before the
+        // filter object ran through the runner has none: the runner then starts afresh).
+        var header = String(text[..<key.lowerBound])
+        var memory: Substring?
+        if let r = header.range(of: FilterObject.runnerKey) {
+            memory = header[r.upperBound...]
+            header = String(header[..<r.lowerBound])
+        }
         guard header == o.stateHeader else {
             let saved = (try? JSONSerialization.jsonObject(with: Data((header + "}").utf8))) as? [String: Any]
             let kind = saved?["filter"] as? String ?? "?"
             let mode = saved?["mode"] as? String ?? "?"
-            let same = kind == o.setup.kind.rawValue && mode == o.filter.mode.rawValue
+            let same = kind == o.setup.kind.rawValue && mode == o.stepper.mode.rawValue
             throw CallError.input(
-                "not a saved state of this filter (\(o.setup.kind.rawValue) \(o.filter.mode.rawValue)): it belongs to a \(kind) \(mode) filter\(same ? " with other parameters" : "")"
+                "not a saved state of this filter (\(o.setup.kind.rawValue) \(o.stepper.mode.rawValue)): it belongs to a \(kind) \(mode) filter\(same ? " with other parameters" : "")"
             )
         }
         let state = text[key.upperBound..<text.index(before: text.endIndex)]
         do {
-            try o.filter.restoreState(Data(state.utf8))
+            let restored =
+                try memory.map { try FilterObject.decoder().decode(RunnerMemory.self, from: Data($0.utf8)) }
+                ?? FilterObject(o.setup).stepper.memory
+            try o.stepper.restoreState(Data(state.utf8))
+            o.stepper.memory = restored
         } catch {
             throw CallError.input("not a saved state of this filter (\(o.setup.kind.rawValue)): \(error)")
         }

@@ -23,10 +23,36 @@ public func mf_trace_load(
     _ path: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?, _ trace: UnsafeMutablePointer<OpaquePointer?>?,
     _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
 ) -> Int32 {
+    mf_trace_load_options(path, format, nil, nil, .nan, trace, error, errorCapacity)
+}
+
+@_cdecl("mf_trace_load_options")
+public func mf_trace_load_options(
+    _ path: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?, _ columns: UnsafePointer<CChar>?,
+    _ units: UnsafePointer<CChar>?, _ sampleRate: Double, _ trace: UnsafeMutablePointer<OpaquePointer?>?,
+    _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
+) -> Int32 {
     reporting(error, errorCapacity) {
         guard let path = text(path), let trace else { throw CallError.usage("a path is needed") }
         let f = try Arguments.choice(format, "format", TraceFormat.self)
-        let loaded = try LoadedTrace(TraceFormat.open(path: path, format: f))
+        var options = DelimitedReadOptions()
+        options.columns = text(columns).flatMap { $0.isEmpty ? nil : $0 }
+        if let spec = text(units), !spec.isEmpty {
+            var check = SensorUnits()
+            do {
+                try check.set(spec: spec)
+            } catch {
+                throw CallError.usage("units: \(error)")
+            }
+            options.units = spec
+        }
+        if !sampleRate.isNaN {
+            guard sampleRate.isFinite && sampleRate > 0 else {
+                throw CallError.usage("sample_rate must be a positive number of Hz; got \(sampleRate)")
+            }
+            options.sampleRate = sampleRate
+        }
+        let loaded = try LoadedTrace(TraceFormat.open(path: path, format: f, options: options))
         trace.pointee = OpaquePointer(Unmanaged.passRetained(loaded).toOpaque())
     }
 }

@@ -20,6 +20,7 @@ from ._core import (
     MotionFusionWarning,
     evaluate,
     folder_plan,
+    info,
     load,
     reconstruct,
     replay,
@@ -32,5 +33,5 @@ __version__ = version()
 
 __all__ = [
     "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "evaluate", "folder_plan",
-    "load", "reconstruct", "replay", "replay_many", "run_cli", "version", "__version__",
+    "info", "load", "reconstruct", "replay", "replay_many", "run_cli", "version", "__version__",
 ]

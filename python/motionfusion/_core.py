@@ -7,6 +7,8 @@ import json
 import math
 import numbers
 import os
+import re
+import struct
 import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence, Union
@@ -77,23 +79,117 @@ OUTPUTS = ("quaternion", "euler_deg", "heading_deg", "used", "gyro_bias", "sigma
 _COLUMNS = {"quaternion": 4, "euler_deg": 3, "gyro_bias": 3}
 
 
-def _warn_if_9d_without_magnetometer(mode: Any, mag: np.ndarray | None, where: str = "") -> None:
+def _warn_if_9d_without_magnetometer(mode: Any, mag: np.ndarray | None, where: str = "", stacklevel: int = 4) -> None:
     """A 9D run asked for by name, on a recording without a magnetometer value, runs 6D: say so,
     as the command line does."""
     if isinstance(mode, str) and mode.lower() == "9d" and (mag is None or not np.isfinite(mag).any()):
         warnings.warn(
             f"{where}mode='9d' but the recording has no magnetometer value: running 6D (heading not "
             "referenced to north); pass mag, or mode='6d' (or None, the filter's default) to silence this",
-            MotionFusionWarning, stacklevel=4)
+            MotionFusionWarning, stacklevel=stacklevel)
+
+
+# ---- Screening arrays as files are screened ----------------------------------------------------
+
+# The command line's fixes in the library's unit warnings, and what fixes arrays instead.
+_ARRAY_FIXES = [
+    (re.compile(r"pass --units gyr=deg/s"), "pass gyr in rad/s: np.radians(gyr)"),
+    (re.compile(r"deg/s given as rad/s\?"), "deg/s given as rad/s? pass gyr in rad/s: np.radians(gyr)"),
+    (re.compile(r"milli-g given as m/s²\?"), "milli-g given as m/s²? pass acc in m/s²: acc * 9.80665e-3"),
+    (re.compile(r"nT given as µT\?"), "nT given as µT? pass mag in µT: mag / 1000"),
+    (re.compile(r"pass --units acc=g\b"), "pass acc in m/s²: acc * 9.80665"),
+    (re.compile(r"pass --units acc=mg\b"), "pass acc in m/s²: acc * 9.80665e-3"),
+    (re.compile(r"pass --units mag=gauss"), "pass mag in µT: mag * 100"),
+    (re.compile(r"pass --units mag=nT"), "pass mag in µT: mag / 1000"),
+    (re.compile(r"; pass --units mag=au to say so"), " (filter this warning to silence it)"),
+    (re.compile(r"pass --units t=ms \(or t=us, t=ns\)"),
+     "pass t in seconds: t / 1e3 for milliseconds (t / 1e6 for µs, t / 1e9 for ns)"),
+    (re.compile(r" \(--columns t=…, --units t=…\)"), " (t must be in seconds)"),
+    (re.compile(r"or choose other columns with --columns"), "or check which columns are acc"),
+    (re.compile(r"Calibrate it: motionfusion calibrate .*?--calibration CAL\.json; without it"),
+     "Subtract it from gyr (a rest's median per axis); without that"),
+]
+
+
+def _array_fix(message: str) -> str:
+    """A library warning with the command line's fix replaced by the fix for arrays."""
+    for pattern, fix in _ARRAY_FIXES:
+        message = pattern.sub(fix, message)
+    return message
+
+
+def _check_time_precision(t: Any, where: str) -> None:
+    """Refuses times in a float type too narrow for them (float32 epoch times: at 1.7e9 s, float32
+    values are 128 s apart, so a recording collapses onto a few distinct times)."""
+    dtype = getattr(t, "dtype", None)
+    if dtype is None or dtype.kind != "f" or dtype.itemsize >= 8 or np.ndim(t) != 1 or len(t) < 2:
+        return
+    finite = np.asarray(t)[np.isfinite(t)]
+    if finite.size < 2:
+        return
+    distinct = np.unique(finite).size
+    largest = float(np.max(np.abs(finite)))
+    spacing = float(np.spacing(dtype.type(largest)))
+    steps = np.diff(finite.astype(np.float64))
+    median = float(np.median(steps[steps > 0])) if (steps > 0).any() else 0.0
+    if distinct < finite.size or spacing > 0.01 * median:
+        raise MotionFusionError(
+            f"{where}t is {dtype.name}, whose values near {largest:.6g} are {spacing:.3g} s apart: the "
+            f"{finite.size} times collapse to {distinct} distinct values{'' if distinct < finite.size else ' or lose their steps'}. "
+            "Keep times in float64 (read them as np.float64, or subtract the first time before narrowing)",
+            _native.ERROR_USAGE)
+
+
+def _screen(t: np.ndarray, gyr: np.ndarray | None, acc: np.ndarray | None, mag: np.ndarray | None, mode: Any,
+            where: str = "", stacklevel: int = 4):
+    """Screens arrays as :func:`load` screens a file, with the library's own checks: warns
+    (:class:`MotionFusionWarning`) about implausible units and value faults, naming the fix for
+    arrays; raises when nothing could be estimated (no finite time, no accelerometer value). A
+    value beyond any sensor's range counts as no value, as in a file: the sensor's array is then
+    copied with NaN there. Returns the arrays to run."""
+    n = t.shape[0]
+    if n == 0:
+        return gyr, acc, mag
+    faulty = np.empty(n, dtype=np.uint8)
+    report = ctypes.c_void_p()
+    err = error_buffer()
+    check(lib.mf_check_arrays(n, _address(t), _address(gyr), _address(acc), _address(mag), _address(faulty),
+                              ctypes.byref(report), err, len(err)), err)
+    r = json.loads(take_string(report.value))
+    finite = r["finite"]
+    if finite["t"] == 0:
+        raise MotionFusionError(f"{where}t has no finite value: nothing to estimate", _native.ERROR_INPUT)
+    if acc is not None and finite["acc"] == 0:
+        raise MotionFusionError(
+            f"{where}acc has no usable value (every row NaN or beyond any sensor's range): every filter needs the "
+            "accelerometer to find the vertical, so every attitude would be the identity", _native.ERROR_INPUT)
+    for line in r["warnings"]:
+        warnings.warn(where + _array_fix(line), MotionFusionWarning, stacklevel=stacklevel)
+    if gyr is not None and finite["gyr"] == 0:
+        warnings.warn(f"{where}gyr has no usable value (every row NaN): running without a gyroscope; pass gyr=None "
+                      "to silence this", MotionFusionWarning, stacklevel=stacklevel)
+    _warn_if_9d_without_magnetometer(mode, None if mag is None or finite["mag"] == 0 else mag, where,
+                                     stacklevel=stacklevel + 1)
+    if faulty.any():
+        out = []
+        for bit, a in ((1, gyr), (2, acc), (4, mag)):
+            rows = (faulty & bit) != 0
+            if a is not None and rows.any():
+                a = a.copy()
+                a[rows] = np.nan
+            out.append(a)
+        return tuple(out)
+    return gyr, acc, mag
 
 
 def _batch(function, t, gyr, acc, mag, filter, mode, frame, declination, parameters, outputs) -> dict[str, np.ndarray]:
+    _check_time_precision(t, "")
     t = _array(t, "t", None, None)
     n = t.shape[0]
     gyr = None if gyr is None else _array(gyr, "gyr", 3, n)
     acc = None if acc is None else _array(acc, "acc", 3, n)
     mag = None if mag is None else _array(mag, "mag", 3, n)
-    _warn_if_9d_without_magnetometer(mode, mag)
+    gyr, acc, mag = _screen(t, gyr, acc, mag, mode)
     wanted = OUTPUTS if outputs is None else tuple(outputs)
     unknown = sorted(set(wanted) - set(OUTPUTS))
     if unknown or isinstance(outputs, str):
@@ -144,8 +240,14 @@ def replay(
     - ``sigma_attitude_deg``, ``sigma_heading_deg`` (N,): one-sigma uncertainties, degrees (180
       while unknown); NaN for filters without one (all but the EKF).
 
-    Raises :class:`MotionFusionError` for an unknown filter, mode or parameter, and ValueError for
-    arrays of the wrong shape.
+    The arrays are screened as :func:`load` screens a file, by the library's own checks: implausible
+    units (a gyroscope in deg/s, times in ms or sample indices, ...), repeated or backward times
+    and values beyond any sensor's range warn (:class:`MotionFusionWarning`) with the fix for
+    arrays, and such a value counts as no value (the caller's array is left alone).
+
+    Raises :class:`MotionFusionError` for an unknown filter, mode or parameter, for float32 times
+    too coarse for their values (epoch seconds: keep float64), and for inputs without any finite
+    time or accelerometer value; ValueError for arrays of the wrong shape.
     """
     return _batch(lib.mf_replay, t, gyr, acc, mag, filter, mode, frame, declination, parameters, outputs)
 
@@ -170,11 +272,12 @@ def replay_many(
     for i, trace in enumerate(traces):
         if not isinstance(trace, Mapping) or "t" not in trace:
             raise ValueError(f"traces[{i}] must be a mapping with 't', 'gyr', 'acc' and optionally 'mag'")
+        _check_time_precision(trace["t"], f"traces[{i}]: ")
         t = _array(trace["t"], f"traces[{i}]['t']", None, None)
         n = t.shape[0]
         sensors = [None if trace.get(k) is None else _array(trace[k], f"traces[{i}]['{k}']", 3, n)
                    for k in ("gyr", "acc", "mag")]
-        _warn_if_9d_without_magnetometer(mode, sensors[2], f"traces[{i}]: ")
+        sensors = list(_screen(t, *sensors, mode, f"traces[{i}]: ", stacklevel=3))
         prepared.append((t, *sensors, np.empty((n, 4), dtype=np.float64)))
     count = len(prepared)
 
@@ -210,10 +313,35 @@ def reconstruct(
 _CONTENTS = {"gyr": 1, "acc": 2, "mag": 4, "gt": 8, "moving": 16}
 
 
-def load(path: PathLike, format: str | None = None) -> dict[str, np.ndarray]:
+def _spec(value: str | Mapping[str, Any] | None, name: str) -> bytes | None:
+    """A ``KEY=VALUE,...`` option of the command line, given as that text or as a dict."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        parts = []
+        for k, v in value.items():
+            if not isinstance(k, str) or not k or any(c in k for c in "=,"):
+                raise ValueError(f"{name} keys must be names such as 'gyr' or 't'; got {k!r}")
+            parts.append(f"{k}={v}")
+        value = ",".join(parts)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a 'KEY=VALUE,...' string or a dict; got {type(value).__name__}")
+    return value.encode()
+
+
+def load(
+    path: PathLike, format: str | None = None, *, columns: str | Mapping[str, Any] | None = None,
+    units: str | Mapping[str, str] | None = None, sample_rate: float | None = None,
+) -> dict[str, np.ndarray]:
     """Reads a trace in any supported format (a native CSV, any delimited file with named columns,
     EuRoC, xio Fusion, x-IMU3, phyphox, Sensor Logger; a file, a recording folder or a .zip),
     detected from its contents unless ``format`` names it.
+
+    ``columns`` and ``units`` are the command line's ``--columns`` and ``--units``, as their text or
+    as a dict: ``columns={"t": 1, "acc": 6, "gyr": 9}`` (1-based column numbers or header names;
+    x column, y and z follow) reads any delimited file; ``units={"gyr": "deg/s", "acc": "g", "t":
+    "ms"}`` overrides the header's unit hints. ``sample_rate`` (Hz) is ``--sample-rate``: the rate of
+    rows without a time column, or of a sample counter (``units={"t": "count"}``).
 
     Returns a dict of float64 arrays: ``t`` (N,) s, and where the recording has them ``gyr``,
     ``acc``, ``mag`` (N, 3) in rad/s, m/s², µT, ``gt`` (N, 4) ground truth w, x, y, z (ENU from
@@ -224,7 +352,9 @@ def load(path: PathLike, format: str | None = None) -> dict[str, np.ndarray]:
     """
     handle = ctypes.c_void_p()
     err = error_buffer()
-    check(lib.mf_trace_load(encode(path), _option(format), ctypes.byref(handle), err, len(err)), err)
+    rate = math.nan if sample_rate is None else float(sample_rate)
+    check(lib.mf_trace_load_options(encode(path), _option(format), _spec(columns, "columns"), _spec(units, "units"),
+                                    rate, ctypes.byref(handle), err, len(err)), err)
     try:
         n = lib.mf_trace_count(handle)
         contents = lib.mf_trace_contents(handle)
@@ -239,6 +369,34 @@ def load(path: PathLike, format: str | None = None) -> dict[str, np.ndarray]:
     finally:
         lib.mf_trace_free(handle)
     return out
+
+
+def info(
+    path: PathLike, format: str | None = None, *, columns: str | Mapping[str, Any] | None = None,
+    units: str | Mapping[str, str] | None = None, sample_rate: float | None = None,
+) -> dict[str, Any] | list[dict[str, Any]]:
+    """What ``motionfusion info --json`` reports about a trace: format, start time, duration, rates
+    and gaps per sensor, norms at rest, units, value faults (the command line's own code, run in
+    this process). Options as :func:`load`. Its warnings (unit guesses, repairs, a gyroscope offset)
+    are :class:`MotionFusionWarning`. A folder of several traces gives one dict per trace, in a list."""
+    args = ["info", "--json"]
+    if format is not None:
+        args += ["--format", str(format)]
+    for name, value in (("columns", columns), ("units", units)):
+        spec = _spec(value, name)
+        if spec is not None:
+            args += [f"--{name}", spec.decode()]
+    if sample_rate is not None:
+        args += ["--sample-rate", repr(float(sample_rate))]
+    status, out, err = _native.run_cli(args + ["--", os.fsdecode(path)])
+    messages = [line for line in err.splitlines() if line.strip()]
+    if status != 0:
+        errors = [m.split(" error: ", 1)[1] if " error: " in m else m for m in messages if "error:" in m]
+        raise MotionFusionError("\n".join(errors or messages), status)
+    for line in messages:
+        warnings.warn(line, MotionFusionWarning, stacklevel=2)
+    reports = [json.loads(line) for line in out.splitlines() if line.strip()]
+    return reports[0] if len(reports) == 1 else reports
 
 
 # ---- Evaluation -------------------------------------------------------------------------------
@@ -291,9 +449,24 @@ def _vector(v: Any, name: str) -> ctypes.Array | None:
     return (ctypes.c_double * 3)(*a)
 
 
+_NONE3 = (math.nan, math.nan, math.nan)
+_step = lib.mf_filter_step  # looked up once: the per-sample call
+_pack = struct.Struct("10d").pack_into
+
+
+def _freed(*_: Any) -> int:
+    raise MotionFusionError("this Filter has been freed", _native.ERROR_USAGE)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, numbers.Real) or (isinstance(x, np.ndarray) and x.ndim == 0)
+
+
 class Filter:
     """One attitude filter updated a sample at a time (live data, or code that needs the state
-    between samples). For whole recordings :func:`replay` is much faster.
+    between samples), on the same run path as :func:`replay`: updating it with the rows of a
+    recording gives :func:`replay`'s attitudes sample for sample. For whole recordings
+    :func:`replay` (or :meth:`update_many`) is much faster.
 
     ``Filter("ekf", mode="9d", gyroscopeNoise=0.003)``: parameters by name in SI units (the
     command line's ``--param``; a nested name such as ``rest.minimumDuration`` may be written
@@ -305,17 +478,23 @@ class Filter:
         err = error_buffer()
         check(lib.mf_filter_create(_option(kind), _option(mode), _parameters(parameters),
                                    ctypes.byref(self._handle), err, len(err)), err)
+        self._h = self._handle.value
+        self._step = _step
         self.kind = kind.lower()
         # The mode run: the one asked for, or the filter's own default (read off its state's header).
         self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["mode"]
         self._parameters = dict(parameters)
         self._q = np.empty(4)
+        self._qp = self._q.ctypes.data
+        self._sample = np.empty(10)  # t, gyr, acc, mag: what update packs for mf_filter_step
+        self._sp = self._sample.ctypes.data
         self._bias = np.empty(3)
         self._sigma = np.empty(2)
         self._flags = ctypes.c_uint32()
 
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
+        self._step = _freed
         if handle and handle.value:
             try:
                 lib.mf_filter_free(handle)
@@ -330,14 +509,85 @@ class Filter:
             raise MotionFusionError("this Filter has been freed", _native.ERROR_USAGE)
         return handle
 
-    def update(self, gyr: Any, acc: Any, mag: Any, dt: float) -> np.ndarray:
-        """Processes one sample: ``gyr`` rad/s, ``acc`` m/s², ``mag`` µT (3 values each, or None when
-        that sensor has no new value; NaN values count as none) and ``dt``, the seconds since the
-        previous sample. Returns the attitude after it (as :attr:`quaternion`)."""
+    def update(self, t: Any = None, gyr: Any = None, acc: Any = None, mag: Any = None, *,
+               dt: float | None = None) -> np.ndarray:
+        """Processes one sample at time ``t`` (s): ``gyr`` rad/s, ``acc`` m/s², ``mag`` µT (3 values
+        each, or None when that sensor has no new value; NaN values count as none). Returns the
+        attitude after it (w, x, y, z, ENU from sensor, w >= 0; as :attr:`quaternion`).
+
+        As in :func:`replay`, the step is the time since the previous sample, the last gyroscope
+        value is held (up to 0.1 s) for a sample without one (sensors at different rates), a time
+        that does not increase integrates nothing, and a gap over 1 s re-initialises. Values are
+        screened as a file's are (a value beyond any sensor's range counts as none; the first
+        samples' units are checked): problems are :class:`MotionFusionWarning`.
+
+        ``dt=`` instead of ``t`` gives the seconds since the previous sample (the filter keeps the
+        clock, from 0). The earlier form ``update(gyr, acc, mag, dt)`` still works, with a
+        DeprecationWarning.
+        """
+        # The fast path: the ten numbers packed into the sample buffer in one call and three
+        # addresses to the library (ctypes converts each argument, so ten doubles as arguments
+        # would cost three times as much); anything unusual fails the packing and is checked below.
+        if dt is None:
+            try:
+                _pack(self._sample, 0, t, *(_NONE3 if gyr is None else gyr.tolist() if type(gyr) is np.ndarray else gyr),
+                      *(_NONE3 if acc is None else acc.tolist() if type(acc) is np.ndarray else acc),
+                      *(_NONE3 if mag is None else mag.tolist() if type(mag) is np.ndarray else mag))
+            except (TypeError, ValueError, struct.error):
+                return self._update_checked(t, gyr, acc, mag, dt)
+            if self._step(self._h, self._sp, self._qp):
+                self._warn(3)
+            return self._q.copy()
+        return self._update_checked(t, gyr, acc, mag, dt)
+
+    def _update_checked(self, t: Any, gyr: Any, acc: Any, mag: Any, dt: Any) -> np.ndarray:
+        handle = self._live()
+        if dt is None and not _is_number(t) and _is_number(mag) and not isinstance(mag, bool):
+            # update(gyr, acc, mag, dt), the earlier form.
+            warnings.warn("Filter.update(gyr, acc, mag, dt) is the earlier form: pass update(t, gyr, acc, mag) "
+                          "with the sample's time (or update(gyr=..., acc=..., mag=..., dt=...))",
+                          DeprecationWarning, stacklevel=3)
+            t, gyr, acc, mag, dt = None, t, gyr, acc, mag
+        vectors = [_vector(v, k) for v, k in ((gyr, "gyr"), (acc, "acc"), (mag, "mag"))]
+        if dt is not None:
+            if t is not None:
+                raise ValueError("pass t (the sample's time) or dt (the time since the previous sample), not both")
+            _real(dt, "dt")
+            err = error_buffer()
+            check(lib.mf_filter_update(handle, *vectors, float(dt), err, len(err)), err)
+            self._warn(4)
+            return self.quaternion
+        if not _is_number(t) or isinstance(t, bool):
+            raise TypeError(f"t must be the sample's time in seconds (a number); got {type(t).__name__}"
+                            + (" (or dt=, the seconds since the previous sample)" if t is None else ""))
+        _real(t, "t")
+        values = [_NONE3 if v is None else tuple(v) for v in vectors]
+        _pack(self._sample, 0, float(t), *values[0], *values[1], *values[2])
+        if self._step(self._h, self._sp, self._qp):
+            self._warn(4)
+        return self._q.copy()
+
+    def update_many(self, t: Any, gyr: Any = None, acc: Any = None, mag: Any = None) -> np.ndarray:
+        """Processes many samples in one call, as :meth:`update` on each row in turn (the loop runs in
+        the library): ``t`` (N,) s, ``gyr``, ``acc``, ``mag`` (N, 3) or None, rows with NaN having no
+        value. Returns the attitude after each sample, (N, 4). The filter continues from where it
+        was, so a recording may come in blocks."""
+        handle = self._live()
+        _check_time_precision(t, "")
+        t = _array(t, "t", None, None)
+        n = t.shape[0]
+        gyr, acc, mag = (None if v is None else _array(v, k, 3, n) for v, k in ((gyr, "gyr"), (acc, "acc"), (mag, "mag")))
+        out = np.empty((n, 4))
         err = error_buffer()
-        check(lib.mf_filter_update(self._live(), _vector(gyr, "gyr"), _vector(acc, "acc"), _vector(mag, "mag"),
-                                   float(dt), err, len(err)), err)
-        return self.quaternion
+        check(lib.mf_filter_update_many(handle, n, _address(t), _address(gyr), _address(acc), _address(mag),
+                                        _address(out), err, len(err)), err)
+        self._warn(3)
+        return out
+
+    def _warn(self, stacklevel: int) -> None:
+        """Reports the warnings of the updates since the last report."""
+        for line in take_string(lib.mf_filter_warnings(self._h)).splitlines():
+            warnings.warn(f"Filter.update: {_array_fix(line)}", MotionFusionWarning, stacklevel=stacklevel)
 
     def _read(self) -> None:
         lib.mf_filter_read(self._live(), self._q.ctypes.data, self._bias.ctypes.data, self._sigma.ctypes.data,
@@ -454,5 +704,5 @@ def run_cli(arguments: Sequence[PathLike]) -> tuple[int, str, str]:
 
 __all__ = [
     "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "evaluate", "folder_plan",
-    "load", "reconstruct", "replay", "run_cli", "version",
+    "info", "load", "reconstruct", "replay", "replay_many", "run_cli", "version",
 ]

@@ -7,32 +7,45 @@ command line's own folder plan (:func:`motionfusion.folder_plan`), checked again
 any task starts, so the outputs are the files, names and bytes of
 ``motionfusion replay SRC --output DST``.
 
-By default a :class:`dask.distributed.LocalCluster` is started for the run (and closed after it);
-pass ``client=`` to use any cluster, e.g. ``Client("tcp://scheduler:8786")`` of a multi-host one
-(every worker needs this package installed and the same paths mounted). Progress is Dask's own
-progress bar (and its dashboard, when the cluster has one). Needs ``pip install "motionfusion[dask]"``.
+By default a :class:`dask.distributed.LocalCluster` of threads in this process is started for the
+run (and closed after it): each task spends its time in the library, which releases the GIL, so
+threads use every core, and a script needs no ``if __name__ == "__main__":`` guard (worker
+processes, ``processes=True``, re-run the script that starts them; without the guard that is
+refused with one clear error). Pass ``client=`` to use any cluster, e.g.
+``Client("tcp://scheduler:8786")`` of a multi-host one (every worker needs this package installed
+and the same paths mounted). Options are checked once, by the command line itself, before any task
+is scheduled. Progress is Dask's own progress bar (and its dashboard, when the cluster has one).
+Needs ``pip install "motionfusion[dask]"``.
 """
 from __future__ import annotations
 
+import ast
+import logging
 import os
 import sys
+import tempfile
 import time
-from typing import Any, Sequence
+import uuid
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from . import _native
-from ._core import Filter, MotionFusionError, PathLike, folder_plan
+from ._core import MotionFusionError, PathLike, folder_plan
 
 
 def replay_folder(
     src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
     mode: str | None = None, format: str | None = None, options: Sequence[str] = (), progress: bool = True,
+    processes: bool = False,
 ) -> list[dict[str, Any]]:
     """Replays every trace of the folder ``src`` into the folder ``dst`` on Dask, one task per trace:
     the same files as ``motionfusion replay SRC --output DST --filter FILTER --mode MODE`` (``mode``
     None: the filter's default, as without ``--mode``).
 
-    ``client``: a ``dask.distributed.Client`` to run on; without one a ``LocalCluster`` of
-    ``n_workers`` single-threaded worker processes (default: one per core) is started and closed.
+    ``client``: a ``dask.distributed.Client`` to run on; without one a ``LocalCluster`` running
+    ``n_workers`` traces at a time (default: one per core) is started and closed: threads of this
+    process, or with ``processes=True`` single-threaded worker processes (the calling script then
+    needs ``if __name__ == "__main__":`` around the call, as for any process pool).
     ``format`` names the recording format (default: detected per trace); ``options`` are further
     ``replay`` options, e.g. ``["--frame", "ned", "--param", "gyroscopeNoise=0.003"]``.
     ``progress`` shows Dask's progress bar.
@@ -44,22 +57,21 @@ def replay_folder(
     per-trace results in its ``results`` attribute. Outputs that would overwrite an input, and a
     ``src`` that is not a folder of traces, are refused before anything runs.
     """
-    # A filter or mode the command line would refuse fails here once, not in every task.
-    Filter(filter, mode)
     args = ["--filter", filter] + ([] if mode is None else ["--mode", mode])
-    return _run_folder("replay", src, dst, args, n_workers, client, format, options, progress)
+    return _run_folder("replay", src, dst, args, n_workers, client, format, options, progress, processes)
 
 
 def reconstruct_folder(
     src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
     mode: str | None = None, format: str | None = None, options: Sequence[str] = (), progress: bool = True,
+    processes: bool = False,
 ) -> list[dict[str, Any]]:
     """As :func:`replay_folder`, with ``motionfusion reconstruct`` (best offline attitude) per trace.
     ``filter`` must be "ekf", the filter the reconstruction is built on."""
     if filter.lower() != "ekf":
         raise MotionFusionError("reconstruct runs the EKF (filter ekf)", _native.ERROR_USAGE)
     args = [] if mode is None else ["--mode", mode]
-    return _run_folder("reconstruct", src, dst, args, n_workers, client, format, options, progress)
+    return _run_folder("reconstruct", src, dst, args, n_workers, client, format, options, progress, processes)
 
 
 def _option_values(options: Sequence[str], name: str) -> list[str]:
@@ -73,17 +85,92 @@ def _option_values(options: Sequence[str], name: str) -> list[str]:
     return values
 
 
+def _check_options(command: str, args: list[str]) -> None:
+    """Runs the command line once with the run's options on a trace that does not exist: a bad
+    option (a usage error) or an unreadable file they name (a calibration) fails here, once,
+    with the command line's message, instead of in every task."""
+    probe = os.path.join(tempfile.gettempdir(), f"motionfusion-option-check-{uuid.uuid4().hex}")
+    status, _, err = _native.run_cli([command, "--output", os.path.join(probe, "out.csv"), *args, "--",
+                                      os.path.join(probe, "in.csv")])
+    if status == 0 or (status == 1 and probe in err):
+        return
+    lines = [line for line in err.splitlines() if "error: " in line]
+    raise MotionFusionError((lines[0].split("error: ", 1)[1] if lines else err.strip()), status)
+
+
+def _unguarded_call() -> str | None:
+    """``file:line`` of the module-level line of the main script that leads here when it is not
+    under ``if __name__ == "__main__":`` (worker processes re-run the script from the top), else
+    None."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or not path or not os.path.isfile(path):
+        return None  # interactive, -c, or a notebook: nothing is re-run
+    line = None
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals is main.__dict__ and frame.f_code.co_name == "<module>":
+            line = frame.f_lineno
+        frame = frame.f_back
+    if line is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+    except (OSError, SyntaxError, ValueError):
+        return None
+
+    def is_guard(node: ast.AST) -> bool:
+        t = node.test if isinstance(node, ast.If) else None
+        return (isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and t.left.id == "__name__"
+                and len(t.comparators) == 1 and isinstance(t.comparators[0], ast.Constant)
+                and t.comparators[0].value == "__main__")
+
+    for node in tree.body:
+        if is_guard(node) and node.lineno <= line <= (node.end_lineno or line):
+            return None
+    return f"{path}:{line}"
+
+
+@contextmanager
+def _quiet_shutdown() -> Iterator[None]:
+    """Closing a cluster, above all after an interruption, can make Dask log a CancelledError
+    traceback for each of its own internal tasks it cancels; nothing failed, so its loggers are
+    silenced while the cluster closes."""
+    names = ("distributed", "tornado", "asyncio")
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
 def _run_folder(
     command: str, src: PathLike, dst: PathLike, args: list[str], n_workers: int | None, client: Any,
-    format: str | None, options: Sequence[str], progress: bool,
+    format: str | None, options: Sequence[str], progress: bool, processes: bool = False,
 ) -> list[dict[str, Any]]:
     options = [str(o) for o in options]
     for taken in ("output", "format", "filter", "mode"):
         if _option_values(options, taken) or f"--{taken}" in options:
             raise MotionFusionError(f"pass {taken} as the keyword argument, not in options", _native.ERROR_USAGE)
+    if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
+        raise ValueError(f"n_workers must be a positive integer or None; got {n_workers!r}")
     if format is not None:
         args += ["--format", format]
     args += options
+    # Everything that would fail in every task fails here, once, before a cluster starts.
+    _check_options(command, args)
+    if client is None and processes:
+        where = _unguarded_call()
+        if where:
+            raise MotionFusionError(
+                f"{where}: processes=True starts worker processes, which re-run this script from the top: put "
+                "the call under `if __name__ == \"__main__\":`, or leave processes=False (threads; the library "
+                "releases the GIL)", _native.ERROR_USAGE)
     plan = folder_plan(src, dst, format=format, extra_inputs=_option_values(options, "calibration"))
     for note in plan.notes:
         print(note, file=sys.stderr)
@@ -92,9 +179,14 @@ def _run_folder(
 
     own = None
     if client is None:
-        cluster = LocalCluster(n_workers=n_workers or os.cpu_count() or 1, threads_per_worker=1, processes=True,
-                               dashboard_address=":0")
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        workers = n_workers or cores
+        if processes:
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+        else:
+            cluster = LocalCluster(n_workers=1, threads_per_worker=workers, processes=False, dashboard_address=":0")
         own = client = Client(cluster)
+    futures: list = []
     try:
         n = len(plan.inputs)
         futures = client.map(_run_trace, [command] * n, plan.inputs, plan.outputs, [args] * n, pure=False)
@@ -103,11 +195,17 @@ def _run_folder(
 
             show_progress(futures)
         results = client.gather(futures)
+    except BaseException:
+        # Interrupted (Ctrl-C) or failed: nothing is left running on the cluster.
+        with _quiet_shutdown():
+            client.cancel(futures)
+        raise
     finally:
         if own is not None:
-            cluster = own.cluster
-            own.close()
-            cluster.close()
+            with _quiet_shutdown():
+                cluster = own.cluster
+                own.close()
+                cluster.close()
     for r in results:
         if r["messages"]:
             sys.stderr.write(r["messages"])

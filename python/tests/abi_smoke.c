@@ -35,20 +35,26 @@ int main(int argc, char **argv) {
     printf("replay %.17g %.17g %.17g %.17g\n", q[4 * (n - 1)], q[4 * (n - 1) + 1], q[4 * (n - 1) + 2],
            q[4 * (n - 1) + 3]);
 
-    /* The per-sample filter with the replay's own steps gives the replay's attitude. */
+    /* The per-sample filter, sample by sample with the replay's times, gives the replay's attitude. */
     mf_filter *filter = NULL;
     if (mf_filter_create("ekf", "9d", NULL, &filter, error, sizeof error) != MF_OK) return 1;
+    double sq[4];
     for (size_t i = 0; i < n; i++) {
-        double dt = i == 0 ? 0 : t[i] - t[i - 1];
-        if (mf_filter_update(filter, gyr + 3 * i, acc + 3 * i, mag + 3 * i, dt, error, sizeof error) != MF_OK) {
-            fprintf(stderr, "%s\n", error);
-            return 1;
+        double sample[10] = {t[i]};
+        memcpy(sample + 1, gyr + 3 * i, 3 * sizeof *sample);
+        memcpy(sample + 4, acc + 3 * i, 3 * sizeof *sample);
+        memcpy(sample + 7, mag + 3 * i, 3 * sizeof *sample);
+        if (mf_filter_step(filter, sample, sq) != 0) {
+            char *w = mf_filter_warnings(filter);
+            fprintf(stderr, "%s\n", w);
+            mf_string_free(w);
         }
     }
     double fq[4];
     uint32_t flags = 0;
     mf_filter_read(filter, fq, NULL, NULL, &flags);
     printf("filter %.17g %.17g %.17g %.17g %u\n", fq[0], fq[1], fq[2], fq[3], flags);
+    printf("step_is_read %d\n", memcmp(sq, fq, sizeof fq) == 0);
     char *state = NULL;
     if (mf_filter_save_state(filter, &state, error, sizeof error) != MF_OK) return 1;
     if (mf_filter_restore_state(filter, state, error, sizeof error) != MF_OK) return 1;

@@ -70,3 +70,11 @@ def broad_trial() -> Path:
     if not path.exists():
         pytest.skip(f"{path} is absent (shared BROAD data)")
     return path
+
+
+@pytest.fixture(scope="session")
+def sim() -> dict:
+    """The simulated trace data/sim_mixed_100hz.csv, loaded."""
+    import motionfusion as mf
+
+    return mf.load(SIM)

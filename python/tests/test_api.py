@@ -19,11 +19,6 @@ FILTER_MODES = [("ekf", "9d"), ("ekf", "6d"), ("complementary", "9d"), ("complem
                 ("mahony", "6d"), ("madgwick", "9d"), ("madgwick", "6d"), ("ecompass", "9d"), ("tilt", "6d")]
 
 
-@pytest.fixture(scope="module")
-def sim():
-    return mf.load(SIM)
-
-
 def assert_matches_estimate_file(out: dict, est: dict, uncertainty: bool) -> None:
     """Every column of the command line's estimate file, to the decimals it writes."""
     q = np.stack([est[c] for c in ("qw", "qx", "qy", "qz")], axis=1)
@@ -275,7 +270,7 @@ def test_mode_defaults_to_the_filters_own(sim, cli, tmp_path):
     cli("replay", SIM, "--filter", "tilt", "--output", tmp_path / "e.csv")
     assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=False)
     f = mf.Filter("tilt")
-    q = f.update(sim["gyr"][0], sim["acc"][0], None, 0.01)
+    q = f.update(sim["t"][0], sim["gyr"][0], sim["acc"][0], None)
     assert np.all(np.isfinite(q))
     assert mf.Filter("ekf").state.startswith('{"filter":"ekf","mode":"9d"')
     with pytest.raises(mf.MotionFusionError, match="e-compass needs one"):
@@ -390,7 +385,7 @@ def test_filter_per_sample_equals_replay(sim):
     f = mf.Filter("ekf", mode="9d")
     q = np.empty((n, 4))
     for i in range(n):
-        q[i] = f.update(sim["gyr"][i], sim["acc"][i], sim["mag"][i], 0.0 if i == 0 else t[i] - t[i - 1])
+        q[i] = f.update(t[i], sim["gyr"][i], sim["acc"][i], sim["mag"][i])
     assert np.array_equal(q, ref["quaternion"])
     assert np.array_equal(f.gyro_bias, ref["gyro_bias"][-1])
     d = f.diagnostics
@@ -400,7 +395,7 @@ def test_filter_per_sample_equals_replay(sim):
 def test_filter_state_restores_exactly(sim):
     def run(f, lo, hi):
         for i in range(lo, hi):
-            f.update(sim["gyr"][i], sim["acc"][i], sim["mag"][i], 0.01)
+            f.update(sim["t"][i], sim["gyr"][i], sim["acc"][i], sim["mag"][i])
         return f.quaternion
 
     whole = run(mf.Filter("madgwick", beta=0.2), 0, 600)
@@ -423,12 +418,16 @@ def test_filter_parameters_and_errors():
         "integration.gapRatio": 2.0, "integration.stepAveragingTime": 1.0, "integration.rateChangeSteps": 3.0}
     with pytest.raises(mf.MotionFusionError, match=r"'kp' must be within \[0, 100\]; got inf"):
         mf.Filter("mahony", kp=float("inf"))
-    assert f.update(None, [0, 0, 9.81], None, 0.0).shape == (4,)
+    assert f.update(0.0, None, [0, 0, 9.81], None).shape == (4,)
     with pytest.raises(mf.MotionFusionError) as e:
-        f.update(None, None, None, -0.01)
+        f.update(gyr=None, dt=-0.01)
     assert e.value.code == 2 and "dt must be finite" in e.value.message
     with pytest.raises(ValueError, match="3 values"):
-        f.update([0, 0], None, None, 0.01)
+        f.update(0.01, [0, 0], None, None)
+    with pytest.raises(TypeError, match="t must be the sample's time"):
+        f.update("0.02", None, [0, 0, 9.81])
+    with pytest.raises(ValueError, match="or dt .*, not both"):
+        f.update(0.02, None, [0, 0, 9.81], dt=0.01)
     with pytest.raises(mf.MotionFusionError) as e:
         f.state = '{"nope": 1}'
     assert e.value.code == 1 and "not a saved state of this filter (ekf)" in e.value.message
@@ -455,7 +454,8 @@ def test_freed_filter_raises_instead_of_crashing():
     f = mf.Filter("ekf")
     f.__del__()
     for touch in (lambda: f.quaternion, lambda: f.state, lambda: f.parameters,
-                  lambda: f.update([0, 0, 0], [0, 0, 9.8], None, 0.01)):
+                  lambda: f.update(0.0, [0, 0, 0], [0, 0, 9.8], None),
+                  lambda: f.update_many([0.0], None, [[0, 0, 9.8]])):
         with pytest.raises(mf.MotionFusionError, match="has been freed"):
             touch()
 
@@ -463,7 +463,7 @@ def test_freed_filter_raises_instead_of_crashing():
 def test_state_restores_only_into_the_same_filter(sim):
     a = mf.Filter("ekf")
     for i in range(50):
-        a.update(sim["gyr"][i], sim["acc"][i], sim["mag"][i], 0.01)
+        a.update(sim["t"][i], sim["gyr"][i], sim["acc"][i], sim["mag"][i])
     state = a.state
     assert state.startswith('{"filter":"ekf","mode":"9d","parameters":{')
     for other, belongs in ((mf.Filter("complementary"), "it belongs to a ekf 9d filter"),
@@ -493,7 +493,7 @@ def test_odd_arguments_are_refused_plainly(sim):
     with pytest.raises(TypeError, match="complex"):
         mf.replay(sim["t"].astype(complex), sim["gyr"], sim["acc"], sim["mag"])
     with pytest.raises(TypeError, match="complex"):
-        mf.Filter("ekf").update(np.array([1j, 0, 0]), [0, 0, 9.8], None, 0.01)
+        mf.Filter("ekf").update(0.0, np.array([1j, 0, 0]), [0, 0, 9.8], None)
     with pytest.raises(ValueError, match="embedded null byte"):
         mf.load("/x/a\x00b.csv")
     q = mf.replay(sim["t"], sim["gyr"], sim["acc"], sim["mag"], outputs=["quaternion"])["quaternion"]

@@ -35,6 +35,7 @@ def test_a_c_program_uses_the_header_and_library(tmp_path):
     q = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"])["quaternion"][-1]
     assert np.array_equal(np.array(lines["replay"].split(), dtype=float), q)
     assert np.array_equal(np.array(lines["filter"].split()[:4], dtype=float), q)
+    assert lines["step_is_read"] == "1"
     many = [float(x) for x in lines["many"].split()]
     madgwick = mf.replay_many([trace, {"t": trace["t"][-(len(trace["t"]) // 2):],
                                        "gyr": trace["gyr"][-(len(trace["t"]) // 2):],

@@ -126,3 +126,39 @@ def test_broad_trials_on_a_local_cluster(tmp_path, cli):
     results = replay_folder(src, tmp_path / "dask", n_workers=2, progress=False)
     assert [Path(r["output"]).name for r in results] == [t.name for t in trials]
     assert files(tmp_path / "dask") == files(tmp_path / "cli")
+
+
+def test_a_bad_option_fails_once_before_any_task(traces, tmp_path, cli):
+    r = cli("replay", traces, "--output", tmp_path / "cli", "--frame", "nope", check=False)
+    with pytest.raises(mf.MotionFusionError) as e:
+        replay_folder(traces, tmp_path / "never", options=["--frame", "nope"], progress=False)
+    assert r.returncode == e.value.code == 2 and e.value.message in r.stderr
+    assert "USAGE" not in e.value.message and "\n" not in e.value.message
+    with pytest.raises(mf.MotionFusionError, match="missing.json") as e:
+        reconstruct_folder(traces, tmp_path / "never", options=["--calibration", str(tmp_path / "missing.json")])
+    assert e.value.code == 1
+    assert not (tmp_path / "never").exists()
+    with pytest.raises(ValueError, match="n_workers"):
+        replay_folder(traces, tmp_path / "never", n_workers=0)
+
+
+def run_script(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    script = tmp_path / "script.py"
+    script.write_text(body)
+    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
+
+
+def test_a_script_without_a_main_guard(traces, tmp_path):
+    """Threads by default: no guard needed, and nothing but the results printed (no traceback at
+    shutdown); worker processes without the guard: one clear error before any process starts."""
+    body = ("from motionfusion.dask import replay_folder\n"
+            f"r = replay_folder({str(traces)!r}, {str(tmp_path / 'out')!r}, n_workers=2, progress=False, PROCESSES)\n"
+            "print('done', len(r))\n")
+    r = run_script(tmp_path, body.replace("PROCESSES", "processes=False"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "done 3\n"
+    assert "Traceback" not in r.stderr and "CancelledError" not in r.stderr
+    r = run_script(tmp_path, body.replace("PROCESSES", "processes=True"))
+    assert r.returncode == 1
+    assert f"{tmp_path / 'script.py'}:2: processes=True starts worker processes" in r.stderr
+    assert 'if __name__ == "__main__":' in r.stderr and len(r.stderr.splitlines()) < 12

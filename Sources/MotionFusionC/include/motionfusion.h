@@ -113,6 +113,20 @@ int32_t mf_evaluate(size_t n, const double *quaternion, const char *frame, const
                     const uint8_t *moving, const char *mode, double result[5], char *error,
                     size_t error_capacity);
 
+/* ---- Screening ---------------------------------------------------------------------------------
+ *
+ * Screens arrays as mf_replay takes them the way a trace file's values are screened when read: a
+ * value beyond any sensor's range (see mf_filter_step), an infinite or partly missing vector, a time
+ * that repeats, goes backwards or is not finite, and the units of the first samples (5000 or 10 s).
+ * faulty[n] (NULL to skip) gets, per row, bit 1, 2, 4 when its gyr, acc, mag value is a fault (given
+ * but unusable; mf_replay would use an out-of-range one as it is). *report receives JSON:
+ *   {"warnings": ["...", ...], "finite": {"t": k, "gyr": k, "acc": k, "mag": k}}
+ * (warnings: unit guesses naming the command line's --units fix, then one per kind of fault,
+ * "row I: what, how often, first"; finite: rows with a usable value). Free with mf_string_free. */
+int32_t mf_check_arrays(size_t n, const double *t, const double *gyr, const double *acc,
+                        const double *mag, uint8_t *faulty, char **report, char *error,
+                        size_t error_capacity);
+
 /* ---- Traces ------------------------------------------------------------------------------------
  *
  * Loads a trace in any supported format (a file, a recording folder or .zip; format NULL to
@@ -131,6 +145,12 @@ typedef struct mf_trace mf_trace;
 
 int32_t mf_trace_load(const char *path, const char *format, mf_trace **trace, char *error,
                       size_t error_capacity);
+/* As mf_trace_load, with the command line's reading options: columns "KEY=COL,..." (--columns),
+ * units "KEY=UNIT,..." (--units), sample_rate in Hz (--sample-rate; NaN for none); NULL or "" for
+ * none. A bad units spec or sample rate is MF_ERROR_USAGE. */
+int32_t mf_trace_load_options(const char *path, const char *format, const char *columns,
+                              const char *units, double sample_rate, mf_trace **trace, char *error,
+                              size_t error_capacity);
 /* Number of samples. */
 size_t mf_trace_count(const mf_trace *trace);
 /* MF_TRACE_* bits. */
@@ -158,11 +178,32 @@ typedef struct mf_filter mf_filter;
 /* A filter of `kind` (as `filter` above) in `mode` with `parameters`, in its initial state. */
 int32_t mf_filter_create(const char *kind, const char *mode, const char *parameters,
                          mf_filter **filter, char *error, size_t error_capacity);
-/* One sample: gyr, acc, mag point to 3 doubles each, or are NULL when that sensor has no new value
- * (a non-finite vector counts as none); dt, s, is the time since the previous sample (finite and
- * not negative, else MF_ERROR_USAGE). */
+/* One sample, sample[10] = t (s), gyr x y z (rad/s), acc x y z (m/s^2), mag x y z (uT), on the run
+ * path of mf_replay: the step is taken from the timestamps, the
+ * last gyroscope value is held (up to 0.1 s) for a sample without one, a time that does not
+ * increase integrates nothing and a gap over 1 s re-initialises, so that updating a filter with the
+ * rows of a recording gives mf_replay's attitudes (ENU, mode as created), sample for sample. A
+ * non-finite value (NaN) means "no value of that sensor at this sample". Samples are screened as a
+ * trace file's values are: a value beyond any sensor's range (|gyr| > 100 rad/s, |acc| > 2000 m/s^2,
+ * |mag| > 1e5 uT) counts as none, and the first samples' units are checked. Writes the attitude
+ * after the sample into quaternion[4] (canonical sign; NULL to skip). Returns 1 when there are new
+ * warnings to fetch with mf_filter_warnings, else 0 (also for sample == NULL, which does nothing).
+ * One array rather than ten arguments: from Python (ctypes) that is the cheaper call. */
+int32_t mf_filter_step(mf_filter *filter, const double *sample, double *quaternion);
+/* mf_filter_step over n samples: t[n], gyr, acc, mag [n][3] (each NULL when absent), the attitude
+ * after each into quaternion[n][4] (NULL to skip). MF_ERROR_USAGE when t is missing. */
+int32_t mf_filter_update_many(mf_filter *filter, size_t n, const double *t, const double *gyr,
+                              const double *acc, const double *mag, double *quaternion, char *error,
+                              size_t error_capacity);
+/* The earlier form of one sample: gyr, acc, mag point to 3 doubles each, or are NULL when that sensor
+ * has no new value; dt, s, is the time since the previous sample (finite and not negative, else
+ * MF_ERROR_USAGE): mf_filter_step at the previous sample's time plus dt (0 plus dt first). */
 int32_t mf_filter_update(mf_filter *filter, const double *gyr, const double *acc,
                          const double *mag, double dt, char *error, size_t error_capacity);
+/* The warnings of the updates since the last call, one per line ("" when none): unit guesses
+ * (naming the command line's --units fix) and the first of each kind of value fault ("sample K:
+ * ..."). Free with mf_string_free. */
+char *mf_filter_warnings(mf_filter *filter);
 /* The state after the last update: quaternion[4] (ENU, canonical sign), gyro_bias[3] (rad/s),
  * sigma[2] (attitude and heading one-sigma, degrees, NaN when unknown), flags (MF_* bits above).
  * Any pointer may be NULL. */
@@ -173,7 +214,8 @@ void mf_filter_read(const mf_filter *filter, double *quaternion, double *gyro_bi
 int32_t mf_filter_parameters(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
 /* The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and parameters:
- * {"filter":...,"mode":...,"parameters":{...},"state":{...}}. It restores only into a filter with
+ * {"filter":...,"mode":...,"parameters":{...},"runner":{...},"state":{...}} ("runner": the run
+ * path's last time and values). It restores only into a filter with
  * the same kind, mode and parameters (anything else is an error naming what it belongs to), and
  * continues exactly where it was. */
 int32_t mf_filter_save_state(const mf_filter *filter, char **json, char *error,

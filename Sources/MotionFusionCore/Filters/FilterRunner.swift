@@ -26,13 +26,16 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// Settings.
     public var settings: Settings
     /// Time of the last accepted sample, s.
-    public internal(set) var lastTime = Double.nan
+    public var lastTime = Double.nan
     /// Last finite gyroscope value, rad/s.
-    public internal(set) var lastGyroscope: Vector3?
+    public var lastGyroscope: Vector3?
     /// Time of the last finite gyroscope value, s.
-    public internal(set) var lastGyroscopeTime = -Double.infinity
+    public var lastGyroscopeTime = -Double.infinity
     /// Last finite accelerometer value, m/s².
-    public internal(set) var lastAccelerometer: Vector3?
+    public var lastAccelerometer: Vector3?
+
+    // The four values above are settable so that a saved runner (the C ABI's filter object) can be
+    // restored exactly.
 
     /// Creates a runner around a filter.
     public init(_ filter: Filter, settings: Settings = Settings()) {
