@@ -74,11 +74,11 @@ struct ArrayOutput {
 /// The offline reconstruction behind `mf_reconstruct` (and so Python's `reconstruct`), in one
 /// place: every sample of `next`, in order, to `body` with its estimate.
 func reconstruct(
-    _ configuration: RunConfiguration, next: () throws -> SensorSample?,
+    _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters, next: () throws -> SensorSample?,
     _ body: (MotionEstimate, SensorSample) throws -> Void
 ) throws {
     guard case .ekf = configuration.filter else { throw CallError.usage("reconstruct runs the EKF (filter ekf)") }
-    try configuration.reconstruct(next: next) { r in try body(r.estimate, r.input) }
+    try configuration.reconstruct(batch: batch, next: next) { r in try body(r.estimate, r.input) }
 }
 
 /// The shared body of `mf_replay` and `mf_reconstruct`.
@@ -92,8 +92,15 @@ func batch(
     _ sigmaHeading: UnsafeMutablePointer<Double>?, _ error: UnsafeMutablePointer<CChar>?, _ capacity: Int
 ) -> Int32 {
     reporting(error, capacity) {
-        var run = try Arguments.run(
-            filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declination)
+        var run: RunConfiguration
+        var tuning = BatchAttitudeEstimator.Parameters()
+        if offline {
+            (run, tuning) = try Arguments.reconstruction(
+                filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declination)
+        } else {
+            run = try Arguments.run(
+                filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declination)
+        }
         do {
             run = try run.adjusted(toSensors: mag == nil ? [.gyroscope, .accelerometer] : Set(SensorKind.allCases))
                 .configuration
@@ -109,7 +116,7 @@ func batch(
             uncertainty: offline || run.filter.kind == .ekf)
         if offline {
             var i = 0
-            try reconstruct(run, next: input.reader()) { e, _ in
+            try reconstruct(run, batch: tuning, next: input.reader()) { e, _ in
                 // One estimate per sample: the output rate is never set here.
                 precondition(i < output.count, "more estimates than samples")
                 output.write(e, at: i)

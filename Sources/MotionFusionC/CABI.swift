@@ -75,6 +75,13 @@ enum Arguments {
     static func filter(
         _ kind: UnsafePointer<CChar>?, _ mode: UnsafePointer<CChar>?, _ parameters: UnsafePointer<CChar>?
     ) throws -> FilterSetup {
+        try filter(kind, mode, spec: text(parameters))
+    }
+
+    /// The filter setup of `kind`, `mode` and the parameters `spec` (each may be absent).
+    static func filter(_ kind: UnsafePointer<CChar>?, _ mode: UnsafePointer<CChar>?, spec: String?) throws
+        -> FilterSetup
+    {
         let k = try choice(kind, "filter", FilterKind.self) ?? .default
         var setup = FilterSetup(k)
         if let m = try choice(mode, "mode", FusionMode.self) {
@@ -84,7 +91,7 @@ enum Arguments {
             }
             setup.mode = m
         }
-        if let spec = text(parameters), !spec.isEmpty {
+        if let spec, !spec.isEmpty {
             do {
                 try setup.setParameters(spec)
             } catch {
@@ -99,8 +106,34 @@ enum Arguments {
         filter: UnsafePointer<CChar>?, mode: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?,
         frame: UnsafePointer<CChar>?, declination: Double
     ) throws -> RunConfiguration {
+        try run(filter: filter, mode: mode, spec: text(parameters), frame: frame, declination: declination)
+    }
+
+    /// The run configuration of a reconstruction and its batch estimator's tuning: the parameters
+    /// named `batch.…` tune the batch estimator, the others the filter.
+    static func reconstruction(
+        filter: UnsafePointer<CChar>?, mode: UnsafePointer<CChar>?, parameters: UnsafePointer<CChar>?,
+        frame: UnsafePointer<CChar>?, declination: Double
+    ) throws -> (run: RunConfiguration, batch: BatchAttitudeEstimator.Parameters) {
+        var batch = BatchAttitudeEstimator.Parameters()
+        var spec = text(parameters)
+        if let given = spec {
+            do {
+                spec = try batch.takeParameters(from: given)
+            } catch {
+                throw CallError.usage("parameters: \(error)")
+            }
+        }
+        return (try run(filter: filter, mode: mode, spec: spec, frame: frame, declination: declination), batch)
+    }
+
+    /// The run configuration of a batch call with the parameters `spec`.
+    static func run(
+        filter: UnsafePointer<CChar>?, mode: UnsafePointer<CChar>?, spec: String?, frame: UnsafePointer<CChar>?,
+        declination: Double
+    ) throws -> RunConfiguration {
         var c = RunConfiguration()
-        c.filter = try Self.filter(filter, mode, parameters)
+        c.filter = try Self.filter(filter, mode, spec: spec)
         c.frame = try choice(frame, "frame", EarthFrame.self) ?? .enu
         if !declination.isNaN {
             guard declination.isFinite && abs(declination) <= 180 else {

@@ -93,8 +93,12 @@ struct RunSettings {
     var location = LocationSettings()
     var calibrationPath: String?
     var parameters: String?
-    /// The configuration built by ``build(filters:)``.
+    /// The configuration built by ``build(batchParameters:)``.
     var configuration = RunConfiguration()
+    /// `reconstruct`'s batch estimator tuning: the `--param` items named `batch.…`.
+    var batch = BatchAttitudeEstimator.Parameters()
+    /// Whether `--param` named any of them.
+    var batchTuned = false
     /// World Magnetic Model validity warnings for the location and date.
     var modelWarnings: [String] = []
 
@@ -109,7 +113,9 @@ struct RunSettings {
                 "mode", "sensors fused: 6d (gyroscope and accelerometer) or 9d (with magnetometer; default)", \.mode),
             Option(
                 "param", value: "NAME=VALUE,…",
-                "set filter parameters by name, in SI units, e.g. gyroscopeNoise=0.003 (see docs/Filters.md)"
+                filters
+                    ? "set filter parameters by name, in SI units, e.g. gyroscopeNoise=0.003 (see docs/Filters.md)"
+                    : "set parameters by name, in SI units: the EKF's (the initialiser and the smoother), e.g. gyroscopeNoise=0.003 (docs/Filters.md), and the batch estimator's as batch.NAME, e.g. batch.knotInterval=0.05 (docs/Offline.md)"
             ) { s, v in s.parameters = v },
             .choice("frame", "earth frame of the written attitude and angles (default enu)", \.frame),
             .number(
@@ -130,8 +136,9 @@ struct RunSettings {
         return list
     }
 
-    /// Builds the run configuration from the options (and the calibration file).
-    mutating func build() throws {
+    /// Builds the run configuration from the options (and the calibration file); with
+    /// `batchParameters` (`reconstruct`), the `--param` items named `batch.…` tune ``batch``.
+    mutating func build(batchParameters: Bool) throws {
         var c = RunConfiguration(filter ?? .default, mode: nil)
         if let mode {
             guard c.filter.kind.modes.contains(mode) else {
@@ -143,7 +150,12 @@ struct RunSettings {
         }
         if let parameters {
             do {
-                try c.filter.setParameters(parameters)
+                var filterParameters = parameters
+                if batchParameters {
+                    filterParameters = try batch.takeParameters(from: parameters)
+                    batchTuned = filterParameters != parameters
+                }
+                try c.filter.setParameters(filterParameters)
             } catch {
                 throw CommandLineError.usage("--param: \(error)")
             }

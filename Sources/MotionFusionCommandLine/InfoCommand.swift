@@ -96,11 +96,13 @@ enum InfoCommand {
                 [
                     "rejected_share": .number(m.use.share), "filter_calibration_level": .string("\(m.use.accuracy)"),
                     "fit_level": .string("\(m.fit.accuracy)"),
-                    "fit_hard_iron": .array([
-                        .number(m.fit.hardIron.x), .number(m.fit.hardIron.y), .number(m.fit.hardIron.z),
-                    ]),
-                    "fit_coverage": .number(m.fit.coverage),
-                    "fit_residual": m.fit.residual.isFinite ? .number(m.fit.residual) : .null,
+                    // No fit (uncalibrated): no hard iron, coverage or residual to report.
+                    "fit_hard_iron": m.fit.accuracy == .uncalibrated
+                        ? .null
+                        : .array([.number(m.fit.hardIron.x), .number(m.fit.hardIron.y), .number(m.fit.hardIron.z)]),
+                    "fit_coverage": m.fit.accuracy == .uncalibrated ? .null : .number(m.fit.coverage),
+                    "fit_residual": m.fit.accuracy != .uncalibrated && m.fit.residual.isFinite
+                        ? .number(m.fit.residual) : .null,
                 ]
             } ?? .null,
         ]

@@ -36,7 +36,7 @@ enum ReconstructCommand {
         let bar = ProgressBar(console)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
-                method: method,
+                method: method, batch: settings.run.batch,
                 next: {
                     guard let s = try reader.next() else { return nil }
                     samples += 1

@@ -118,7 +118,13 @@ enum TraceRunCommand {
             finish: { s, positionals in
                 try expectArguments(positionals, ["TRACE"])
                 s.trace = positionals[0]
-                try s.run.build()
+                // reconstruct (no --filter) also tunes its batch estimator.
+                try s.run.build(batchParameters: !filters)
+                if s.run.batchTuned, let method = s.method, method != .batch {
+                    throw CommandLineError.usage(
+                        "--param \(BatchAttitudeEstimator.Parameters.namePrefix)…: the batch estimator's parameters need the batch method, not --method \(method.rawValue)"
+                    )
+                }
             },
             run: { s, console in try execute(s, console, name: name, uncertainty: uncertainty, job: job) })
     }

@@ -22,6 +22,12 @@ final class CalibrationTests: XCTestCase {
                 "{\"magnetometer\": {\"hard_iron\": [0, 0, 0], \"soft_iron\": [[1, 0], [0, 1]]}}",
                 ":1:43: magnetometer.soft_iron must be 3×3"
             ),
+            // A repeated key, which a JSON parser would resolve in silence (the same key in two
+            // different objects is fine).
+            (
+                "{\"gyroscope\": {\"bias\": [0, 0, 0],\n  \"bias\": [1, 0, 0]}, \"accelerometer\": {\"bias\": [0, 0, 0]}}",
+                ":2:3: \"bias\" appears twice in the same object"
+            ),
         ]
         for (text, expected) in cases {
             let path = TestData.writeTemporary(text, name: "cal.json")
@@ -29,6 +35,10 @@ final class CalibrationTests: XCTestCase {
                 XCTAssert("\(error)".contains(path + expected), "\(error)")
             }
         }
+        let fine = TestData.writeTemporary(
+            "{\"gyroscope\": {\"bias\": [0.01, 0, 0]}, \"accelerometer\": {\"bias\": [0, 0, 0], \"scale\": [1, 1, 1]}}",
+            name: "cal.json")
+        XCTAssertNoThrow(try SensorCalibration(contentsOf: fine))
     }
 
     func orientationsTrace(seed: UInt64, errors: SensorErrorModel = SensorErrorModel()) -> (Trace, MotionSimulator) {

@@ -193,6 +193,27 @@ final class FilterDocumentationTests: XCTestCase {
         XCTAssertNoThrow(try setup.setParameters("expectedFieldNorm=nan"))
     }
 
+    /// Each `public var` of a parameter struct's source lines (until its `public init()`), with
+    /// what its `///` comment says after its last "Default " (nil without one).
+    static func statedDefaults(_ lines: ArraySlice<String>) -> [(name: String, stated: String?)] {
+        var out = [(name: String, stated: String?)]()
+        var comment = ""
+        for line in lines {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("///") {
+                comment += " " + trimmed.dropFirst(3)
+                continue
+            }
+            defer { comment = "" }
+            if trimmed.hasPrefix("public init()") { break }
+            guard trimmed.hasPrefix("public var ") else { continue }
+            let name = String(trimmed.dropFirst("public var ".count).prefix { $0.isLetter || $0.isNumber })
+            out.append(
+                (name, comment.range(of: "Default ", options: .backwards).map { String(comment[$0.upperBound...]) }))
+        }
+        return out
+    }
+
     /// The "Default …" of each `///` comment above a parameter agrees with the value it documents.
     func testDefaultsInCommentsAgreeWithTheCode() throws {
         // Source file, the filter whose parameters hold it, and the name prefix there.
@@ -210,21 +231,8 @@ final class FilterDocumentationTests: XCTestCase {
                 XCTFail("\(file): no Parameters")
                 continue
             }
-            var comment = ""
-            for line in lines[start...] {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.hasPrefix("///") {
-                    comment += " " + trimmed.dropFirst(3)
-                    continue
-                }
-                defer { comment = "" }
-                if trimmed.hasPrefix("public init()") { break }
-                guard trimmed.hasPrefix("public var "),
-                    let range = comment.range(of: "Default ", options: .backwards)
-                else { continue }
-                let name = String(trimmed.dropFirst("public var ".count).prefix { $0.isLetter || $0.isNumber })
-                let stated = String(comment[range.upperBound...])
-                guard let value = values[prefix + name] else { continue }  // modes, nested structs
+            for (name, stated) in Self.statedDefaults(lines[start...]) {
+                guard let stated, let value = values[prefix + name] else { continue }  // modes, nested structs
                 if stated.hasPrefix("true") || stated.hasPrefix("false") {
                     XCTAssertEqual(value, stated.hasPrefix("true") ? 1 : 0, "\(file).\(name)")
                 } else {

@@ -57,7 +57,11 @@ final class MagnetometerWarningTests: XCTestCase {
             try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any], json.out)
         let magnetometer = try XCTUnwrap(object["magnetometer"] as? [String: Any])
         XCTAssertGreaterThan(try XCTUnwrap(magnetometer["rejected_share"] as? Double), 0.5)
-        XCTAssertNotNil(magnetometer["fit_level"] as? String)
+        let level = try XCTUnwrap(magnetometer["fit_level"] as? String)
+        // Without a fit there is no coverage, residual or hard iron to report: null, not 0.
+        for key in ["fit_coverage", "fit_residual", "fit_hard_iron"] {
+            XCTAssertEqual(magnetometer[key] is NSNull, level == "uncalibrated", "\(key) with fit level \(level)")
+        }
         // Reconstruction fits the hard iron itself and only down-weights: no such warning.
         let offline = try replay(MotionSimulator(settings: s).run(), command: "reconstruct")
         XCTAssertFalse(offline.contains("magnetometer was rejected"), offline)

@@ -40,8 +40,10 @@ final class OptionCoverageTests: XCTestCase {
                     a
                 }
             ),
+            // On the orientations trace, whose turns determine the magnetometer calibration
+            // `--calibrate-mag` writes (the mixed one covers too few directions).
             "reconstruct": (
-                [trace, "--output", out],
+                [orientations, "--output", out],
                 input.merging(run.filter { $0.key != "filter" }) { a, _ in a }.merging([
                     "output": ["--output", out], "score": ["--score"], "report": ["--report", dir + "/r.html"],
                     "method": ["--method", "smoother"], "calibrate-mag": ["--calibrate-mag", dir + "/mag.json"],

@@ -6,10 +6,13 @@ extension RunConfiguration {
     ///
     /// - Parameters:
     ///   - method: the offline method. Default ``ReconstructionMethod/default`` (batch).
+    ///   - batch: the batch estimator's tuning (its `filter` is replaced by the configuration's
+    ///     EKF). Default its defaults.
     ///   - progress: called with the fraction done when `expectedSampleCount` is known.
     @discardableResult
     public func reconstruct(
-        method: ReconstructionMethod = .default, expectedSampleCount: Int? = nil,
+        method: ReconstructionMethod = .default, batch: BatchAttitudeEstimator.Parameters = .init(),
+        expectedSampleCount: Int? = nil,
         progress: ((Double) -> Void)? = nil, next: () throws -> SensorSample?,
         _ body: (ReconstructedSample) throws -> Void
     ) throws -> OfflineReconstruction.Result {
@@ -19,6 +22,7 @@ extension RunConfiguration {
         }
         var p = OfflineReconstruction.Parameters()
         p.method = method
+        p.batch = batch
         p.filter = filter
         let calibration = self.calibration
         var resampler = outputRate.map { Resampler(rate: $0, maximumGap: runner.maximumGap) }

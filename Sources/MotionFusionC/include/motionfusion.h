@@ -92,7 +92,8 @@ int32_t mf_replay_many(const char *filter, const char *mode, const char *paramet
 
 /* Offline reconstruction (`motionfusion reconstruct`): the best attitude of every sample, using
  * past and future samples. Same arguments and outputs as mf_replay; `filter` must be NULL or
- * "ekf" (the reconstruction is built on it; `parameters` tune it). */
+ * "ekf" (the reconstruction is built on it; `parameters` tune it, and those named `batch.NAME`
+ * tune the batch estimator, e.g. "batch.knotInterval=0.05": docs/Offline.md). */
 int32_t mf_reconstruct(const char *filter, const char *mode, const char *parameters,
                        const char *frame, double declination_deg, size_t n, const double *t,
                        const double *gyr, const double *acc, const double *mag, double *quaternion,

@@ -94,6 +94,12 @@ public struct SensorCalibration: Sendable, Equatable {
             throw FileError(
                 description: "\(path):\(Self.lineColumn(offset, in: data)): not valid JSON\(key): \(why)")
         }
+        if let (key, offset) = Self.repeatedKey(in: data) {
+            throw FileError(
+                description:
+                    "\(path):\(Self.lineColumn(offset, in: data)): \"\(key)\" appears twice in the same object; only one can hold"
+            )
+        }
         guard let top = parsed as? [String: Any] else {
             throw FileError(description: "\(path):1:1: not a JSON object (a calibration is {\"magnetometer\": …})")
         }
@@ -182,6 +188,47 @@ public struct SensorCalibration: Sendable, Equatable {
             if rest.drop(while: \.isWhitespace).first == ":" { key = String(name) }
         }
         return key
+    }
+
+    /// The first key repeated within one object of valid JSON `data`, and the byte offset of its
+    /// second appearance (JSON parsers keep one of them in silence).
+    static func repeatedKey(in data: Data) -> (key: String, offset: Int)? {
+        let bytes = [UInt8](data)
+        var keys: [Set<String>?] = []  // per open container: the keys of an object, nil for an array
+        var expectingKey = false
+        var i = 0
+        while i < bytes.count {
+            switch bytes[i] {
+            case UInt8(ascii: "{"):
+                keys.append([])
+                expectingKey = true
+            case UInt8(ascii: "["):
+                keys.append(nil)
+                expectingKey = false
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                if !keys.isEmpty { keys.removeLast() }
+                expectingKey = false
+            case UInt8(ascii: ","):
+                expectingKey = keys.last.map { $0 != nil } ?? false
+            case UInt8(ascii: "\""):
+                let start = i
+                var end = i + 1
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\"") {
+                    end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                if expectingKey, let current = keys.last, var set = current {
+                    let key = String(decoding: bytes[(start + 1)..<min(end, bytes.count)], as: UTF8.self)
+                    if set.contains(key) { return (key, start) }
+                    set.insert(key)
+                    keys[keys.count - 1] = set
+                    expectingKey = false
+                }
+                i = end
+            default: break
+            }
+            i += 1
+        }
+        return nil
     }
 
     /// "line:column", both from 1, of a byte offset.

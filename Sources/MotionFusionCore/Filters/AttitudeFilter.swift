@@ -16,6 +16,10 @@ public struct SensorUse: Equatable, Sendable, Codable {
     public var magnetometerRejected = true
     /// The device is judged at rest.
     public var atRest = false
+    /// The steady specific force across a proven steady turn's axis, left out of the tilt as
+    /// centripetal (``RestBiasJudge/tiltSpecificForce(_:rest:bias:)``), sensor frame, m/s²; zero
+    /// otherwise.
+    public var centripetal = Vector3.zero
 
     /// Nothing used yet.
     public init() {}
@@ -39,6 +43,9 @@ public struct FilterDiagnostics: Equatable, Sendable {
     public var headingUncertainty = Double.nan
     /// Level of the on-line magnetometer calibration (uncalibrated for filters without one).
     public var magnetometerAccuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
+    /// The steady specific force across a proven steady turn's axis, left out of the tilt as
+    /// centripetal, sensor frame, m/s²; zero otherwise (and for filters that do not judge turns).
+    public var centripetal = Vector3.zero
 
     /// Creates diagnostics with default values.
     public init() {}
@@ -49,7 +56,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
         return a.accelerometerRejected == b.accelerometerRejected && a.magnetometerRejected == b.magnetometerRejected
             && a.atRest == b.atRest && a.initialising == b.initialising && a.timeFault == b.timeFault
             && same(a.attitudeUncertainty, b.attitudeUncertainty) && same(a.headingUncertainty, b.headingUncertainty)
-            && a.magnetometerAccuracy == b.magnetometerAccuracy
+            && a.magnetometerAccuracy == b.magnetometerAccuracy && a.centripetal == b.centripetal
     }
 
     /// Diagnostics from a filter's sensor use and whether it has an attitude.
@@ -57,6 +64,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
         accelerometerRejected = use.accelerometerRejected
         magnetometerRejected = use.magnetometerRejected
         atRest = use.atRest
+        centripetal = use.centripetal
         initialising = !initialised
     }
 }

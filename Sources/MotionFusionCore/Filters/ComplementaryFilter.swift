@@ -181,7 +181,9 @@ public struct ComplementaryFilter: AttitudeFilter {
         var filtered: Vector3?
         if let a = accelerometer {
             // In a proven steady turn the steady specific force across the axis is centripetal.
-            let fE = state.attitude.rotate(state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias))
+            let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
+            state.use.centripetal = a - tilt
+            let fE = state.attitude.rotate(tilt)
             filtered = p.accelerationFilterTime > 0 ? state.accelerationLowPass.update(fE, dt: dt) : fE
         }
         if let fE = filtered, abs(fE.norm - standardGravity) < p.accelerationRejection, let up = fE.normalized {

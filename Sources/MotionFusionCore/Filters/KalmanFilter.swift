@@ -408,40 +408,6 @@ public struct KalmanFilter: AttitudeFilter {
             state.noise.accelerometerDensitySquared.finiteOrZero / (standardGravity * standardGravity))
     }
 
-    /// Takes the field seen by `m` at the current attitude as the reference, unless it agrees with
-    /// the expected one: an expected field (World Magnetic Model) that the sensor does not see,
-    /// indoors, uncalibrated or in arbitrary units, gives way to the measured one.
-    mutating func learnReferenceField(_ m: Vector3) {
-        let p = parameters
-        let mE = state.attitude.rotate(m)
-        let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
-        if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
-            state.fieldNorm = m.norm
-        }
-        if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
-    }
-
-    /// The first magnetometer sample after an initialisation without one sets the heading at once
-    /// (turning the attitude about the vertical), with the heading uncertainty of a magnetometer
-    /// start.
-    mutating func alignHeading(_ m: Vector3) {
-        guard let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m) else { return }
-        let p = parameters
-        let turn = (q * state.attitude.conjugate).normalized
-        state.attitude = q
-        state.accelerationLowPass.rotate(by: turn)
-        // The heading error is now that of the magnetometer, independent of tilt and bias.
-        state.pqq.row0.z = 0
-        state.pqq.row1.z = 0
-        state.pqq.row2 = Vector3(0, 0, p.initialHeadingUncertainty * p.initialHeadingUncertainty)
-        state.pqb.row2 = .zero
-        learnReferenceField(m)
-        state.headingReferenced = true
-        state.undisturbedTime = p.minimumUndisturbedTime
-        state.rejectionTime = 0
-        state.headingInnovation = 0
-    }
-
     mutating func propagate(_ g: Vector3, _ dt: Double) {
         let p = parameters
         let omega = g - state.bias
@@ -515,7 +481,9 @@ public struct KalmanFilter: AttitudeFilter {
     mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double, _ c: inout Correction) {
         let p = parameters
         // In a proven steady turn the steady specific force across the axis is centripetal.
-        let a = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
+        let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
+        state.use.centripetal = a - tilt
+        let a = tilt
         let norm = a.norm
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
@@ -555,102 +523,6 @@ public struct KalmanFilter: AttitudeFilter {
         attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
         attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
         state.use.accelerometerRejected = false
-    }
-
-    mutating func correctHeading(_ m: Vector3, _ dt: Double, _ c: inout Correction) {
-        let p = parameters
-        let mE = state.attitude.rotate(m)
-        let horizontal = (mE.x * mE.x + mE.y * mE.y).squareRoot()
-        let norm = m.norm
-        guard horizontal > 0, norm > 0 else { return }
-        let dip = Double.atan2(-mE.z, horizontal)
-        if !state.fieldNorm.isFinite || !state.fieldDip.isFinite {
-            state.fieldNorm = norm
-            state.fieldDip = dip
-        }
-        // The azimuth of a homogeneous field changes only as fast as the heading error drifts:
-        // a sample far from its recent average comes from a field that moved.
-        let azimuth = Double.atan2(mE.x, mE.y)
-        if !state.fieldAzimuth.isFinite { state.fieldAzimuth = azimuth }
-        let azimuthChange = (azimuth - state.fieldAzimuth).wrappedToPi
-        state.fieldAzimuth =
-            (state.fieldAzimuth + azimuthChange * firstOrderSmoothing(dt, time: p.azimuthAveragingTime)).wrappedToPi
-        let undisturbed =
-            abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
-            && abs(dip - state.fieldDip) < p.dipRejection
-            && abs(azimuthChange) < p.azimuthRejection + state.lastRate * p.magnetometerTimingUncertainty
-        if undisturbed { state.undisturbedTime += dt } else { state.undisturbedTime = 0 }
-        var accept = undisturbed && state.undisturbedTime >= p.minimumUndisturbedTime
-        if undisturbed {
-            state.candidateTime = 0
-            // Follow slow drifts of the reference field.
-            let k = firstOrderSmoothing(dt, time: p.fieldTrackingTime)
-            state.fieldNorm += (norm - state.fieldNorm) * k
-            state.fieldDip += (dip - state.fieldDip) * k
-        } else {
-            state.rejectionTime += dt
-            let steady =
-                state.candidateNorm.isFinite
-                && abs(norm - state.candidateNorm) < p.fieldNormRejection * state.candidateNorm
-                && abs(dip - state.candidateDip) < p.dipRejection
-            if steady {
-                let k = firstOrderSmoothing(dt, time: p.candidateFieldTime)
-                state.candidateNorm += (norm - state.candidateNorm) * k
-                state.candidateDip += (dip - state.candidateDip) * k
-                if state.lastRate >= p.newFieldMinimumRate { state.candidateTime += dt }
-            } else {
-                state.candidateNorm = norm
-                state.candidateDip = dip
-                state.candidateTime = 0
-            }
-            if state.candidateTime >= p.newFieldTime
-                || (state.rejectionTime >= p.maximumRejectionTime && state.candidateTime >= p.shortNewFieldTime)
-            {
-                state.fieldNorm = norm
-                state.fieldDip = dip
-                state.rejectionTime = 0
-                state.candidateTime = 0
-                state.undisturbedTime = p.minimumUndisturbedTime
-                accept = true
-            }
-        }
-        if accept { state.rejectionTime = 0 }
-        let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
-        let dipExcess = (dip - state.fieldDip) / p.dipTolerance
-        let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)
-        if !accept && state.rejectionTime >= p.maximumRejectionTime {
-            let f = p.longRejectionNoiseFactor
-            attitudeUpdate(axis: 2, nu: azimuth, r: r * f * f, &c)
-            state.use.magnetometerRejected = false
-            return
-        }
-        guard accept else { return }
-        // The heading innovation is the field's azimuth (it should point north).
-        let psi = azimuth
-        // Heading consistency: a low-passed innovation far outside its uncertainty, steady while
-        // the device turns, for over a second means the heading itself is wrong (gyroscope
-        // fault), not the field.
-        state.headingInnovation +=
-            (psi - state.headingInnovation) * firstOrderSmoothing(dt, time: p.headingConsistencyTime)
-        let sigma = (state.pqq.row2.z + p.magnetometerNoise * p.magnetometerNoise).squareRoot()
-        if abs(state.headingInnovation) > p.headingConsistencyGate * sigma {
-            if state.headingInconsistentTime == 0
-                || abs(state.headingInnovation - state.headingInconsistentStart) > p.headingConsistencyTolerance
-            {
-                // A new stretch, or the offset moved: not (yet) a steady heading error.
-                state.headingInconsistentStart = state.headingInnovation
-                state.headingInconsistentTime = 0
-            }
-            if state.lastRate >= p.newFieldMinimumRate { state.headingInconsistentTime += dt }
-            if state.headingInconsistentTime > p.headingConsistencyTime {
-                state.pqq.row2.z += state.headingInnovation * state.headingInnovation
-                state.headingInconsistentTime = 0
-            }
-        } else {
-            state.headingInconsistentTime = 0
-        }
-        attitudeUpdate(axis: 2, nu: psi, r: r, &c)
-        state.use.magnetometerRejected = false
     }
 
     mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {

@@ -2,10 +2,11 @@
 ///
 /// A still gyroscope and accelerometer (``RestDetector``) do not make a rest: a steady turn about
 /// the vertical (a turntable, a vehicle in a long bend, a person turning in place) keeps both
-/// still too. So a still stretch counts as rest only when its rate, after removing the current
-/// bias estimate, is one a bias could have:
-/// - before any rest has been seen, every axis within ``Parameters/biasClip``;
-/// - afterwards within the bias uncertainty (``Parameters/gate`` standard deviations), never below
+/// still too. So a still stretch counts as rest only when its rate is one a bias could have:
+/// - before any rest has been seen, every axis of the rate less the initial offset within
+///   ``Parameters/biasClip`` (not less a bias learnt in motion, which may have absorbed part of an
+///   offset up to that bound);
+/// - afterwards, less the bias estimate, within the bias uncertainty (``Parameters/gate`` standard deviations), never below
 ///   ``Parameters/rateTolerance`` nor above ``Parameters/biasClip``.
 ///
 /// The verdict holds for the rest of the still stretch while the low-passed rate stays within
@@ -15,8 +16,10 @@
 /// A still stretch that fails that test is a turn, unless physics rules a turn out: a rate
 /// component perpendicular to gravity turns gravity in the sensor frame, and in 9D a component
 /// along it turns the horizontal field. When the sensors do not turn as the gyroscope says they
-/// should (less than ``Parameters/turnConsistency`` of the predicted angle, which must exceed
-/// ``Parameters/minimumTurn``), the gyroscope reads an offset, not a rotation: its wrong zero (raw
+/// should (they stay ``Parameters/turnConsistency`` times closer to where they started than to
+/// where the predicted turn would have taken them, and further from there than a bias within
+/// ``Parameters/biasClip`` could explain, by ``Parameters/minimumTurn``), the gyroscope reads an
+/// offset, not a rotation: its wrong zero (raw
 /// counts, a missing calibration) is taken as the initial offset. Without a magnetometer a
 /// component along gravity cannot be told from a turn; it is taken with a proven perpendicular
 /// offset (a sensor without its zero calibration lacks it on every axis) and otherwise left alone.
@@ -39,12 +42,17 @@ public struct RestBiasJudge: Sendable, Codable {
         /// Largest departure of the accelerometer's norm from standard gravity at rest, m/s²
         /// (sensor scale errors; a steady centripetal acceleration exceeds it). Default 1.
         public var gravityTolerance = 1.0
-        /// Smallest turn, rad, the gyroscope must predict over a still stretch before the sensors'
-        /// stillness can prove an offset. Default 3°.
+        /// How much further, rad, the sensors must be from where the predicted turn would have
+        /// taken them than a bias and scale error explain, for their stillness to prove an offset.
+        /// Default 3°.
         public var minimumTurn = 3.0.radians
-        /// Largest fraction of the predicted turn that the accelerometer (or the horizontal
-        /// field) may show for the rate to be an offset. Default 0.25.
+        /// For the rate to be an offset, the accelerometer (or the horizontal field) must stay this
+        /// many times closer to its start than to where the predicted turn would have taken it
+        /// (a ratio of angles). Default 0.25.
         public var turnConsistency = 0.25
+        /// Relative scale error of the gyroscope allowed for when a turn it predicts is checked
+        /// against the sensors (a consumer part's scale is good to a few percent). Default 0.02.
+        public var scaleTolerance = 0.02
         /// Smallest turn, rad, over a still stretch (a steady rate beyond ``biasClip``) before a
         /// specific force that stayed fixed in the sensor frame through it proves gravity lies along
         /// the rate axis (``steadyTurnAxis(rest:bias:)``). Default 30°.
@@ -56,7 +64,8 @@ public struct RestBiasJudge: Sendable, Codable {
         public static let ranges: [String: ParameterRange] = [
             "biasClip": ParameterRange(0...1), "rateTolerance": ParameterRange(0...1), "restDrift": .above(0, upTo: 1),
             "gate": .above(0, upTo: 100), "gravityTolerance": .above(0, upTo: 10), "minimumTurn": .degrees(0...180),
-            "turnConsistency": .fraction, "steadyTurnAngle": .degrees(0...180), "steadyTurnSweep": .degrees(0...180),
+            "turnConsistency": .fraction, "steadyTurnAngle": .degrees(0...180), "scaleTolerance": .fraction,
+            "steadyTurnSweep": .degrees(0...180),
         ]
         /// Default parameters.
         public init() {}
@@ -83,9 +92,9 @@ public struct RestBiasJudge: Sendable, Codable {
     var startAccelerometer: Vector3?, startMagnetometer: Vector3?
     /// Noise-smoothed magnetometer.
     var magnetometerSmoothed: Vector3?
-    /// Widest angle, rad, the smoothed accelerometer and horizontal field have made with their
-    /// values at the start of the current still stretch.
-    var accelerometerSweep = 0.0, fieldSweep = 0.0
+    /// Widest angle, rad, the smoothed accelerometer has made with its value at the start of the
+    /// current still stretch.
+    var accelerometerSweep = 0.0
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
     /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
@@ -126,13 +135,9 @@ public struct RestBiasJudge: Sendable, Codable {
             startAccelerometer = rest.accelerometerSmoothed
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
             accelerometerSweep = 0
-            fieldSweep = 0
         }
         if let start = startAccelerometer {
-            accelerometerSweep = max(accelerometerSweep, angle(start, rest.accelerometerSmoothed))
-        }
-        if let m0 = startMagnetometer, let m1 = magnetometerSmoothed, let up = rest.accelerometerSmoothed.normalized {
-            fieldSweep = max(fieldSweep, angle(m0 - up * m0.dot(up), m1 - up * m1.dot(up)))
+            accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
         }
         guard rest.atRest else { return .motion }
         if let anchor = restAnchor {
@@ -147,11 +152,14 @@ public struct RestBiasJudge: Sendable, Codable {
             return .motion
         }
         let rate = rest.gyroscopeMean - bias
+        // Before any rest the rate is judged from the initial offset, not from a bias learnt in
+        // motion, which may have absorbed part of an offset up to the bound.
+        let judged = established ? rate : rest.gyroscopeMean - offset
         var consistent = true
         for k in 0..<3 {
             let limit =
                 established ? min(p.biasClip, max(p.rateTolerance, p.gate * biasSigma[k])) : p.biasClip
-            if !(abs(rate[k]) <= limit) { consistent = false }
+            if !(abs(judged[k]) <= limit) { consistent = false }
         }
         if consistent {
             established = true
@@ -161,37 +169,35 @@ public struct RestBiasJudge: Sendable, Codable {
         }
         steadyTurn = true
         turning = established
-        guard !established, startAccelerometer != nil else { return .motion }
-        // Perpendicular to gravity: the accelerometer must have turned with it.
-        let vertical = up * rate.dot(up)
-        let horizontal = rate - vertical
-        // The widest angle the accelerometer has made with its start over the stretch, against
-        // the turn predicted (up to a half turn, the widest any turn reaches).
-        let predicted = min(.pi, horizontal.norm * rest.stillTime)
-        let turned = accelerometerSweep
-        // A turn about the true vertical with a steady centripetal acceleration (a vehicle in a
-        // bend) tilts the specific force away from the rate axis but keeps its component along the
-        // axis at g.
-        let alongAxis = abs(gravity.dot(rate)) / rate.norm
+        guard !established, let start = startAccelerometer else { return .motion }
+        let vertical = up * judged.dot(up)
+        let horizontal = judged - vertical
+        let stillTime = rest.stillTime
+        // Perpendicular to gravity: the accelerometer must have turned with it. A turn about the
+        // true vertical with a steady centripetal acceleration (a vehicle in a bend) tilts the
+        // specific force away from the rate axis but keeps its component along the axis at g.
+        let alongAxis = abs(gravity.dot(judged)) / judged.norm
         let vehicleTurn = abs(alongAxis - standardGravity) < p.gravityTolerance
         let horizontalOffset =
-            !vehicleTurn && predicted > p.minimumTurn && turned < p.turnConsistency * predicted
+            !vehicleTurn
+            && Self.stayed(start, rest.accelerometerSmoothed, turning: horizontal * stillTime, over: stillTime, p)
         // Along gravity: the horizontal field must have turned with it.
         var verticalOffset = false
         if let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
-            let predictedField = min(.pi, vertical.norm * rest.stillTime)
             let h0 = m0 - up * m0.dot(up)
             let h1 = m1 - up * m1.dot(up)
             verticalOffset =
-                predictedField > p.minimumTurn && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm
-                && fieldSweep < p.turnConsistency * predictedField
+                h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm
+                && Self.stayed(h0, h1, turning: vertical * stillTime, over: stillTime, p)
         } else {
             verticalOffset = horizontalOffset
         }
         guard horizontalOffset || verticalOffset else { return .motion }
+        // The proven components of the rate become the bias.
+        let rateVertical = up * rate.dot(up)
         var taken = bias
-        if horizontalOffset { taken += horizontal }
-        if verticalOffset { taken += vertical }
+        if horizontalOffset { taken += rate - rateVertical }
+        if verticalOffset { taken += rateVertical }
         offset = taken
         if horizontalOffset && verticalOffset {
             established = true
@@ -249,8 +255,26 @@ public struct RestBiasJudge: Sendable, Codable {
         magnetometerSmoothed = nil
     }
 
+    /// Whether a world-fixed vector seen in the sensor frame stayed where it was (`start` → `now`)
+    /// although the gyroscope says the sensor turned by `rotation` (rotation vector, rad) over
+    /// `duration` s: it is further from where that turn would have taken it than a bias up to
+    /// ``Parameters/biasClip`` and a scale error up to ``Parameters/scaleTolerance`` could explain,
+    /// by at least ``Parameters/minimumTurn``, and
+    /// ``Parameters/turnConsistency`` times closer to its start. Comparing positions, not angles
+    /// turned, holds through whole turns (after 360° a turn brings the vector back to its start).
+    static func stayed(
+        _ start: Vector3, _ now: Vector3, turning rotation: Vector3, over duration: Double, _ p: Parameters
+    ) -> Bool {
+        // The sensor turning by θ sees a world-fixed vector turn by −θ.
+        let expected = Quaternion(rotationVector: rotation * -1).rotate(start)
+        let fromExpected = Self.angle(now, expected)
+        let explained = (p.biasClip + p.scaleTolerance * rotation.norm / duration) * duration
+        return fromExpected - explained > p.minimumTurn
+            && Self.angle(now, start) < p.turnConsistency * fromExpected
+    }
+
     /// Angle between two vectors, rad (0 when either is zero).
-    func angle(_ a: Vector3, _ b: Vector3) -> Double {
+    static func angle(_ a: Vector3, _ b: Vector3) -> Double {
         let c = a.cross(b).norm
         let d = a.dot(b)
         return c == 0 && d == 0 ? 0 : Double.atan2(c, d)

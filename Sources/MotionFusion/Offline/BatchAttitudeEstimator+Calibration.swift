@@ -1,0 +1,96 @@
+import Foundation
+
+extension BatchAttitudeEstimator.Driver {
+
+    /// Keeps about 20 000 raw magnetometer readings spread over the recording.
+    mutating func keepCalibrationReadings(_ w: BatchWindow) {
+        for i in w.mag.indices where w.magValid[i] && w.magWeight[i] >= 0.5 { calibrationReadings.add(w.mag[i]) }
+    }
+
+    /// Decides whether to calibrate the magnetometer jointly, from the readings emitted so far
+    /// and those pending: yes when their ellipsoid fit succeeds and is ``BatchAttitudeEstimator/Parameters/calibrationEvidence``
+    /// times steadier than the raw strength, no when it succeeds without that (a calibrated
+    /// sensor), undecided while the readings cannot determine a fit (a device that has not yet
+    /// turned through enough directions). On the switch a new solution starts: the constants
+    /// from the fit, the heading from the calibrated field, the reference field learnt again
+    /// from the calibrated readings.
+    mutating func decideCalibration() {
+        let p = parameters
+        guard useMagnetometer && p.estimateMagnetometerCalibration else {
+            calibration = (false, nil)
+            return
+        }
+        var kept = rawReadings
+        for s in pending { if let m = s.input.magnetometer { kept.add(m) } }
+        let readings = kept.values
+        let fit: MagnetometerCalibration
+        do {
+            fit = try MagnetometerCalibration.fit(readings, arbitraryUnits: true)
+        } catch {
+            statistics.calibrationProblem = "\(error)"
+            return
+        }
+        plainFit = fit
+        statistics.calibrationProblem = nil
+        let norms = readings.map(\.norm)
+        let mean = norms.reduce(0, +) / Double(norms.count)
+        let spread = (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)).squareRoot()
+        statistics.calibrationImprovement = spread / max(fit.residual, .leastNormalMagnitude)
+        guard fit.residual * p.calibrationEvidence < spread else {
+            calibration = (false, nil)
+            return
+        }
+        calibration = (true, fit)
+        rawReadings = ThinnedReadings()
+        statistics.jointCalibrationStart = pending.first { $0.t.isFinite }?.t
+        // A new solution from here: the carried heading and its prior came from the raw field.
+        fieldReference = nil
+        carriedQ = []
+        carriedB = []
+        carriedV = []
+        carriedD = []
+        prior = nil
+    }
+
+    /// The calibration in the form `calibrate` writes: `W·(raw − h)` with det W = 1 and the
+    /// field strength in reading units.
+    func calibration(_ w: BatchWindow) -> MagnetometerCalibration? {
+        let soft = w.softIron
+        let det = soft.determinant
+        let g = w.globals
+        guard det > 0, det.isFinite, g.allSatisfy(\.isFinite) else { return nil }
+        let norm = Foundation.cbrt(det)
+        let normalised = Matrix3(soft.row0 / norm, soft.row1 / norm, soft.row2 / norm)
+        let strength = (g[9] * g[9] + g[10] * g[10]).squareRoot() / norm
+        let calibrated = calibrationReadings.values.map { normalised * ($0 - w.hardIron) }
+        guard !calibrated.isEmpty else { return nil }
+        let residual =
+            (calibrated.reduce(0.0) { $0 + ($1.norm - strength) * ($1.norm - strength) }
+            / Double(calibrated.count)).squareRoot()
+        // Directions too few to determine it (a device that hardly turns): the priors, not a fit.
+        let coverage = MagnetometerCalibration.directionCoverage(calibrated).coverage
+        guard coverage >= MagnetometerCalibration.minimumCoverage else { return nil }
+        return MagnetometerCalibration(
+            hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
+            coverage: coverage, samplesUsed: calibrated.count, samplesOffered: calibrationReadings.values.count)
+    }
+}
+
+/// Finite readings thinned evenly over all that were offered: every `stride`-th is kept, and the
+/// stride doubles (keeping every other one) whenever more than ``capacity`` are held.
+struct ThinnedReadings {
+    static let capacity = 20_000
+    private(set) var values: [Vector3] = []
+    private var stride = 1
+    private var offered = 0
+
+    mutating func add(_ m: Vector3) {
+        guard m.isFinite else { return }
+        if offered % stride == 0 { values.append(m) }
+        offered += 1
+        if values.count > Self.capacity {
+            values = Swift.stride(from: 0, to: values.count, by: 2).map { values[$0] }
+            stride *= 2
+        }
+    }
+}
