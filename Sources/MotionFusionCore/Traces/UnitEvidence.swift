@@ -8,7 +8,7 @@ import Glibc
 /// |---|---|
 /// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
 /// | accelerometer norm at rest 800–1200 | `acc=mg` |
-/// | at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s | `gyr=deg/s` |
+/// | the accelerometer's turns between still moments predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer in a known unit | `gyr=deg/s` |
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
@@ -51,8 +51,8 @@ public enum UnitEvidence {
     /// Fewest gyroscope norms beyond ``gyroscopeBeyondRange`` that decide (one is a glitch).
     public static let minimumGyroscopePeaks = 3
 
-    /// The units the first rows of the delimited file at `path` prove; empty when none (or when
-    /// the file cannot be read: the reader that follows reports why).
+    /// What the first rows of the delimited file at `path` show, read as `options` say; nil when
+    /// the file cannot be read (the reader that follows reports why).
     static func find(path: String, format: String, options: DelimitedReadOptions) -> Findings? {
         var probing = options
         probing.strict = false
@@ -66,11 +66,12 @@ public enum UnitEvidence {
         let timeName = probe.layout.columns[.time].flatMap { c in
             c < probe.rows.columnNames.count ? probe.rows.columnNames[c] : nil
         }
-        let counts: Bool
-        if case .column = probe.clock { counts = false } else { counts = true }
+        // Rows timed by a rate have no time column whose unit could be wrong.
+        let timedByColumn: Bool
+        if case .column = probe.clock { timedByColumn = true } else { timedByColumn = false }
         return find(
             samples, units: probe.layout.units,
-            timeColumn: counts ? nil : timeName.map { ColumnLayout.key($0) } ?? "")
+            timeColumn: timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil)
     }
 
     /// What `samples` show, read in `units` (SI where the file states none). `timeColumn` is the
@@ -98,14 +99,12 @@ public enum UnitEvidence {
             samples.removeSubrange(end...)
         }
         // The gyroscope next: rest, for the accelerometer, is judged by its rate.
-        if !units.explicit.contains("gyr"), let reason = degreesPerSecond(samples, all: all) {
+        let turns = Turns(all)
+        if !units.explicit.contains("gyr"), let reason = degreesPerSecond(samples, turns: turns) {
             found.append(Unit(key: "gyr", unit: "deg/s", reason: reason))
             for i in samples.indices { samples[i].gyroscope = samples[i].gyroscope.map { $0 * (.pi / 180) } }
-        } else {
-            let turns = Turns(all)
-            if turns.verdict == .neither, let fitted = turns.fittedScale {
-                counts = (fitted * units.gyroscope).degrees
-            }
+        } else if turns.verdict == .neither, let fitted = turns.fittedScale {
+            counts = (fitted * units.gyroscope).degrees
         }
         if !units.explicit.contains("acc"), let (norm, how) = restAccelerometer(samples) {
             if (0.8...1.2).contains(norm) {
@@ -136,8 +135,7 @@ public enum UnitEvidence {
     /// rad/s not. Without any, peaks beyond any gyroscope's range in rad/s decide, when all are
     /// within it as °/s and the accelerometer reads in a known unit (raw counts, whose gyroscope
     /// would be counts too, are not °/s).
-    static func degreesPerSecond(_ samples: [SensorSample], all: [SensorSample]) -> String? {
-        let turns = Turns(all)
+    static func degreesPerSecond(_ samples: [SensorSample], turns: Turns) -> String? {
         switch turns.verdict {
         case .degrees: return turns.reason
         case .radians, .neither: return nil
