@@ -76,7 +76,8 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionFusionTests",
-            dependencies: ["MotionFusion", "MotionFusionCommandLine", "MotionFusionTestSupport"]
+            dependencies: ["MotionFusion", "MotionFusionCommandLine", "MotionFusionTestSupport"],
+            exclude: ["Fixtures"]
         ),
     ]
 )

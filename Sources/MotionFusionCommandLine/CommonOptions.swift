@@ -17,7 +17,7 @@ struct InputSettings {
         ) { s, v in s.read.columns = v },
         Option(
             "units", value: "KEY=UNIT,…",
-            "units of the file, over the header's hints: gyr=rad/s|deg/s, acc=m/s2|g|mg, mag=uT|gauss|nT|mT|au, t=s|ms|us|ns|count (a sample counter; needs --sample-rate) (default SI)"
+            "units of the file, over the header's hints and the units its readings prove: gyr=rad/s|deg/s, acc=m/s2|g|mg, mag=uT|gauss|nT|mT|T|au, t=s|ms|us|ns|count (a sample counter; needs --sample-rate), each optionally after a scale for raw counts, e.g. gyr=0.0625deg/s (default SI)"
         ) { s, v in
             var check = SensorUnits()
             try check.set(spec: v)
@@ -37,7 +37,7 @@ struct InputSettings {
         },
         Option(
             "header-rows", value: "N",
-            "lines before the data, the first naming the columns (default 1; 0 needs --columns)"
+            "lines before the data, the first naming the columns (default: 1, or 2 when the second gives units or completes sensor headings; 0 needs --columns)"
         ) {
             s, v in
             s.read.headerRows = try parseCount("header-rows", v, in: 0...1000)

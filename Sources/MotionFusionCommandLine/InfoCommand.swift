@@ -136,9 +136,14 @@ enum InfoCommand {
         if let a = s.restNorms.accelerometer { out += "  accelerometer  \(f(a, 4)) m/s²\n" }
         if let g = s.restNorms.gyroscope { out += "  gyroscope      \(f(g, 5)) rad/s\n" }
         if let m = s.restNorms.magnetometer { out += "  magnetometer   \(f(m, 3))\n" }
+        let suspect = s.warnings.contains { !$0.isNote && $0.message.contains("--units") }
+        let found = s.warnings.contains { $0.isNote && $0.message.hasPrefix(UnitEvidence.notePrefix) }
         out +=
             "units         "
-            + (s.warnings.contains { $0.message.contains("--units") } ? "suspect (see warnings)" : "plausible") + "\n"
+            + (suspect
+                ? "suspect (see warnings)"
+                : found ? "plausible once read as the readings show (see notes)" : "plausible")
+            + "\n"
         if let g = s.gyroscopeOffset {
             out += String(
                 format: "gyro offset   (%.3f, %.3f, %.3f) rad/s while still: calibrate it (see warnings)\n", g.offset.x,

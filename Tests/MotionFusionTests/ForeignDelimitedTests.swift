@@ -119,12 +119,23 @@ final class ForeignDelimitedTests: XCTestCase {
         XCTAssert(CommandRunner.run(["help", "replay"]).out.contains("--skip-lines N"))
     }
 
-    /// A names row over a units row, without `--header-rows 2`, is not taken for a preamble: the
-    /// units row stays in the data and is reported as it was.
-    func testUnitsRowIsNotAPreamble() throws {
-        let text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\ns,rad/s,rad/s,rad/s,m/s2,m/s2,m/s2\n0,0,0,0,0,0,9.8\n"
+    /// A names row over a units row, without `--header-rows 2`, is not taken for a preamble (the
+    /// names stay the header): the units row is a second header row, said in a note, whose units
+    /// apply.
+    func testUnitsRowIsASecondHeaderRowNotAPreamble() throws {
+        let text =
+            "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\ns,deg/s,deg/s,deg/s,g,g,g\n0,0,0,0,0,0,1\n0.01,90,0,0,0,0,1\n"
         var strict = DelimitedReadOptions()
         strict.strict = true
+        let trace = try load(text, strict)
+        XCTAssertEqual(trace.samples.count, 2)
+        XCTAssertEqual(trace.samples[0].accelerometer!.z, standardGravity, accuracy: 1e-12)
+        XCTAssertEqual(trace.samples[1].gyroscope!.x, .pi / 2, accuracy: 1e-12)
+        XCTAssert(
+            notes(trace).contains { $0.contains(":1: note: read lines 1 and 2 as the header") }, "\(notes(trace))")
+        XCTAssertFalse(notes(trace).contains { $0.contains("skipped") })
+        // --header-rows 1 reads the line as data again: a row that is not data, refused by --strict.
+        strict.headerRows = 1
         XCTAssertThrowsError(try load(text, strict)) { e in
             XCTAssertEqual((e as? TraceError)?.location.line, 2, "\(e)")
         }
@@ -173,7 +184,7 @@ final class ForeignDelimitedTests: XCTestCase {
         let path = TestData.writeTemporary(text)
         let bad = CommandRunner.run(["info", path, "--skip-lines", "7"])
         XCTAssertEqual(bad.status, 1)
-        XCTAssert(bad.err.contains("\(path):8:1: unrecognised header"), bad.err)
+        XCTAssert(bad.err.contains("\(path):8:1: the header line is numbers"), bad.err)
         let past = CommandRunner.run(["info", path, "--skip-lines", "50"])
         XCTAssertEqual(past.status, 1)
         XCTAssert(past.err.contains("no header line after skipping 50 lines"), past.err)

@@ -218,6 +218,9 @@ extension HostileUseTests {
     /// its range (named with the value and the range), and an empty or repeated sensor list are
     /// usage errors naming the option (one said "DecodingError").
     func testRepeatedAndImpossibleOptionValuesAreUsageErrors() throws {
+        // A header whose names say nothing: `--columns t=1` leaves no sensor to the names.
+        let nameless = dir + "/nameless.csv"
+        try "c1,c2,c3,c4\n0,1,2,3\n0.01,1,2,3\n".write(toFile: nameless, atomically: false, encoding: .utf8)
         let cases: [([String], String)] = [
             (["replay", trace, "--param", "integration.rateChangeSteps=2.5"], "is a count: a whole number"),
             (["replay", trace, "--param", "gyroscopeNoise=0.1,gyroscopeNoise=0.2"], "'gyroscopeNoise' is given twice"),
@@ -239,7 +242,7 @@ extension HostileUseTests {
             ),
             (["replay", trace, "--units", "gyr=deg/s,gyr=rad/s"], "'gyr' is given twice"),
             (["calibrate", trace, "--sensors", "mag,mag", "--output", "c.json"], "'mag' is given twice"),
-            (["replay", trace, "--columns", "t=1"], "no sensor columns"),
+            (["replay", nameless, "--columns", "t=1"], "no sensor columns"),
             (["replay", trace, "--header-rows", "0"], "needs --columns"),
             (["calibrate", trace, "--sensors", "", "--output", "c.json"], "--sensors needs a value"),
             (

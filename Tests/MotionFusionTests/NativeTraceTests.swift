@@ -93,13 +93,29 @@ final class NativeTraceTests: XCTestCase {
         XCTAssert(trace.warnings.contains { $0.message.contains("temperature") })
     }
 
-    func testImplausibleUnitsWarnWithFix() throws {
+    /// Units the readings prove are applied, with a note naming them and `--units`; `--units`
+    /// overrides them, and the check then warns without proposing a flag already given.
+    func testImplausibleUnitsAreAppliedOrWarnedWithFix() throws {
         var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
         for i in 0..<100 { text += "\(Double(i) * 0.01),0.001,0,0,0,0,1.0,0.2,0.1,-0.4\n" }
         let trace = try read(text)
+        XCTAssertEqual(trace.samples[0].accelerometer!.z, standardGravity, accuracy: 1e-12)
+        XCTAssertEqual(trace.samples[0].magnetometer!.x, 20, accuracy: 1e-12)
+        let note = try XCTUnwrap(trace.warnings.first { $0.isNote && $0.message.hasPrefix(UnitEvidence.notePrefix) })
+        XCTAssert(note.message.contains("acc=g (the accelerometer reads 1.0 at rest"), note.message)
+        XCTAssert(note.message.contains("mag=gauss"), note.message)
+        XCTAssert(note.message.contains("--units acc=…,mag=… overrides"), note.message)
+        XCTAssertFalse(trace.warnings.contains { !$0.isNote && $0.message.contains("--units") }, "\(trace.warnings)")
+        var asIs = DelimitedReadOptions()
+        asIs.units = "acc=m/s2,mag=uT"
+        let given = try TraceFormat.load(path: TestData.writeTemporary(text), options: asIs)
+        XCTAssertEqual(given.samples[0].accelerometer!.z, 1)
+        XCTAssertFalse(given.warnings.contains { $0.message.hasPrefix(UnitEvidence.notePrefix) })
         XCTAssert(
-            trace.warnings.contains { $0.message.contains("looks like g") && $0.message.contains("--units acc=g") })
-        XCTAssert(trace.warnings.contains { $0.message.contains("--units mag=gauss") })
+            given.warnings.contains {
+                $0.message.contains("1.0 m/s² in the unit stated") && !$0.message.contains("--units acc=g")
+            },
+            "\(given.warnings)")
         var gyroDeg = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
         for i in 0..<100 { gyroDeg += "\(Double(i) * 0.01),\(i == 50 ? 60 : 0.5),0,0,0,0,9.81\n" }
         let g = try read(gyroDeg)

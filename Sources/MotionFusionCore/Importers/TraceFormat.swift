@@ -35,15 +35,21 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             try format
             ?? (options.columns != nil && !isDirectory(path) ? .delimited : detect(path: path, options: options))
         let reader: SampleReader
+        var findings: UnitEvidence.Findings?
         switch f {
         case .native, .delimited, .xioFusion:
-            reader = try DelimitedTraceReader(path: path, format: f.rawValue, options: options)
+            // Units the first readings prove are applied from the first row on: a file can be read
+            // twice, so it is looked at before it is read.
+            findings = UnitEvidence.find(path: path, format: f.rawValue, options: options)
+            reader = try DelimitedTraceReader(
+                lines: ByteLineReader(path: path), format: f.rawValue, options: options, known: nil,
+                evident: findings?.units ?? [], probe: false)
         case .euroc: reader = try EuRoCReader(path: path, options: options)
         case .ximu3: reader = try XIMU3Importer.open(RecordingFiles(path), options: options)
         case .phyphox: reader = try PhyphoxImporter.open(RecordingFiles(path), options: options)
         case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
         }
-        return UnitCheckingReader(reader)
+        return UnitCheckingReader(reader, findings: findings)
     }
 
     /// Opens a stream (standard input, a pipe, a FIFO or a device), which can be read only once:
@@ -52,10 +58,15 @@ public enum TraceFormat: String, CaseIterable, Sendable {
     public static func open(stream lines: ByteLineReader, format: TraceFormat? = nil, options: DelimitedReadOptions)
         throws -> SampleReader
     {
+        // Only the lines detection needs are waited for: the header and the first row of
+        // numbers (with a second header row before it, if any).
         let f =
             try format
             ?? (options.columns != nil
-                ? .delimited : detect(header: Preamble.headerLine(lines, options: options), name: lines.name))
+                ? .delimited
+                : detect(
+                    header: Preamble.headerAndRows(lines, options: options, following: 2, untilData: true),
+                    name: lines.name))
         guard f != .phyphox && f != .sensorLogger else {
             throw TraceError(
                 .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
@@ -121,7 +132,9 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, or phyphox / Sensor Logger Accelerometer.csv)"
             )
         }
-        guard let header = try Preamble.headerLine(ByteLineReader(path: path, chunkSize: 4096), options: options)
+        guard
+            let header = try Preamble.headerAndRows(
+                ByteLineReader(path: path, chunkSize: 4096), options: options, following: proposalRows)
         else {
             let skipped = options.skipLines ?? 0
             throw TraceError(
@@ -133,13 +146,23 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return try detect(header: header, name: path)
     }
 
-    /// Detects the format from the header line (nil: none, an empty file), at its line number.
-    static func detect(header: (bytes: [UInt8], line: Int)?, name: String) throws -> TraceFormat {
-        try detect(firstLine: header?.bytes ?? [], name: name, line: header?.line ?? 1)
+    /// Data rows read to propose `--columns` for a file whose header names nothing known.
+    static let proposalRows = 20
+
+    /// Detects the format from the header line (nil: none, an empty file), at its line number,
+    /// and the lines after it (a second header row, the first data rows).
+    static func detect(header: (bytes: [UInt8], line: Int, following: [[UInt8]])?, name: String) throws
+        -> TraceFormat
+    {
+        try detect(
+            firstLine: header?.bytes ?? [], following: header?.following ?? [], name: name, line: header?.line ?? 1)
     }
 
-    /// Detects the format of a single text file from its header line, line `line` of the file.
-    static func detect(firstLine: [UInt8], name: String, line: Int = 1) throws -> TraceFormat {
+    /// Detects the format of a single text file from its header line, line `line` of the file,
+    /// and the non-blank lines after it.
+    static func detect(firstLine: [UInt8], following: [[UInt8]] = [], name: String, line: Int = 1) throws
+        -> TraceFormat
+    {
         let bytes = DelimitedRows.withoutBOM(firstLine)
         if bytes.contains(0) || bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw TraceError(
@@ -158,17 +181,48 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         if lower.hasPrefix("#timestamp") && lower.contains("w_rs_s_x") { return .euroc }
         if lower.hasPrefix("time (s),gyroscope x (deg/s)") { return .xioFusion }
         if lower.hasPrefix("timestamp (us),gyroscope x") { return .ximu3 }
-        let names = FieldSplitter(dialect: TextDialect.detect(header: bytes, data: nil)).texts(bytes)
-        if names.contains(where: { ColumnLayout.nativeNames[$0.lowercased()] != nil }) { return .native }
+        let dialect = TextDialect.detect(header: bytes, data: following.first)
+        let split = FieldSplitter(dialect: dialect)
+        var headerRows = [split.texts(bytes)]
+        var data = following
+        if following.count >= 2,
+            Preamble.isSecondHeaderRow(following[0], under: bytes, over: following[1], separator: nil)
+        {
+            headerRows.append(split.texts(following[0]))
+            data.removeFirst()
+        }
+        let names = DelimitedRows.joinedNames(headerRows)
+        if headerRows[0].contains(where: { ColumnLayout.nativeNames[$0.lowercased()] != nil }) { return .native }
         do {
-            if try ColumnLayout.fromHeader(names, file: name).columns[.time] != nil { return .delimited }
+            let layout = try ColumnLayout.fromHeader(names, file: name)
+            // A time, or a sensor without a time (the reader then says how to time the rows).
+            if layout.columns[.time] != nil
+                || ColumnLayout.groups.prefix(3).contains(where: { layout.has($0.slots[0]) })
+            {
+                return .delimited
+            }
         } catch let error as TraceError where error.kind == .duplicateColumn {
             // A header that names the time (or an axis) twice is recognised, but ambiguous.
             throw error
         } catch {}
+        let here = SourceLocation(file: name, line: line, column: 1)
+        let shape = Preamble.Shape(bytes, dialect)
+        if shape.numbers > shape.texts {
+            // No header: the first line is data.
+            let rows = ([bytes] + following).map { split.texts($0) }
+            let proposal = ColumnLayout.proposal(names: [], rows: rows) ?? "--header-rows 0 --columns t=1,gyr=2,acc=5"
+            throw TraceError(
+                .unknownFormat, here,
+                "the header line is numbers, not names of columns: read the file with \(proposal) (a guess from the first rows: check it; each sensor names its x column, and y and z follow)"
+            )
+        }
+        let rows = data.map { split.texts($0) }
+        let proposal = ColumnLayout.proposal(names: names, rows: rows).map {
+            "; the columns may be \($0) (a guess from the names and the first rows: check it; each sensor names its x column, and y and z follow)"
+        }
         throw TraceError(
-            .unknownFormat, SourceLocation(file: name, line: line, column: 1),
-            "unrecognised header '\(String(header.prefix(80)).escapedForMessage)'; expected the native header (t,gyr_x,…) or a supported format (\(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))); pass --format NAME, or --columns t=1,gyr=2,acc=5 for any delimited file"
+            .unknownFormat, here,
+            "unrecognised header '\(String(header.prefix(80)).escapedForMessage)': no column is named as a time or a sensor's x, y and z (docs/TraceFormat.md lists the names read)\(proposal ?? "; pass --format NAME for a recording format (\(TraceFormat.allCases.map(\.rawValue).joined(separator: ", "))), or --columns t=1,gyr=2,acc=5 for any delimited file")"
         )
     }
 }

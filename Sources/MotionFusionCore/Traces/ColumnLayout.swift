@@ -10,6 +10,8 @@ public struct ColumnLayout: Sendable, Equatable {
         case magnetometerX, magnetometerY, magnetometerZ
         case truthW, truthX, truthY, truthZ
         case moving, time
+        /// The nanoseconds of a time split in two columns (`secs`, `nsecs`), added to the time.
+        case timeNanoseconds
     }
 
     /// Number of slots.
@@ -53,24 +55,6 @@ public struct ColumnLayout: Sendable, Equatable {
         ("gt", "ground-truth quaternion", [.truthW, .truthX, .truthY, .truthZ]),
     ]
 
-    /// Word stems (lower case, without separators) that name each sensor in common headers; a
-    /// column whose name is a stem followed by `x`, `y` or `z` is that axis.
-    static let stems: [(group: Int, stems: Set<String>)] = [
-        (
-            0,
-            [
-                "gyr", "gyro", "gyros", "gyroscope", "omega", "w", "g", "wrss", "angularvelocity", "angularrate",
-                "rotationrate", "rate",
-            ]
-        ),
-        (1, ["acc", "accel", "accelerometer", "acceleration", "a", "arss", "specificforce"]),
-        (2, ["mag", "magn", "magnetometer", "magneticfield", "field", "m", "b"]),
-    ]
-    /// Names of a time column (lower case, without separators and unit hints).
-    static let timeNames: Set<String> = ["t", "time", "timestamp", "times", "seconds", "sec"]
-    /// Names of a time column whose unit the name implies: Xsens's `SampleTimeFine` (µs).
-    static let timeNamesWithUnit: [String: String] = ["sampletimefine": "us"]
-
     /// A column name reduced for matching: lower case, unit hint and `#` removed, no separators.
     static func key(_ name: String) -> String {
         var s = name.lowercased()
@@ -84,55 +68,6 @@ public struct ColumnLayout: Sendable, Equatable {
         let rest = name[name.index(after: open)...]
         guard let close = rest.firstIndex(where: { $0 == ")" || $0 == "]" }) else { return nil }
         return String(rest[..<close])
-    }
-
-    /// The layout a header names: native names, and common names for time and the sensors' x/y/z
-    /// columns (`Gyroscope X (deg/s)`, `w_RS_S_x [rad s^-1]`, `accel_x`, `gx`…) in the columns the
-    /// native names leave, with units from hints in the names. Throws when a quantity (the time, a
-    /// sensor axis) is named twice or a sensor incompletely.
-    public static func fromHeader(_ names: [String], file: String) throws -> ColumnLayout {
-        var layout = ColumnLayout()
-        func claim(_ slot: Slot, _ c: Int) throws {
-            if let other = layout.columns[slot], other != c {
-                throw TraceError(
-                    .duplicateColumn, SourceLocation(file: file, line: 1, column: 0),
-                    "columns '\(names[other].escapedForMessage)' and '\(names[c].escapedForMessage)' both name \(slot.label); choose one with --columns"
-                )
-            }
-            layout.columns[slot] = c
-        }
-        var matched = Set<Int>()
-        for (c, name) in names.enumerated() {
-            if let slot = nativeNames[name.lowercased()] {
-                try claim(slot, c)
-                matched.insert(c)
-            }
-        }
-        // Common names for what the native names left open (a header may mix both: `timestamp,
-        // gyr_x,…` or `t,accel_x,…`). A quantity a native name already gives keeps that column,
-        // and the other is an unknown column (warned about); two common names for one quantity
-        // are ambiguous.
-        let native = !matched.isEmpty
-        for (c, name) in names.enumerated() where !matched.contains(c) {
-            let k = key(name)
-            if timeNames.contains(k) || timeNamesWithUnit[k] != nil || (k.hasPrefix("time") && unitHint(name) != nil) {
-                if native && layout.columns[.time] != nil { continue }
-                try claim(.time, c)
-                if let hint = unitHint(name) ?? timeNamesWithUnit[k], let scale = SensorUnits.timeScale(hint) {
-                    layout.units.time = scale
-                }
-                continue
-            }
-            guard let axis = k.last.flatMap({ "xyz".firstIndex(of: $0) }) else { continue }
-            let stem = String(k.dropLast())
-            guard let group = stems.first(where: { $0.stems.contains(stem) })?.group else { continue }
-            let a = "xyz".distance(from: "xyz".startIndex, to: axis)
-            if native && layout.columns[groups[group].slots[a]] != nil { continue }
-            try claim(groups[group].slots[a], c)
-            if let hint = unitHint(name) { try layout.units.set(groups[group].key, hint, strictly: false) }
-        }
-        try layout.checkComplete(names: names, file: file)
-        return layout
     }
 
     /// Throws unless every sensor group present has all its axes.
@@ -149,9 +84,12 @@ public struct ColumnLayout: Sendable, Equatable {
     }
 
     /// Parses `--columns KEY=COL,…`: KEY is `t`, `gyr`, `acc`, `mag`, `gt` (quaternion w,x,y,z) or
-    /// `moving`; COL is a 1-based column number or an exact header name. A sensor names its x
-    /// column (the quaternion its w column) and the other axes follow in the next columns.
-    public mutating func setColumns(_ spec: String, names: [String], columnCount: Int) throws {
+    /// `moving`; COL is a 1-based column number or an exact header name (of `names`, else of
+    /// `otherNames`: the names joined with a second header row). A sensor names its x column (the
+    /// quaternion its w column) and the other axes follow in the next columns.
+    public mutating func setColumns(
+        _ spec: String, names: [String], columnCount: Int, otherNames: [String] = []
+    ) throws {
         columns = [:]
         // The key given for each column so far: a key given twice, or two keys sharing a column,
         // is refused (one column cannot be two quantities).
@@ -178,6 +116,7 @@ public struct ColumnLayout: Sendable, Equatable {
                 column = n - 1
             } else if let i = names.firstIndex(of: value)
                 ?? names.firstIndex(where: { $0.lowercased() == value.lowercased() })
+                ?? otherNames.firstIndex(where: { $0.lowercased() == value.lowercased() })
             {
                 column = i
             } else {
@@ -209,16 +148,48 @@ public struct ColumnLayout: Sendable, Equatable {
     }
 }
 
+extension ColumnLayout {
+    /// Adds what the header's names say of the quantities `--columns` left out: `--columns t=GPST`
+    /// chooses the time and leaves the sensors to their names. A sensor or the time given with
+    /// `--columns` keeps its columns, and no name claims a column `--columns` took.
+    mutating func fill(fromNames names: [String], file: String) throws {
+        var given = Set<String>()
+        if columns[.time] != nil { given.insert("t") }
+        for g in Self.groups.prefix(3) where has(g.slots[0]) { given.insert(g.key) }
+        let named = try Self.fromHeader(names, file: file, taken: Set(columns.values), given: given)
+        for (slot, c) in named.columns where columns[slot] == nil { columns[slot] = c }
+        for key in ["t", "gyr", "acc", "mag"] where !given.contains(key) { units.take(key, from: named.units) }
+    }
+}
+
+extension SensorUnits {
+    /// Takes the unit of `key` (`t`, `gyr`, `acc`, `mag`) from `other`, with whether it was stated.
+    mutating func take(_ key: String, from other: SensorUnits) {
+        switch key {
+        case "t":
+            time = other.time
+            timeIsCount = other.timeIsCount
+        case "gyr": gyroscope = other.gyroscope
+        case "acc": accelerometer = other.accelerometer
+        default:
+            magnetometer = other.magnetometer
+            magnetometerArbitrary = other.magnetometerArbitrary
+        }
+        if other.explicit.contains(key) { explicit.insert(key) } else { explicit.remove(key) }
+    }
+}
+
 extension ColumnLayout.Slot {
     /// The slot's name in messages (the native column name).
     public var name: String {
-        ColumnLayout.nativeNames.first { $0.value == self }!.key
+        ColumnLayout.nativeNames.first { $0.value == self }?.key ?? "t_ns"
     }
 
     /// A description of the quantity.
     var label: String {
         switch self {
         case .time: return "the time"
+        case .timeNanoseconds: return "the time's nanoseconds"
         case .moving: return "the moving flag"
         default:
             let g = ColumnLayout.groups.first { $0.slots.contains(self) }!
@@ -262,13 +233,15 @@ public struct SensorUnits: Sendable, Equatable {
     public var magnetometerArbitrary = false
     /// Which were set explicitly (by `--units` or a header hint), by key.
     public var explicit: Set<String> = []
+    /// Which were found from the readings (``UnitEvidence``), by key.
+    public var evident: Set<String> = []
 
     /// Default units: SI.
     public init() {}
 
     /// The accepted unit names, by key, for help texts.
     public static let choices: [(key: String, units: [String])] = [
-        ("gyr", ["rad/s", "deg/s"]), ("acc", ["m/s2", "g", "mg"]), ("mag", ["uT", "gauss", "nT", "mT", "au"]),
+        ("gyr", ["rad/s", "deg/s"]), ("acc", ["m/s2", "g", "mg"]), ("mag", ["uT", "gauss", "nT", "mT", "T", "au"]),
         ("t", ["s", "ms", "us", "ns", "count"]),
     ]
 
@@ -285,50 +258,47 @@ public struct SensorUnits: Sendable, Equatable {
 
     static func normalise(_ unit: String) -> String {
         unit.lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "^", with: "")
+            .replacingOccurrences(of: "(", with: "").replacingOccurrences(of: ")", with: "")
             .replacingOccurrences(of: "²", with: "2").replacingOccurrences(of: "μ", with: "µ")
     }
 
-    /// Sets the unit of `key` (`t`, `gyr`, `acc`, `mag`). With `strictly` false, an unknown unit
-    /// (a hint in a header) is ignored.
+    /// Sets the unit of `key` (`t`, `gyr`, `acc`, `mag`). A unit may carry a scale factor for raw
+    /// counts, `0.0625deg/s` or `1/16 deg/s` (a BNO055 gyroscope's count). With `strictly` false,
+    /// an unknown unit (a hint in a header) is ignored.
     public mutating func set(_ key: String, _ unit: String, strictly: Bool) throws {
-        let u = Self.normalise(unit)
-        var ok = true
+        let parsed = Self.splitFactor(unit)
+        let factor = parsed?.factor ?? 1
+        let u = Self.normalise(parsed?.unit ?? unit)
+        var ok = parsed != nil
+        func scale(_ value: Double?) -> Double? {
+            guard let value else {
+                ok = false
+                return nil
+            }
+            // 100 µs is 100 / 10⁶ s, correctly rounded (100 × 10⁻⁶ is not).
+            let inverse = 1 / value
+            return inverse == inverse.rounded() ? factor / inverse : value * factor
+        }
         switch key.lowercased() {
         case "t", "time":
-            if ["count", "counter", "samples", "index"].contains(u) {
+            if ["count", "counter", "samples", "index"].contains(u) && factor == 1 {
                 timeIsCount = true
                 time = 1
-            } else if let s = Self.timeScale(u) {
+            } else if let s = scale(Self.timeScale(u)) {
                 time = s
                 timeIsCount = false
-            } else {
-                ok = false
             }
         case "gyr", "gyro", "gyroscope":
-            switch u {
-            case "rad/s", "rads-1", "rad/sec", "rps": gyroscope = 1
-            case "deg/s", "°/s", "dps", "degs-1", "deg/sec": gyroscope = .pi / 180
-            default: ok = false
-            }
+            if let s = scale(Self.gyroscopeScale(u)) { gyroscope = s }
         case "acc", "accel", "accelerometer":
-            switch u {
-            case "m/s2", "ms-2", "m/s/s", "mps2": accelerometer = 1
-            case "g": accelerometer = standardGravity
-            case "mg": accelerometer = standardGravity / 1000
-            default: ok = false
-            }
+            if let s = scale(Self.accelerometerScale(u)) { accelerometer = s }
         case "mag", "magnetometer":
-            magnetometerArbitrary = false
-            switch u {
-            case "ut", "µt", "microtesla": magnetometer = 1
-            case "gauss", "gs", "g": magnetometer = 100
-            case "mgauss", "mg": magnetometer = 0.1
-            case "nt", "nanotesla": magnetometer = 0.001
-            case "mt", "millitesla": magnetometer = 1000
-            case "au", "a.u.", "arbitrary", "normalised", "normalized", "1", "-":
+            if ["au", "a.u.", "arbitrary", "normalised", "normalized", "1", "-"].contains(u) {
                 magnetometer = 1
                 magnetometerArbitrary = true
-            default: ok = false
+            } else if let s = scale(Self.magnetometerScale(u)) {
+                magnetometer = s
+                magnetometerArbitrary = false
             }
         default:
             throw ColumnSpecError("--units: unknown key '\(key)'; use gyr, acc, mag or t")
@@ -340,8 +310,77 @@ public struct SensorUnits: Sendable, Equatable {
                 $0.key == String(key.lowercased().prefix(3)) || ($0.key == "t" && key.lowercased().hasPrefix("t"))
             }
             throw ColumnSpecError(
-                "--units \(key)=\(unit): unknown unit; use \(known?.units.joined(separator: ", ") ?? "a known unit")")
+                "--units \(key)=\(unit): unknown unit; use \(known?.units.joined(separator: ", ") ?? "a known unit"), optionally after a scale factor for raw counts (gyr=0.0625deg/s)"
+            )
         }
+    }
+
+    /// rad/s per unit of a gyroscope unit name, or nil.
+    static func gyroscopeScale(_ u: String) -> Double? {
+        switch u {
+        case "rad/s", "rads-1", "rad/sec", "rps": return 1
+        case "deg/s", "°/s", "dps", "degs-1", "deg/sec": return .pi / 180
+        default: return nil
+        }
+    }
+
+    /// m/s² per unit of an accelerometer unit name, or nil.
+    static func accelerometerScale(_ u: String) -> Double? {
+        switch u {
+        case "m/s2", "ms-2", "m/s/s", "mps2": return 1
+        case "g": return standardGravity
+        case "mg": return standardGravity / 1000
+        default: return nil
+        }
+    }
+
+    /// µT per unit of a magnetometer unit name, or nil.
+    static func magnetometerScale(_ u: String) -> Double? {
+        switch u {
+        case "ut", "µt", "microtesla": return 1
+        case "gauss", "gs", "g": return 100
+        case "mgauss", "mg": return 0.1
+        case "nt", "nanotesla": return 0.001
+        case "mt", "millitesla": return 1000
+        case "t", "tesla": return 1e6
+        default: return nil
+        }
+    }
+
+    /// A unit split into its leading scale factor and the unit: `0.0625deg/s` → (0.0625, `deg/s`),
+    /// `1/16 deg/s` → (0.0625, `deg/s`), `deg/s` → (1, `deg/s`); nil for a factor that is not a
+    /// finite positive number or a factor without a unit.
+    static func splitFactor(_ text: String) -> (factor: Double, unit: String)? {
+        let chars = Array(text.trimmingSpaces)
+        var i = 0
+        func number() -> Double? {
+            let start = i
+            while i < chars.count && (chars[i].isASCII && (chars[i].isNumber || chars[i] == ".")) { i += 1 }
+            guard i > start else { return nil }
+            // An exponent: `e-3`, `E6`.
+            if i + 1 < chars.count && (chars[i] == "e" || chars[i] == "E") {
+                var j = i + 1
+                if chars[j] == "-" || chars[j] == "+" { j += 1 }
+                if j < chars.count && chars[j].isASCII && chars[j].isNumber {
+                    i = j
+                    while i < chars.count && chars[i].isASCII && chars[i].isNumber { i += 1 }
+                }
+            }
+            return Double(String(chars[start..<i]))
+        }
+        guard let numerator = number() else { return (1, String(chars)) }
+        var factor = numerator
+        if i < chars.count && chars[i] == "/", chars.count > i + 1, chars[i + 1].isASCII, chars[i + 1].isNumber {
+            i += 1
+            guard let denominator = number() else { return nil }
+            factor /= denominator
+        }
+        while i < chars.count && (chars[i] == " " || chars[i] == "*" || chars[i] == "×") { i += 1 }
+        let unit = String(chars[i...])
+        // A bare number is a unit name only as the magnetometer's `1` (normalised).
+        if unit.isEmpty { return i == chars.count && String(chars) == "1" ? (1, "1") : nil }
+        guard factor.isFinite && factor > 0 else { return nil }
+        return (factor, unit)
     }
 
     /// Parses `--units gyr=deg/s,acc=g,mag=uT,t=ms` on top of the current units.

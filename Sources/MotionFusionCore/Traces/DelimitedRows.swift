@@ -51,6 +51,17 @@ public final class DelimitedRows {
 
     /// The column names (the first header row), or empty without a header.
     public var names: [String] { headerRows.first ?? [] }
+    /// The lines skipped before the header (metadata such as `// Update Rate: 100.0Hz`), as text.
+    public let preamble: [String]
+    /// Whether the second header row was found rather than given (`--header-rows`): a row of
+    /// names over the data under a first row of sensor headings, or a row of units.
+    public let detectedSecondHeaderRow: Bool
+
+    /// The names that say what each column holds: the first header row's, each joined with what
+    /// a second header row says of its column — a sensor heading over a group of bare axes
+    /// (`Accelerometer` over `X,Y,Z` gives `Accelerometer X`), or a unit (`Acc_X` over `m/s^2`
+    /// gives `Acc_X (m/s^2)`).
+    public var columnNames: [String] { Self.joinedNames(headerRows) }
     /// The input's name in messages.
     public var name: String { lines.name }
     /// 1-based line number of the current row.
@@ -64,22 +75,33 @@ public final class DelimitedRows {
     ///   - separator: the field separator, or nil to detect it (or take it from a `sep=` line).
     ///   - decimalComma: force (true) or forbid (false) a decimal comma, or nil to detect it.
     ///   - skipLines: lines skipped before the header (`--skip-lines`), or nil to detect a preamble.
+    ///   - detectSecondHeaderRow: with one header row, whether a line under it that gives units or
+    ///     completes sensor headings is read as a second (``detectedSecondHeaderRow``).
     public init(
         _ lines: ByteLineReader, headerRows headerCount: Int = 1, separator given: TextDialect.Separator? = nil,
-        decimalComma: Bool? = nil, skipLines: Int? = nil
+        decimalComma: Bool? = nil, skipLines: Int? = nil, detectSecondHeaderRow: Bool = false
     ) throws {
         self.lines = lines
         var separator = given
+        var skipped = [String]()
+        func skip() throws -> [UInt8]? {
+            guard let line = try lines.nextLine({ Array(UnsafeBufferPointer(start: $0, count: $1)) }) else {
+                return nil
+            }
+            if skipped.count < Preamble.maximumLines { skipped.append(String(decoding: line, as: UTF8.self)) }
+            return line
+        }
         if let skipLines {
             for k in 0..<skipLines {
-                guard let line = try lines.nextLine({ Array(UnsafeBufferPointer(start: $0, count: $1)) }) else { break }
+                guard let line = try skip() else { break }
                 if k == 0, separator == nil { separator = Preamble.separatorHint(line) }
             }
         } else {
             let found = try Preamble.find(lines, headerRows: headerCount, separator: separator)
-            for _ in 0..<found.lines { _ = try lines.nextLine { _, _ in () } }
+            for _ in 0..<found.lines { _ = try skip() }
             separator = separator ?? found.separator
         }
+        preamble = skipped
         preambleLines = lines.lineNumber
         var raw = [[UInt8]]()
         while raw.count < headerCount {
@@ -89,8 +111,23 @@ public final class DelimitedRows {
             if raw.isEmpty && line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             raw.append(raw.isEmpty ? Self.withoutBOM(line) : line)
         }
+        // A second header row nobody asked for: sensor headings over bare axes, or units under
+        // the names (only the row's shape decides; see ``Preamble/isSecondHeaderRow``).
+        var second = false
+        // The line after the names is looked at first: a row of numbers (data) ends the question
+        // without waiting for another line of a live stream.
+        if detectSecondHeaderRow, headerCount == 1, raw.count == 1, let next = try lines.peekLine(),
+            Preamble.mayBeSecondHeaderRow(next, under: raw[0], separator: separator),
+            let data = try Self.peekData(lines, after: 1),
+            Preamble.isSecondHeaderRow(next, under: raw[0], over: data, separator: separator)
+        {
+            raw.append(next)
+            _ = try lines.nextLine { _, _ in () }
+            second = true
+        }
+        detectedSecondHeaderRow = second
         headerLine = lines.lineNumber - raw.count + 1
-        guard raw.count == headerCount else {
+        guard raw.count >= headerCount else {
             throw TraceError(
                 .empty, SourceLocation(file: lines.name, line: max(1, lines.lineNumber), column: 0),
                 headerCount == 1
@@ -143,9 +180,10 @@ public final class DelimitedRows {
         line.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(line.dropFirst(3)) : line
     }
 
-    /// A copy of the first data line (neither blank nor a comment), consuming nothing.
-    static func peekData(_ lines: ByteLineReader) throws -> [UInt8]? {
-        var k = 0
+    /// A copy of the first data line (neither blank nor a comment) from `after` lines ahead,
+    /// consuming nothing.
+    static func peekData(_ lines: ByteLineReader, after: Int = 0) throws -> [UInt8]? {
+        var k = after
         while let line = try lines.peekLine(ahead: k) {
             if !Preamble.isBlank(line) && !Preamble.isComment(line) { return line }
             k += 1

@@ -10,8 +10,10 @@ public struct DelimitedReadOptions: Sendable {
     public var units: String?
     /// `--remap`: an axis remap applied to every sensor.
     public var remap: AxisRemap?
-    /// `--header-rows N`: lines before the data; the first names the columns. Default 1.
-    public var headerRows = 1
+    /// `--header-rows N`: lines before the data; the first names the columns. Nil (the default):
+    /// the first line names them, and the line under it is a second header row when it gives
+    /// units or completes sensor headings (see ``Preamble/isSecondHeaderRow``).
+    public var headerRows: Int?
     /// `--skip-lines N`: lines skipped before the header, or nil to detect a preamble (see
     /// ``Preamble``).
     public var skipLines: Int?
@@ -66,7 +68,16 @@ public final class DelimitedTraceReader: SampleReader {
     @exclusivity(unchecked) var reportedJunk = 0
     @exclusivity(unchecked) var commentsReported = false
     let hasGyroscope: Bool, hasAccelerometer: Bool, hasMagnetometer: Bool, hasTruth: Bool, hasMoving: Bool
+    /// Whether the time's nanoseconds are in a column of their own (`secs`, `nsecs`).
+    let hasNanoseconds: Bool
+    /// The span, s, after which the time column wraps to zero (Xsens's 32-bit SampleTimeFine), if
+    /// it does; the offset added for the wraps so far and the last time as read.
+    let timeWrap: Double?
+    @exclusivity(unchecked) var wrapOffset = 0.0
+    @exclusivity(unchecked) var lastReadTime = Double.nan
     let remaps: Bool
+    /// Whether every value is read as it is (``UnitEvidence``'s look at the first rows).
+    let probe: Bool
 
     /// Opens `path` (`-` for standard input) and reads its header.
     public convenience init(path: String, format: String = "native", options: DelimitedReadOptions = .init()) throws {
@@ -74,17 +85,29 @@ public final class DelimitedTraceReader: SampleReader {
     }
 
     /// Reads the header from `lines`. `known` gives the layout of a recording format's file from its
-    /// column names (importers); otherwise the layout comes from `--columns` or the header.
-    public init(
+    /// column names (importers); otherwise the layout comes from `--columns` and the header.
+    public convenience init(
         lines: ByteLineReader, format: String, options: DelimitedReadOptions,
         known: ((_ names: [String]) throws -> ColumnLayout)? = nil
     ) throws {
+        try self.init(lines: lines, format: format, options: options, known: known, evident: [], probe: false)
+    }
+
+    /// The same, with units the readings proved (``UnitEvidence``) applied under `--units`; a
+    /// `probe` reads every value as it is, with no range limits (for ``UnitEvidence``).
+    init(
+        lines: ByteLineReader, format: String, options: DelimitedReadOptions,
+        known: ((_ names: [String]) throws -> ColumnLayout)?, evident: [UnitEvidence.Unit], probe: Bool
+    ) throws {
         let rows = try DelimitedRows(
-            lines, headerRows: options.headerRows, separator: options.separator, skipLines: options.skipLines)
-        rows.junkAllowed = !options.strict
+            lines, headerRows: options.headerRows ?? 1, separator: options.separator, skipLines: options.skipLines,
+            detectSecondHeaderRow: options.headerRows == nil)
+        rows.junkAllowed = !options.strict || probe
         self.rows = rows
+        self.probe = probe
         let file = lines.name
         let headerLocation = SourceLocation(file: file, line: rows.headerLine, column: 0)
+        let names = rows.columnNames
         var layout: ColumnLayout
         // Whether a failure comes from the caller's --columns or --units rather than from the file.
         var fromOptions = false
@@ -94,12 +117,12 @@ public final class DelimitedTraceReader: SampleReader {
             } else if let spec = options.columns {
                 layout = ColumnLayout()
                 fromOptions = true
-                try layout.setColumns(spec, names: rows.names, columnCount: rows.columnCount)
+                try layout.setColumns(spec, names: rows.names, columnCount: rows.columnCount, otherNames: names)
                 fromOptions = false
-                if !rows.names.isEmpty {
+                if !names.isEmpty {
                     // Unit hints of the named columns still apply unless --units overrides them.
-                    for (slot, c) in layout.columns where c < rows.names.count {
-                        guard let hint = ColumnLayout.unitHint(rows.names[c]) else { continue }
+                    for (slot, c) in layout.columns where c < names.count {
+                        guard let hint = ColumnLayout.unitHint(names[c]) else { continue }
                         switch slot {
                         case .time: try layout.units.set("t", hint, strictly: false)
                         case .gyroscopeX: try layout.units.set("gyr", hint, strictly: false)
@@ -108,6 +131,8 @@ public final class DelimitedTraceReader: SampleReader {
                         default: break
                         }
                     }
+                    // What --columns leaves is read from the names, as without it.
+                    try layout.fill(fromNames: names, file: file)
                 }
             } else {
                 guard !rows.names.isEmpty else {
@@ -115,7 +140,13 @@ public final class DelimitedTraceReader: SampleReader {
                     throw ColumnSpecError(
                         "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
                 }
-                layout = try ColumnLayout.fromHeader(rows.names, file: file)
+                layout = try ColumnLayout.fromHeader(names, file: file)
+            }
+            for unit in evident where !layout.units.explicit.contains(unit.key) {
+                try layout.units.set(unit.key, unit.unit, strictly: true)
+                // Found in the readings, not stated: --units may still say otherwise.
+                layout.units.explicit.remove(unit.key)
+                layout.units.evident.insert(unit.key)
             }
             if let spec = options.units, known == nil {
                 fromOptions = true
@@ -127,16 +158,55 @@ public final class DelimitedTraceReader: SampleReader {
                 e.description)
         }
         if let r = options.remap { layout.remap = r }
+        hasGyroscope = layout.has(.gyroscopeX)
+        hasAccelerometer = layout.has(.accelerometerX)
+        hasMagnetometer = layout.has(.magnetometerX)
+        guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && layout.columns[.truthW] != nil)
+        else {
+            // With --columns the call named no sensor (a usage error); otherwise the header did not.
+            let proposal = ColumnLayout.proposal(names: names, rows: Self.firstRows(rows)).map {
+                "; the columns may be \($0) (a guess from the names and the first rows: check it)"
+            }
+            throw TraceError(
+                options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
+                "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))\(proposal ?? "")"
+            )
+        }
+        // The clock: the time column; or, without one (or with one left empty, as MT Manager
+        // exports without a time stamp), the rows at the rate given or stated before the header.
+        var notes = [String]()
+        let timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
+        let emptyTime = layout.columns[.time].map { Self.isEmptyInFirstRows($0, rows) } ?? false
+        if emptyTime, options.columns == nil, !layout.units.timeIsCount {
+            layout.columns[.time] = nil
+            layout.columns[.timeNanoseconds] = nil
+        }
         if layout.columns[.time] == nil {
-            guard let rate = options.sampleRate else {
+            let stated = Preamble.statedRate(rows.preamble)
+            guard let rate = options.sampleRate ?? stated?.rate else {
+                var described = layout.describe(names)
+                if let counter = names.indices.first(where: { ColumnLayout.looksLikeCounter(names, $0) }) {
+                    described += "; '\(names[counter].escapedForMessage)' counts samples or packets, it is no clock"
+                }
                 throw TraceError(
                     options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
                     options.columns != nil
                         ? "--columns names no time column (t=…); for rows at a known rate without one, give it: --sample-rate HZ"
-                        : "no time column found; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ",")). Name it 't' (native format), choose columns with --columns t=1,gyr=2,acc=5,mag=8, or, for rows at a known rate without a time column, give it: --sample-rate HZ"
+                        : emptyTime
+                            ? "the time column '\(timeName?.escapedForMessage ?? "")' is empty in the first rows: for rows at a known rate give it, --sample-rate HZ"
+                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); for rows at a known rate give it: --sample-rate HZ, or choose the time column with --columns t=NAME (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
                 )
             }
             clock = .rows(rate: rate)
+            if emptyTime {
+                notes.append(
+                    "the time column '\(timeName?.escapedForMessage ?? "")' is empty: rows timed at \(rate) Hz\(options.sampleRate == nil ? " (stated before the header: '\(stated!.line.escapedForMessage)')" : "")"
+                )
+            } else if options.sampleRate == nil {
+                notes.append(
+                    "no time column: rows timed at \(rate) Hz, as stated before the header: '\(stated!.line.escapedForMessage)'"
+                )
+            }
         } else if layout.units.timeIsCount {
             guard let rate = options.sampleRate else {
                 throw TraceError(
@@ -147,23 +217,20 @@ public final class DelimitedTraceReader: SampleReader {
         } else if options.sampleRate != nil {
             throw TraceError(
                 .columnSpecification, headerLocation,
-                "--sample-rate times rows without a time column, or a counter (--units t=count); this file's time column \(rows.names.isEmpty ? "" : "'\(rows.names[layout.columns[.time]!].escapedForMessage)' ")gives the times"
+                "--sample-rate times rows without a time column, or a counter (--units t=count); this file's time column \(timeName.map { "'\($0.escapedForMessage)' " } ?? "")gives the times"
             )
         } else {
             clock = .column
         }
-        hasGyroscope = layout.has(.gyroscopeX)
-        hasAccelerometer = layout.has(.accelerometerX)
-        hasMagnetometer = layout.has(.magnetometerX)
+        // Xsens's SampleTimeFine is a 32-bit count that wraps (after 71.6 min in µs).
+        if case .column = clock, let timeName, ColumnLayout.key(timeName) == "sampletimefine" {
+            timeWrap = 4_294_967_296 * layout.units.time
+        } else {
+            timeWrap = nil
+        }
+        hasNanoseconds = layout.columns[.timeNanoseconds] != nil
         hasTruth = layout.columns[.truthW] != nil
         hasMoving = layout.columns[.moving] != nil
-        guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && hasTruth) else {
-            // With --columns the call named no sensor (a usage error); otherwise the header did not.
-            throw TraceError(
-                options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
-                "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(rows.names.map { $0.escapedForMessage }.joined(separator: ","))"
-            )
-        }
         self.layout = layout
         remaps = layout.remap != .identity
         rows.select(layout.slotsByColumn(count: rows.columnCount))
@@ -183,6 +250,7 @@ public final class DelimitedTraceReader: SampleReader {
         if hasMagnetometer { sensors.insert(.magnetometer) }
         var d = TraceDescription(format: format, source: file, sensors: sensors, hasTruth: hasTruth)
         d.magnetometerArbitrary = layout.units.magnetometerArbitrary
+        d.units = layout.units
         description = d
         values = .allocate(capacity: ColumnLayout.slotCount)
         values.initialize(repeating: .nan, count: ColumnLayout.slotCount)
@@ -196,11 +264,49 @@ public final class DelimitedTraceReader: SampleReader {
                     ? "skipped \(lines) before the header (comments, metadata or a sep= line); if the header is another line, pass --skip-lines N"
                     : "skipped \(lines) before the header (--skip-lines)", note: true)
         }
+        if rows.detectedSecondHeaderRow {
+            warn(
+                headerLocation,
+                "read lines \(rows.headerLine) and \(rows.headerLine + 1) as the header (the second names or gives the unit of each column); if line \(rows.headerLine + 1) is data, pass --header-rows 1",
+                note: true)
+        }
+        for n in notes { warn(headerLocation, n, note: true) }
         if !unknown.isEmpty && format == "native" {
             warn(
                 headerLocation,
                 "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
         }
+    }
+
+    /// The first data rows' fields (for a proposal in a message), consuming nothing.
+    static func firstRows(_ rows: DelimitedRows) -> [[String]] {
+        let split = FieldSplitter(dialect: rows.dialect)
+        var out = [[String]]()
+        var k = 0
+        while out.count < TraceFormat.proposalRows, k < Preamble.maximumLines + TraceFormat.proposalRows,
+            let line = try? rows.lines.peekLine(ahead: k)
+        {
+            if !Preamble.isBlank(line) && !Preamble.isComment(line) { out.append(split.texts(line)) }
+            k += 1
+        }
+        return out
+    }
+
+    /// Whether column `c` is empty in the first data rows (up to ``TraceFormat/proposalRows`` of
+    /// a file; the first of a live stream, which is not waited on), consuming nothing.
+    static func isEmptyInFirstRows(_ c: Int, _ rows: DelimitedRows) -> Bool {
+        let split = FieldSplitter(dialect: rows.dialect)
+        let wanted = rows.lines.size == nil ? 1 : TraceFormat.proposalRows
+        var seen = 0
+        var k = 0
+        while seen < wanted, k < Preamble.maximumLines + wanted, let line = try? rows.lines.peekLine(ahead: k) {
+            k += 1
+            if Preamble.isBlank(line) || Preamble.isComment(line) { continue }
+            let fields = split.texts(line)
+            guard c < fields.count, fields[c].trimmingSpaces.isEmpty else { return false }
+            seen += 1
+        }
+        return seen > 0
     }
 
     deinit { values.deallocate() }
@@ -255,6 +361,12 @@ public final class DelimitedTraceReader: SampleReader {
         switch clock {
         case .column:
             t = values[ColumnLayout.Slot.time.rawValue] * timeScale
+            if let wrap = timeWrap, t.isFinite {
+                if lastReadTime.isFinite && t < lastReadTime - wrap / 2 { wrapOffset += wrap }
+                lastReadTime = t
+                t += wrapOffset
+            }
+            if hasNanoseconds { t += values[ColumnLayout.Slot.timeNanoseconds.rawValue] * 1e-9 }
         case .rows(let rate):
             t = Double(rowIndex) / rate
             rowIndex += 1
@@ -284,18 +396,23 @@ public final class DelimitedTraceReader: SampleReader {
         if hasGyroscope {
             sample.gyroscope = try vector(
                 .gyroscopeX, units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
-                hint: "deg/s read as rad/s? pass --units gyr=deg/s")
+                hint: units.explicit.contains("gyr")
+                    ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
+                    : "deg/s read as rad/s? pass --units gyr=deg/s")
         }
         if hasAccelerometer {
             sample.accelerometer = try vector(
                 .accelerometerX, units.accelerometer, ValueFaults.accelerometerLimit, "accelerometer",
-                hint: "milli-g read as m/s²? pass --units acc=mg")
+                hint: units.explicit.contains("acc")
+                    ? "raw counts? give their scale, e.g. --units acc=0.001g for 1 mg per count"
+                    : "milli-g read as m/s²? pass --units acc=mg")
         }
         if hasMagnetometer {
             // The range applies in the file's units: the limit is scaled back.
             sample.magnetometer = try vector(
                 .magnetometerX, units.magnetometer, ValueFaults.magnetometerLimit * units.magnetometer, "magnetometer",
-                hint: "nT read as µT? pass --units mag=nT")
+                hint: units.explicit.contains("mag")
+                    ? "raw counts? give their scale, e.g. --units mag=0.0625uT" : "nT read as µT? pass --units mag=nT")
         }
         if hasTruth {
             let w = ColumnLayout.Slot.truthW.rawValue
@@ -320,7 +437,8 @@ public final class DelimitedTraceReader: SampleReader {
         let b = first.rawValue
         guard
             let v = try faults.screen(
-                values[b] * scale, values[b + 1] * scale, values[b + 2] * scale, limit: limit, sensor: sensor,
+                values[b] * scale, values[b + 1] * scale, values[b + 2] * scale, limit: probe ? .infinity : limit,
+                sensor: sensor,
                 hint: hint,
                 location: { self.location(ColumnLayout.Slot(rawValue: b + $0)!) })
         else { return nil }

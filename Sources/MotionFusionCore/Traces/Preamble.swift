@@ -139,14 +139,156 @@ extension Preamble {
         try headerLine(lines, options: options)?.bytes
     }
 
+    /// The header line, its line number (from 1) and up to `following` of the lines after it that
+    /// are neither blank nor comments (a second header row, the first data rows), consuming
+    /// nothing; nil for an empty input.
+    /// With `untilData`, no more lines are waited for once one is a row of numbers (a live
+    /// stream's next row may be a while coming).
+    static func headerAndRows(
+        _ lines: ByteLineReader, options: DelimitedReadOptions, following: Int, untilData: Bool = false
+    ) throws -> (bytes: [UInt8], line: Int, following: [[UInt8]])? {
+        guard let header = try headerLine(lines, options: options) else { return nil }
+        let dialect = TextDialect.detect(header: header.bytes, data: nil, separator: options.separator)
+        var rows = [[UInt8]]()
+        // The line after the header, as an index of lines not yet consumed.
+        var k = header.line - lines.lineNumber
+        var scanned = 0
+        while rows.count < following, scanned < maximumLines + following, let line = try lines.peekLine(ahead: k) {
+            if !isBlank(line) && !isComment(line) {
+                rows.append(line)
+                if untilData {
+                    let shape = Shape(line, dialect)
+                    if shape.numbers > shape.texts { break }
+                }
+            }
+            k += 1
+            scanned += 1
+        }
+        return (header.bytes, header.line, rows)
+    }
+
     /// The same with the header's line number (from 1) in the input.
     public static func headerLine(_ lines: ByteLineReader, options: DelimitedReadOptions) throws -> (
         bytes: [UInt8], line: Int
     )? {
-        var k = try options.skipLines ?? find(lines, headerRows: options.headerRows, separator: options.separator).lines
+        var k =
+            try options.skipLines
+            ?? find(lines, headerRows: options.headerRows ?? 1, separator: options.separator).lines
         while let line = try lines.peekLine(ahead: k) {
             if !isBlank(line) { return (k == 0 ? DelimitedRows.withoutBOM(line) : line, lines.lineNumber + k + 1) }
             k += 1
+        }
+        return nil
+    }
+}
+
+extension Preamble {
+    /// Whether `line`, right under the header `header` and over the data line `data`, is a second
+    /// header row: as many fields as the header, mostly not numbers, and either units (`s`,
+    /// `m/s^2`, `[deg/s]`) or names completing a header of sensor headings — one with empty or
+    /// repeated fields, as in `Accelerometer,,,Gyroscope,,` over `X,Y,Z,X,Y,Z`.
+    static func isSecondHeaderRow(
+        _ line: [UInt8], under header: [UInt8], over data: [UInt8], separator: TextDialect.Separator?
+    ) -> Bool {
+        guard !isBlank(line) && !isComment(line) else { return false }
+        let dialect = TextDialect.detect(header: header, data: data, separator: separator)
+        let h = Shape(header, dialect)
+        let l = Shape(line, dialect)
+        let d = Shape(data, dialect)
+        guard h.count >= 2, l.count == h.count, h.matches(d), l.texts > l.numbers, d.numbers > d.texts else {
+            return false
+        }
+        let split = FieldSplitter(dialect: dialect)
+        let names = split.texts(header)
+        let headings = names.contains("") || Set(names).count < names.count
+        return isUnitsRow(split.texts(line)) || headings
+    }
+
+    /// Whether a header row gives units: at least half its fields that are not empty are units
+    /// (``isUnitText``); the others are units this reader does not know (`local_flux*`).
+    static func isUnitsRow(_ fields: [String]) -> Bool {
+        let given = fields.filter { !$0.isEmpty }
+        return !given.isEmpty && given.filter(isUnitText).count * 2 >= given.count
+    }
+
+    /// Whether `line`, right under the header, may be a second header row: as many fields, mostly
+    /// not numbers (judged without the data line, which a live stream may not have sent yet).
+    static func mayBeSecondHeaderRow(_ line: [UInt8], under header: [UInt8], separator: TextDialect.Separator?)
+        -> Bool
+    {
+        guard !isBlank(line) && !isComment(line) else { return false }
+        let dialect = TextDialect.detect(header: header, data: nil, separator: separator)
+        let l = Shape(line, dialect)
+        return l.count == Shape(header, dialect).count && l.texts > l.numbers
+    }
+
+    /// Whether a header field is a unit (`s`, `m/s^2`, `deg/s`, `[µT]`, `-`) rather than a name.
+    static func isUnitText(_ field: String) -> Bool {
+        var text = field.trimmingSpaces
+        if let first = text.first, let last = text.last, (first == "(" && last == ")") || (first == "[" && last == "]")
+        {
+            text = String(text.dropFirst().dropLast())
+        }
+        if text == "-" || text.isEmpty { return true }
+        for key in ["t", "gyr", "acc", "mag"] {
+            var units = SensorUnits()
+            if (try? units.set(key, text, strictly: true)) != nil && !(key == "mag" && text == "1") { return true }
+        }
+        return false
+    }
+}
+
+extension DelimitedRows {
+    /// The column names of header rows: the first row's, each joined with what the second row
+    /// says of its column (see ``columnNames``).
+    static func joinedNames(_ rows: [[String]]) -> [String] {
+        guard rows.count >= 2 else { return rows.first ?? [] }
+        let first = rows[0]
+        let second = rows[1]
+        let units = Preamble.isUnitsRow(second)
+        var heading = ""
+        var out = [String]()
+        for (c, name) in first.enumerated() {
+            if !name.isEmpty { heading = name }
+            let below = c < second.count ? second[c] : ""
+            if below.isEmpty {
+                out.append(name)
+            } else if units || Preamble.isUnitText(below) {
+                let unit =
+                    below.hasPrefix("(") || below.hasPrefix("[") ? String(below.dropFirst().dropLast()) : below
+                let base = name.isEmpty ? heading : name
+                out.append(ColumnLayout.unitHint(base) == nil && unit != "-" ? "\(base) (\(unit))" : base)
+            } else {
+                let base = name.isEmpty ? heading : name
+                out.append(base.isEmpty ? below : "\(base) \(below)")
+            }
+        }
+        return out
+    }
+}
+
+extension Preamble {
+    /// The sample rate a line before the header states (`// Update Rate: 100.0Hz`, `Sample rate:
+    /// 60Hz`, `Sampling frequency,200 Hz`): the first line naming a rate or frequency with a number
+    /// in Hz, and that line.
+    static func statedRate(_ preamble: [String]) -> (rate: Double, line: String)? {
+        for line in preamble {
+            let lower = line.lowercased()
+            guard lower.contains("rate") || lower.contains("frequency"),
+                let hz = lower.range(of: "hz")
+            else { continue }
+            // The number right before `Hz`.
+            var end = hz.lowerBound
+            while end > lower.startIndex && lower[lower.index(before: end)] == " " { end = lower.index(before: end) }
+            var start = end
+            while start > lower.startIndex {
+                let c = lower[lower.index(before: start)]
+                guard c.isASCII && (c.isNumber || c == ".") else { break }
+                start = lower.index(before: start)
+            }
+            if let rate = Double(lower[start..<end]), rate > 0, rate.isFinite {
+                return (rate, line.trimmingSpaces)
+            }
         }
         return nil
     }

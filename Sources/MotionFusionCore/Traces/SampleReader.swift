@@ -39,6 +39,9 @@ public struct TraceDescription: Sendable {
     public var hasTruth: Bool
     /// Whether the magnetometer is in arbitrary units.
     public var magnetometerArbitrary = false
+    /// The units of a delimited file, with those the header or `--units` stated and those the
+    /// readings proved (nil for a recording format's importer, whose units are fixed).
+    public var units: SensorUnits?
 
     /// Creates a description.
     public init(format: String, source: String, sensors: Set<SensorKind>, hasTruth: Bool) {

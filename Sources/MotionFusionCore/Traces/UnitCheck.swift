@@ -151,9 +151,15 @@ public enum UnitCheck {
 
     /// Warnings about implausible units in `samples` (typically a recording's first seconds), each
     /// naming the flag that fixes it. `magnetometerArbitrary` silences the magnetometer check.
+    /// `units` are the file's (those the header or `--units` stated, in ``SensorUnits/explicit``):
+    /// a flag already given is not proposed again. `gyroscopeCounts` is the scale, °/s per unit
+    /// of the file, that makes a gyroscope read neither in rad/s nor in °/s predict how the
+    /// accelerometer turned (``UnitEvidence/Findings/gyroscopeCounts``): it is proposed instead.
     public static func check(
-        _ samples: [SensorSample], source: String, magnetometerArbitrary: Bool = false
+        _ samples: [SensorSample], source: String, magnetometerArbitrary: Bool = false, units: SensorUnits? = nil,
+        gyroscopeCounts: Double? = nil
     ) -> [TraceWarning] {
+        let stated = units?.explicit ?? []
         var warnings = [TraceWarning]()
         let here = SourceLocation(file: source, line: 0, column: 0)
         let norms = restNorms(samples)
@@ -165,8 +171,15 @@ public enum UnitCheck {
             if let g = s.gyroscope { maxGyro = max(maxGyro, g.norm) }
             if let m = s.magnetometer { allMag.append(m.norm) }
         }
+        let given = "in the unit stated (by the header or --units)"
         if let a = norms.accelerometer ?? median(allAcc) {
-            if a > 0.5 && a < 1.5 {
+            if stated.contains("acc") && a >= 0.5 && (a < 7 || a > 13) {
+                warnings.append(
+                    TraceWarning(
+                        here,
+                        "accelerometer norm at rest is \(fmt(a)) m/s² \(given); expected about 9.81: check that unit, or give the scale of raw counts, e.g. --units acc=0.001g for 1 mg per count"
+                    ))
+            } else if a > 0.5 && a < 1.5 {
                 warnings.append(
                     TraceWarning(
                         here, "accelerometer norm at rest is \(fmt(a)) m/s², which looks like g: pass --units acc=g"))
@@ -193,7 +206,13 @@ public enum UnitCheck {
         }
         let longestStep = FilterRunnerSettings().maximumGap
         if let step = median(steps) {
-            if step > longestStep {
+            if step > longestStep && stated.contains("t") {
+                warnings.append(
+                    TraceWarning(
+                        here,
+                        "the median time step is \(fmt(step)) s \(given), longer than the \(fmt(longestStep)) s the filters integrate across, so every sample starts over: check the time column and its unit (--columns t=…, --units t=…)"
+                    ))
+            } else if step > longestStep {
                 warnings.append(
                     TraceWarning(
                         here,
@@ -207,7 +226,27 @@ public enum UnitCheck {
                     ))
             }
         }
-        if maxGyro > degreesPerSecondPeak {
+        let counts = gyroscopeCounts.map { scale -> String in
+            let fitted = String(format: "%.3g", scale)
+            guard let common = UnitEvidence.commonCountScale(near: scale) else {
+                return
+                    "neither rad/s nor °/s predicts how the accelerometer turned between still moments, \(fitted) °/s per unit does: raw counts? pass --units gyr=\(fitted)deg/s"
+            }
+            return
+                "neither rad/s nor °/s predicts how the accelerometer turned between still moments, \(fitted) °/s per unit does, near a common count of \(common.label): raw counts? pass --units gyr=\(common.text)deg/s"
+        }
+        if let counts {
+            warnings.append(
+                TraceWarning(
+                    here, "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s) as read; \(counts)"
+                ))
+        } else if maxGyro > degreesPerSecondPeak && stated.contains("gyr") {
+            warnings.append(
+                TraceWarning(
+                    here,
+                    "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s) \(given), beyond any gyroscope's range: raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count (a BNO055)"
+                ))
+        } else if maxGyro > degreesPerSecondPeak {
             warnings.append(
                 TraceWarning(
                     here,
@@ -218,7 +257,16 @@ public enum UnitCheck {
             warnings.append(TraceWarning(here, gyroscopeOffsetMessage(offset.offset, samples: offset.samples)))
         }
         if !magnetometerArbitrary, let m = median(allMag) {
-            if m > 0.1 && m < 0.9 {
+            if stated.contains("mag") && (m < 10 || m > 200) {
+                warnings.append(
+                    TraceWarning(
+                        here,
+                        "magnetometer norm is \(m < 0.01 ? "\(m)" : fmt(m)) µT \(given); Earth's field is 22–67 µT. The filters use the field's direction and learn its strength, so this is harmless unless the unit is wrong: raw counts? give their scale, e.g. --units mag=0.0625uT"
+                    ))
+            } else if m >= 1e-5 && m <= 1e-4 {
+                warnings.append(
+                    TraceWarning(here, "magnetometer norm is \(m) µT, which looks like tesla: pass --units mag=T"))
+            } else if m > 0.1 && m < 0.9 {
                 warnings.append(
                     TraceWarning(
                         here, "magnetometer norm is \(fmt(m)) µT, which looks like gauss: pass --units mag=gauss"))
@@ -261,11 +309,20 @@ public final class UnitCheckingReader: SampleReader {
     @exclusivity(unchecked) var checked = false
     @exclusivity(unchecked) var unitWarnings: [TraceWarning] = []
 
+    /// Notes that come first (the units found from the readings, ``UnitEvidence``).
+    let notes: [TraceWarning]
+    /// The raw counts' scale the first readings show, °/s per unit (``UnitEvidence``).
+    let gyroscopeCounts: Double?
+
     /// Wraps a reader; a live stream (standard input, a pipe) is checked over a shorter window,
-    /// without reading ahead.
-    public init(_ base: SampleReader, live: Bool = false) {
+    /// without reading ahead. `findings` (a file's first readings, ``UnitEvidence``) give the
+    /// notes that come before the unit warnings, and a raw count's scale to propose.
+    public init(_ base: SampleReader, live: Bool = false, findings: UnitEvidence.Findings? = nil) {
         self.base = base
         self.live = live
+        self.notes =
+            findings.flatMap { UnitEvidence.note($0.units, source: base.description.source) }.map { [$0] } ?? []
+        gyroscopeCounts = findings?.gyroscopeCounts
         lookahead = live ? 200 : 5_000
         lookaheadTime = live ? 2 : 10
     }
@@ -280,14 +337,15 @@ public final class UnitCheckingReader: SampleReader {
     /// samples are in).
     public var warnings: [TraceWarning] {
         if !live { primeIfNeeded() }
-        return base.warnings + unitWarnings
+        return notes + base.warnings + unitWarnings
     }
 
     /// The samples checked so far are all there will be: check them.
     func check() {
         checked = true
         unitWarnings = UnitCheck.check(
-            buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary)
+            buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary,
+            units: description.units, gyroscopeCounts: gyroscopeCounts)
         if live { buffer = [] }
     }
 

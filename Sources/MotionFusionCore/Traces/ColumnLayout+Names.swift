@@ -1,0 +1,383 @@
+/// Reading a layout from the names in a header: what each name says a column holds, how sure the
+/// name is, and the choice among names that claim the same quantity.
+extension ColumnLayout {
+    /// What one column's name says it holds.
+    struct NameMatch: Equatable {
+        /// What the column holds.
+        enum Quantity: Equatable {
+            /// The time (seconds, or the unit the name gives).
+            case time
+            /// The nanoseconds of a time in two columns, with the key the seconds column shares.
+            case nanoseconds(prefix: String)
+            /// Axis 0…2 of sensor group 0…2 (``ColumnLayout/groups``).
+            case axis(group: Int, axis: Int)
+        }
+
+        var quantity: Quantity
+        /// How sure the name is, lower being surer: 0 a native name; 1 a common name (`Gyroscope X`,
+        /// `accel_x`, `gx`, a sensor's own clock, a ROS header stamp); 2 a name read word by word
+        /// (`field.angular_velocity.x`), a bare axis under a sensor's unit, `p,q,r`, `f_x`, or a
+        /// generic clock (`time`, `timestamp`, `GPST`); 3 a second choice (uncompensated or
+        /// uncalibrated values, linear acceleration, a time of receipt such as `%time`, elapsed
+        /// seconds, a clock read word by word). Only the surest source of each quantity is used.
+        var rank: Int
+        /// The unit the name states (`(deg/s)`, `_ms`) or implies (`%time` is in ns), if any.
+        var unit: String?
+        /// What the three axes of one sensor's columns share: the name without its axis.
+        var source: String = ""
+    }
+
+    /// Word stems (lower case, without separators) that name each sensor in common headers; a
+    /// column whose name is a stem followed by `x`, `y` or `z` is that axis.
+    static let stems: [(group: Int, stems: Set<String>)] = [
+        (
+            0,
+            [
+                "gyr", "gyro", "gyros", "gyroscope", "omega", "w", "g", "wrss", "angularvelocity", "angularrate",
+                "rotationrate", "rate", "angvel",
+            ]
+        ),
+        (1, ["acc", "accel", "accl", "accelerometer", "acceleration", "a", "arss", "specificforce"]),
+        (2, ["mag", "magn", "magnetometer", "magneticfield", "field", "m", "b"]),
+    ]
+
+    /// Stems that name a sensor less surely (rank 2): `f_x` is a specific force in navigation
+    /// texts, but may be another force beside an accelerometer.
+    static let weakStems: [String: Int] = ["f": 1]
+
+    /// Words that name each sensor when a name is read word by word (`UnCompGyroX`,
+    /// `imu.angular_velocity.x`); `angular` needs `velocity` or `rate`, `rotation` needs `rate`.
+    static let sensorWords: [Set<String>] = [
+        ["gyr", "gyro", "gyros", "gyroscope", "gyrometer", "omega", "angvel", "angularvelocity", "angularrate"],
+        ["acc", "accel", "accl", "accelerometer", "acceleration", "accelerations", "specificforce"],
+        ["mag", "magn", "magnetometer", "magnetic", "magneticfield", "compass"],
+    ]
+    /// Words that rule a column out as raw sensor axes: derived quantities and statistics.
+    static let excludedWords: Set<String> = [
+        "free", "gravity", "grav", "earth", "euler", "quat", "quaternion", "orientation", "bias", "cov",
+        "covariance", "std", "stddev", "var", "variance", "delta", "noise", "angle", "angles", "position", "pos",
+        "offset",
+    ]
+    /// Words that make a source a second choice.
+    static let secondaryWords: Set<String> = ["uncomp", "uncompensated", "uncalibrated", "uncal", "raw", "linear"]
+    /// Unit words a name may end with after its axis (`gyro_x_dps`, `acc_x_mg`).
+    static let unitWords: [String: String] = [
+        "dps": "deg/s", "degs": "deg/s", "rads": "rad/s", "g": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
+        "ut": "uT", "nt": "nT", "gauss": "gauss",
+    ]
+
+    /// Names of a time column (lower case, without separators and unit hints), with their rank and
+    /// unit (nil: seconds unless the evidence says otherwise).
+    static let timeNames: [String: (rank: Int, unit: String?)] = {
+        var names: [String: (rank: Int, unit: String?)] = [:]
+        for n in ["t", "time", "timestamp", "times", "timestamps", "seconds", "sec", "secs", "epoch", "unixtime"] {
+            names[n] = (2, nil)
+        }
+        // A time with its unit as a suffix: `time_ms`, `timestamp_us`, `t_s`.
+        let units = [
+            "s": "s", "sec": "s", "ms": "ms", "msec": "ms", "us": "us", "usec": "us", "ns": "ns", "nsec": "ns",
+        ]
+        for p in ["t", "time", "timestamp"] { for (u, unit) in units { names[p + u] = (2, unit) } }
+        for p in ["elapsed", "elapsedtime", "timeelapsed", "secondselapsed", "elapsedseconds"] {
+            names[p] = (3, nil)
+            for (u, unit) in units { names[p + u] = (3, unit) }
+        }
+        // Arduino's clocks since power-up.
+        names["millis"] = (2, "ms")
+        names["micros"] = (2, "us")
+        // GNSS/INS logs: GPS time (of week).
+        for n in ["gpst", "gpstime", "gpstow", "gpssow", "sow", "tow", "gpsseconds"] { names[n] = (2, "s") }
+        // A sensor's own clock: VectorNav's TimeStartup (ns), Xsens's SampleTimeFine (µs on a
+        // DOT; an MTi's 10 kHz ticks are told from the steps, see ``UnitEvidence``).
+        names["timestartup"] = (1, "ns")
+        names["timegps"] = (2, "ns")
+        names["sampletimefine"] = (1, "us")
+        // ROS: the message's header stamp (ns as `rostopic echo -p` writes it, or seconds and
+        // nanoseconds in two columns), over the time the message was recorded.
+        names["rosbagtimestamp"] = (3, "ns")
+        return names
+    }()
+
+    /// Nanosecond names that complete a seconds column with the same prefix (`secs` and `nsecs`,
+    /// `header.stamp.sec` and `header.stamp.nanosec`).
+    static let nanosecondSuffixes = ["nanoseconds", "nanosecs", "nanosec", "nsecs", "nsec"]
+    static let secondSuffixes = ["seconds", "secs", "sec"]
+
+    /// The words of a name, lower case: split at separators and at case changes
+    /// (`UnCompGyroX` → `un`,`comp`,`gyro`,`x`… with `uncomp` rejoined), unit hint removed.
+    static func words(_ name: String) -> [String] {
+        var text = Substring(name)
+        if let cut = text.firstIndex(where: { $0 == "(" || $0 == "[" }) { text = text[..<cut] }
+        var out = [String]()
+        var current = ""
+        var previous: Character?
+        let chars = Array(text)
+        for (i, c) in chars.enumerated() {
+            guard c.isLetter || c.isNumber else {
+                if !current.isEmpty { out.append(current) }
+                current = ""
+                previous = nil
+                continue
+            }
+            if let p = previous, !current.isEmpty {
+                let lowerToUpper = p.isLowercase && c.isUppercase
+                // `IMUData` → `IMU`, `Data`: an upper-case run ends before an upper case letter
+                // that starts a lower-case word.
+                let acronymEnd =
+                    p.isUppercase && c.isUppercase && i + 1 < chars.count && chars[i + 1].isLowercase
+                if lowerToUpper || acronymEnd {
+                    out.append(current)
+                    current = ""
+                }
+            }
+            current.append(c)
+            previous = c
+        }
+        if !current.isEmpty { out.append(current) }
+        var words = out.map { $0.lowercased() }
+        // Prefixes split from their word by case: `UnComp`, `UnCalibrated`.
+        var k = 0
+        while k + 1 < words.count {
+            if words[k] == "un" {
+                words[k] += words[k + 1]
+                words.remove(at: k + 1)
+            }
+            k += 1
+        }
+        return words
+    }
+
+    /// What a column's name says it holds, or nil.
+    static func match(_ name: String) -> NameMatch? {
+        if let slot = nativeNames[name.lowercased()] {
+            switch slot {
+            case .time: return NameMatch(quantity: .time, rank: 0)
+            case .gyroscopeX, .gyroscopeY, .gyroscopeZ, .accelerometerX, .accelerometerY, .accelerometerZ,
+                .magnetometerX, .magnetometerY, .magnetometerZ:
+                let group = (slot.rawValue - Slot.gyroscopeX.rawValue) / 3
+                return NameMatch(
+                    quantity: .axis(group: group, axis: slot.rawValue % 3), rank: 0, source: "native")
+            default: return nil
+            }
+        }
+        let k = key(name)
+        let hint = unitHint(name)
+        let trimmed = name.trimmingSpaces.lowercased()
+        if let time = timeMatch(k, trimmed: trimmed, hint: hint) ?? wordTimeMatch(name, hint: hint) { return time }
+        for suffix in nanosecondSuffixes where k.hasSuffix(suffix) {
+            return NameMatch(quantity: .nanoseconds(prefix: String(k.dropLast(suffix.count))), rank: 1)
+        }
+        // Aviation's body rates.
+        if let axis = ["p", "q", "r"].firstIndex(of: k) {
+            return NameMatch(quantity: .axis(group: 0, axis: axis), rank: 2, unit: hint, source: "pqr")
+        }
+        if let axis = ["rollrate", "pitchrate", "yawrate"].firstIndex(of: k) {
+            return NameMatch(quantity: .axis(group: 0, axis: axis), rank: 2, unit: hint, source: "rollpitchyawrate")
+        }
+        // A stem and the axis: `accel_x`, `Gyroscope X`, `gx`, `w_RS_S_x`.
+        if let axis = k.last.flatMap({ "xyz".firstIndex(of: $0) }) {
+            let stem = String(k.dropLast())
+            let a = "xyz".distance(from: "xyz".startIndex, to: axis)
+            if stem == "linearacceleration" {
+                return NameMatch(quantity: .axis(group: 1, axis: a), rank: 3, unit: hint, source: stem)
+            }
+            if let group = stems.first(where: { $0.stems.contains(stem) })?.group {
+                return NameMatch(quantity: .axis(group: group, axis: a), rank: 1, unit: hint, source: stem)
+            }
+            if let group = weakStems[stem] {
+                return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: stem)
+            }
+            // A bare axis whose unit names the sensor: phyphox's `X (m/s^2)`.
+            if stem.isEmpty, let hint, let group = SensorUnits.group(ofUnit: hint) {
+                return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: hint)
+            }
+        }
+        return wordMatch(name, hint: hint)
+    }
+
+    /// The time a name gives, if it names one.
+    static func timeMatch(_ k: String, trimmed: String, hint: String?) -> NameMatch? {
+        // `rostopic echo -p` writes the recording time as `%time`, in ns.
+        if trimmed.hasPrefix("%time") { return NameMatch(quantity: .time, rank: 3, unit: hint ?? "ns") }
+        if let known = timeNames[k] { return NameMatch(quantity: .time, rank: known.rank, unit: hint ?? known.unit) }
+        if k.hasSuffix("headerstamp") { return NameMatch(quantity: .time, rank: 1, unit: hint ?? "ns") }
+        for suffix in secondSuffixes where k.hasSuffix("stamp" + suffix) {
+            return NameMatch(quantity: .time, rank: 1, unit: hint ?? "s")
+        }
+        if k == "stamp" { return NameMatch(quantity: .time, rank: 1, unit: hint) }
+        if k.hasPrefix("time") && hint != nil && SensorUnits.timeScale(hint!) != nil {
+            return NameMatch(quantity: .time, rank: 2, unit: hint)
+        }
+        return nil
+    }
+
+    /// The words of a name without the calibration state some loggers end names with (Shimmer's
+    /// `_CAL`, `_RAW`), and whether that state makes it a second choice.
+    static func coreWords(_ name: String) -> (words: [String], secondary: Bool) {
+        var w = words(name)
+        var secondary = false
+        while w.count > 1, let last = w.last, ["cal", "calibrated", "raw", "uncal", "uncalibrated"].contains(last) {
+            secondary = secondary || last.hasPrefix("raw") || last.hasPrefix("uncal")
+            w.removeLast()
+        }
+        return (w, secondary)
+    }
+
+    /// A time read word by word (`Shimmer_8C3B_Timestamp_Unix_CAL`): a word `time` or
+    /// `timestamp`, no sensor's word and nothing ruled out; a last choice (rank 3).
+    static func wordTimeMatch(_ name: String, hint: String?) -> NameMatch? {
+        let w = coreWords(name).words
+        guard w.count >= 2, w.contains("time") || w.contains("timestamp"),
+            !w.contains(where: excludedWords.contains),
+            !sensorWords.contains(where: { !$0.isDisjoint(with: w) }),
+            hint.map({ SensorUnits.timeScale($0) != nil }) ?? true
+        else { return nil }
+        return NameMatch(quantity: .time, rank: 3, unit: hint)
+    }
+
+    /// A sensor axis read word by word: the last word (before a unit word) is the axis, and the
+    /// words before it name one sensor and nothing ruled out.
+    static func wordMatch(_ name: String, hint: String?) -> NameMatch? {
+        let core = coreWords(name)
+        var w = core.words
+        var unit = hint
+        if w.count >= 3, let u = unitWords[w.last!], ["x", "y", "z"].contains(w[w.count - 2]) {
+            unit = unit ?? u
+            w.removeLast()
+        }
+        guard w.count >= 2, let axis = ["x", "y", "z"].firstIndex(of: w.last!) else { return nil }
+        let quantity = Array(w.dropLast())
+        guard !quantity.contains(where: excludedWords.contains) else { return nil }
+        let joined = Set(quantity + zip(quantity, quantity.dropFirst()).map { $0 + $1 })
+        var groups = Set<Int>()
+        for (g, names) in sensorWords.enumerated() where !joined.isDisjoint(with: names) { groups.insert(g) }
+        if joined.contains("rotationrate") || joined.contains("turnrate") { groups.insert(0) }
+        guard groups.count == 1, let group = groups.first else { return nil }
+        let secondary = core.secondary || !quantity.filter(secondaryWords.contains).isEmpty
+        return NameMatch(
+            quantity: .axis(group: group, axis: axis), rank: secondary ? 3 : 2, unit: unit,
+            source: quantity.joined(separator: " ") + (hint.map { " (\($0))" } ?? ""))
+    }
+
+    /// The layout a header names: native names, and common names for time and the sensors' x/y/z
+    /// columns (`Gyroscope X (deg/s)`, `w_RS_S_x [rad s^-1]`, `accel_x`, `gx`, `p,q,r`,
+    /// `field.angular_velocity.x`, `UnCompGyroX`, `secs`+`nsecs`…), with units from hints in the
+    /// names. Of several names for one quantity the surest is used (see ``NameMatch/rank``).
+    /// Throws when two equally sure names claim one quantity, or a sensor's surest names are
+    /// incomplete. `taken` columns (chosen with `--columns`) and `given` quantities are left alone.
+    public static func fromHeader(_ names: [String], file: String) throws -> ColumnLayout {
+        try fromHeader(names, file: file, taken: [], given: [])
+    }
+
+    static func fromHeader(
+        _ names: [String], file: String, taken: Set<Int>, given: Set<String>
+    ) throws -> ColumnLayout {
+        var layout = ColumnLayout()
+        let here = SourceLocation(file: file, line: 1, column: 0)
+        func ambiguous(_ a: Int, _ b: Int, _ what: String) -> TraceError {
+            TraceError(
+                .duplicateColumn, here,
+                "columns '\(names[a].escapedForMessage)' and '\(names[b].escapedForMessage)' both name \(what); choose one with --columns"
+            )
+        }
+        var matches = [(column: Int, match: NameMatch)]()
+        for (c, name) in names.enumerated() where !taken.contains(c) {
+            if let m = match(name) { matches.append((c, m)) }
+            // Ground truth and the moving flag have native names only.
+            if let slot = nativeNames[name.lowercased()], slot.rawValue >= Slot.truthW.rawValue, slot != .time {
+                if let other = layout.columns[slot] { throw ambiguous(other, c, slot.label) }
+                layout.columns[slot] = c
+            }
+        }
+        // The time: the surest name; two equally sure are ambiguous.
+        if !given.contains("t") {
+            let times = matches.filter { $0.match.quantity == .time }
+            if let best = times.map(\.match.rank).min() {
+                let chosen = times.filter { $0.match.rank == best }
+                if chosen.count > 1 { throw ambiguous(chosen[0].column, chosen[1].column, "the time") }
+                let c = chosen[0].column
+                layout.columns[.time] = c
+                if let unit = chosen[0].match.unit { try layout.units.set("t", unit, strictly: false) }
+                // SampleTimeFine's unit depends on the device: the steps decide (UnitEvidence).
+                if key(names[c]) == "sampletimefine" && unitHint(names[c]) == nil { layout.units.explicit.remove("t") }
+                // Seconds and nanoseconds in two columns.
+                let k = key(names[c])
+                if let suffix = secondSuffixes.first(where: { k.hasSuffix($0) }) {
+                    let prefix = String(k.dropLast(suffix.count))
+                    if let ns = matches.first(where: { $0.match.quantity == .nanoseconds(prefix: prefix) }) {
+                        layout.columns[.timeNanoseconds] = ns.column
+                    }
+                }
+            }
+        }
+        // Each sensor: the surest complete source (three axes sharing a name but the axis).
+        for (g, group) in groups.prefix(3).enumerated() where !given.contains(group.key) {
+            var sources = [String: (rank: Int, columns: [Int?], unit: String?)]()
+            var order = [String]()
+            for (c, m) in matches {
+                guard case .axis(let mg, let axis) = m.quantity, mg == g else { continue }
+                let id = "\(m.rank)|\(m.source.lowercased())"
+                if sources[id] == nil {
+                    sources[id] = (m.rank, [nil, nil, nil], nil)
+                    order.append(id)
+                }
+                if let other = sources[id]!.columns[axis] {
+                    throw ambiguous(other, c, "the \(group.label) \(["x", "y", "z"][axis])")
+                }
+                sources[id]!.columns[axis] = c
+                if axis == 0 { sources[id]!.unit = m.unit }
+            }
+            let complete = order.filter { id in sources[id]!.columns.allSatisfy { $0 != nil } }
+            guard let best = complete.map({ sources[$0]!.rank }).min() else {
+                // A native or common name without its other axes is a mistake in the header; a
+                // name read word by word that finds no partners is another quantity.
+                if let partial = order.first(where: { sources[$0]!.rank <= 1 }) {
+                    for (axis, c) in sources[partial]!.columns.enumerated() {
+                        if let c { layout.columns[group.slots[axis]] = c }
+                    }
+                }
+                continue
+            }
+            let chosen = complete.filter { sources[$0]!.rank == best }
+            if chosen.count > 1 {
+                throw ambiguous(
+                    sources[chosen[0]]!.columns[0]!, sources[chosen[1]]!.columns[0]!, "the \(group.label) x")
+            }
+            let source = sources[chosen[0]]!
+            for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }
+            if let unit = source.unit { try layout.units.set(group.key, unit, strictly: false) }
+        }
+        try layout.checkComplete(names: names, file: file)
+        return layout
+    }
+
+    /// The time and each sensor the layout has, by the name of its column (a sensor's x), for
+    /// messages.
+    func describe(_ names: [String]) -> String {
+        var parts = [String]()
+        if let c = columns[.time] {
+            parts.append("time '\(names[c].escapedForMessage)'")
+        }
+        for g in Self.groups.prefix(3) where has(g.slots[0]) {
+            parts.append("\(g.label) '\(names[columns[g.slots[0]]!].escapedForMessage)'…")
+        }
+        return parts.joined(separator: ", ")
+    }
+}
+
+extension SensorUnits {
+    /// The sensor group (0 gyroscope, 1 accelerometer, 2 magnetometer) whose unit `unit` is, when
+    /// it is one only a sensor of that kind is written in (`m/s^2`, `deg/s`, `µT`); nil otherwise
+    /// (`a.u.`, a time unit).
+    static func group(ofUnit unit: String) -> Int? {
+        for (g, key) in ["gyr", "acc", "mag"].enumerated() {
+            var probe = SensorUnits()
+            if (try? probe.set(key, unit, strictly: true)) != nil, !probe.magnetometerArbitrary,
+                Self.normalise(unit) != "g" || key == "acc"
+            {
+                return g
+            }
+        }
+        return nil
+    }
+}

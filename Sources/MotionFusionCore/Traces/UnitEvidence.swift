@@ -1,0 +1,369 @@
+import Glibc
+
+/// Units a delimited file's first readings prove, for the sensors and the time whose unit neither
+/// the header nor `--units` states. Only plain evidence counts, where no other unit could give
+/// such readings:
+///
+/// | readings (as SI would read them) | unit applied |
+/// |---|---|
+/// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
+/// | accelerometer norm at rest 800–1200 | `acc=mg` |
+/// | the accelerometer's turns between still moments predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer in a known unit | `gyr=deg/s` |
+/// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
+/// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
+/// | magnetometer median norm 1e4–1e5 | `mag=nT` |
+/// | first time 9e11–1e13, 9e14–1e16 or 9e17–1e19 (an epoch since 1998 in ms, µs or ns) | `t=ms`, `t=us`, `t=ns` |
+/// | Xsens `SampleTimeFine` stepping under 8 ms as µs (a DOT counts µs at 120 Hz at most) | `t=100us` (an MTi's 10 kHz ticks) |
+///
+/// "At rest" is the gyroscope below ``UnitCheck/restRate`` (in the unit it is found to have) for
+/// at least ``minimumRestSamples``; without a gyroscope, most norms within 5 % of their median.
+/// Anything less plain stays a warning proposing the flag (``UnitCheck``). A stream is not looked
+/// at ahead: its samples go on as they come, so its units are only proposed.
+public enum UnitEvidence {
+    /// A unit found, as `--units` would give it, and why.
+    public struct Unit: Equatable, Sendable {
+        /// `t`, `gyr`, `acc` or `mag`.
+        public var key: String
+        /// The unit, as `--units` spells it.
+        public var unit: String
+        /// The readings that prove it.
+        public var reason: String
+    }
+
+    /// What the first readings show: the units they prove, and the scale of a gyroscope read
+    /// in neither rad/s nor °/s.
+    public struct Findings: Sendable {
+        /// The units proved.
+        public var units: [Unit] = []
+        /// The scale, °/s per unit of the file, that makes the gyroscope predict every turn of
+        /// the accelerometer between still moments, when neither rad/s nor °/s does (raw counts).
+        public var gyroscopeCounts: Double?
+    }
+
+    /// Most rows looked at; of them, the first ``seconds`` of the recording decide the sensors.
+    public static let rows = 5_000
+    /// Most recording time, s, whose sensor readings decide.
+    public static let seconds = 10.0
+    /// Fewest samples at rest that decide the accelerometer's unit.
+    public static let minimumRestSamples = 10
+    /// Gyroscope norm, as rad/s, beyond any gyroscope's range (±4000 °/s).
+    public static let gyroscopeBeyondRange = 70.0
+    /// Fewest gyroscope norms beyond ``gyroscopeBeyondRange`` that decide (one is a glitch).
+    public static let minimumGyroscopePeaks = 3
+
+    /// What the first rows of the delimited file at `path` show, read as `options` say; nil when
+    /// the file cannot be read (the reader that follows reports why).
+    static func find(path: String, format: String, options: DelimitedReadOptions) -> Findings? {
+        var probing = options
+        probing.strict = false
+        guard
+            let probe = try? DelimitedTraceReader(
+                lines: ByteLineReader(path: path), format: format, options: probing, known: nil, evident: [],
+                probe: true)
+        else { return nil }
+        var samples = [SensorSample]()
+        while samples.count < rows, let s = try? probe.next() { samples.append(s) }
+        let timeName = probe.layout.columns[.time].flatMap { c in
+            c < probe.rows.columnNames.count ? probe.rows.columnNames[c] : nil
+        }
+        // Rows timed by a rate have no time column whose unit could be wrong.
+        let timedByColumn: Bool
+        if case .column = probe.clock { timedByColumn = true } else { timedByColumn = false }
+        return find(
+            samples, units: probe.layout.units,
+            timeColumn: timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil)
+    }
+
+    /// What `samples` show, read in `units` (SI where the file states none). `timeColumn` is the
+    /// key of the time column's name (nil when the rows are timed by a rate).
+    public static func find(_ samples: [SensorSample], units: SensorUnits, timeColumn: String?) -> Findings {
+        var found = [Unit]()
+        var counts: Double?
+        var samples = samples
+        // The time first: the sensors are judged over the first seconds.
+        if let timeColumn, let unit = timeUnit(samples, units: units, timeColumn: timeColumn) {
+            found.append(unit)
+            var scaled = SensorUnits()
+            try? scaled.set("t", unit.unit, strictly: true)
+            let factor = scaled.time / units.time
+            for i in samples.indices { samples[i].t *= factor }
+        }
+        let all = samples
+        // Over the first seconds, when the times are plausibly seconds by now (a clock in ms since
+        // power-up is not told from the readings: all the rows decide then).
+        var steps = [Double]()
+        for (a, b) in zip(samples, samples.dropFirst()) where b.t > a.t { steps.append(b.t - a.t) }
+        if let step = UnitCheck.median(steps), step <= 1, let start = samples.first(where: { $0.t.isFinite })?.t,
+            let end = samples.firstIndex(where: { $0.t.isFinite && $0.t - start > seconds })
+        {
+            samples.removeSubrange(end...)
+        }
+        // The gyroscope next: rest, for the accelerometer, is judged by its rate.
+        let turns = Turns(all)
+        if !units.explicit.contains("gyr"), let reason = degreesPerSecond(samples, turns: turns) {
+            found.append(Unit(key: "gyr", unit: "deg/s", reason: reason))
+            for i in samples.indices { samples[i].gyroscope = samples[i].gyroscope.map { $0 * (.pi / 180) } }
+        } else if turns.verdict == .neither, let fitted = turns.fittedScale {
+            counts = (fitted * units.gyroscope).degrees
+        }
+        if !units.explicit.contains("acc"), let (norm, how) = restAccelerometer(samples) {
+            if (0.8...1.2).contains(norm) {
+                found.append(
+                    Unit(key: "acc", unit: "g", reason: "the accelerometer reads \(UnitCheck.fmt(norm)) \(how)"))
+            } else if (800...1200).contains(norm) {
+                found.append(
+                    Unit(key: "acc", unit: "mg", reason: "the accelerometer reads \(UnitCheck.fmt(norm)) \(how)"))
+            }
+        }
+        if !units.explicit.contains("mag") && !units.magnetometerArbitrary,
+            let m = UnitCheck.median(samples.compactMap { $0.magnetometer?.norm }.filter(\.isFinite))
+        {
+            let reason = "the magnetometer's median norm is \(m < 0.01 ? "\(m)" : UnitCheck.fmt(m))"
+            if (1e-5...1e-4).contains(m) {
+                found.append(Unit(key: "mag", unit: "T", reason: reason + " (Earth's field is 22–67 µT)"))
+            } else if (0.2...0.7).contains(m) {
+                found.append(Unit(key: "mag", unit: "gauss", reason: reason + " (Earth's field is 0.22–0.67 gauss)"))
+            } else if (1e4...1e5).contains(m) {
+                found.append(Unit(key: "mag", unit: "nT", reason: reason + " (Earth's field is 22 000–67 000 nT)"))
+            }
+        }
+        return Findings(units: found, gyroscopeCounts: counts)
+    }
+
+    /// Why the gyroscope is in °/s, or nil when that is not plain. The turns of the accelerometer
+    /// between still moments decide when there are any (``Turns``): °/s must predict them and
+    /// rad/s not. Without any, peaks beyond any gyroscope's range in rad/s decide, when all are
+    /// within it as °/s and the accelerometer reads in a known unit (raw counts, whose gyroscope
+    /// would be counts too, are not °/s).
+    static func degreesPerSecond(_ samples: [SensorSample], turns: Turns) -> String? {
+        switch turns.verdict {
+        case .degrees: return turns.reason
+        case .radians, .neither: return nil
+        case .unknown: break
+        }
+        let norms = samples.compactMap { $0.gyroscope?.norm }.filter(\.isFinite)
+        let beyond = norms.filter { $0 > gyroscopeBeyondRange }
+        guard beyond.count >= minimumGyroscopePeaks, let peak = norms.max(), peak.radians <= gyroscopeBeyondRange
+        else { return nil }
+        let accelerometer = UnitCheck.median(samples.compactMap { $0.accelerometer?.norm }.filter(\.isFinite))
+        if let a = accelerometer, ![7...13, 0.8...1.2, 800...1200].contains(where: { $0.contains(a) }) { return nil }
+        return
+            "the gyroscope reaches \(UnitCheck.fmt(peak)), beyond any gyroscope's range in rad/s (±4000 °/s is \(Int(gyroscopeBeyondRange)) rad/s)"
+    }
+
+    /// How the accelerometer's direction turned between still moments, against the gyroscope's
+    /// rate integrated over the time between, read in rad/s and in °/s. A still moment is at least
+    /// ``Turns/stillTime`` over which the accelerometer's direction stays within
+    /// ``Turns/stillAngle``; two in a row, at most ``Turns/longestGap`` apart, whose directions
+    /// differ by at least ``Turns/smallestTurn`` make a turn. A unit predicts a turn when the
+    /// direction it predicts is within a quarter of the turn of the one measured.
+    struct Turns {
+        static let stillTime = 0.25
+        static let stillAngle = 1.5.radians
+        static let longestGap = 10.0
+        static let smallestTurn = 10.0.radians
+
+        enum Verdict { case degrees, radians, neither, unknown }
+        /// Turns that only °/s predicts, that only rad/s predicts, and all of them.
+        var degrees = 0, radians = 0, count = 0
+        /// The largest turn only °/s predicts: its size, and the errors of °/s and rad/s.
+        var example: (turn: Double, degreesError: Double, radiansError: Double)?
+
+        var verdict: Verdict {
+            if count == 0 { return .unknown }
+            if degrees > 0 && radians == 0 { return .degrees }
+            if radians > 0 && degrees == 0 { return .radians }
+            if degrees == 0 && radians == 0 { return .neither }
+            return .unknown
+        }
+
+        var reason: String {
+            guard let e = example else { return "" }
+            return
+                "the accelerometer turned by \(Int(e.turn.degrees.rounded()))° between still moments, as the gyroscope predicts in °/s (off by \(UnitCheck.fmt(e.degreesError.degrees))°) and not in rad/s (off by \(Int(e.radiansError.degrees.rounded()))°)\(degrees > 1 ? "; \(degrees) turns agree" : "")"
+        }
+
+        /// Each turn: the directions before and after, its size, and the gyroscope's readings
+        /// (as read) with their time steps in between.
+        var turns = [(from: Vector3, to: Vector3, turn: Double, rates: [(Vector3, Double)])]()
+
+        /// The direction a turn ends at by the gyroscope read at `scale` rad/s per unit.
+        static func predicted(
+            _ turn: (from: Vector3, to: Vector3, turn: Double, rates: [(Vector3, Double)]), _ scale: Double
+        )
+            -> Vector3
+        {
+            var q = Quaternion.identity
+            for (w, dt) in turn.rates { q = q * Quaternion(rotationVector: w * (dt * scale)) }
+            return q.inverseRotate(turn.from)
+        }
+
+        /// The scale, rad/s per unit as read, that predicts every turn (each within a quarter of
+        /// it), found over 1e-6…100 on a logarithmic grid and refined; nil without turns or
+        /// when no scale predicts them all.
+        var fittedScale: Double? {
+            guard !turns.isEmpty else { return nil }
+            func cost(_ scale: Double) -> Double {
+                turns.reduce(0) { $0 + Self.angle(Self.predicted($1, scale), $1.to) / $1.turn }
+            }
+            var best = (scale: 1.0, cost: Double.infinity)
+            for k in 0...160 {
+                let scale = pow(10, -6 + Double(k) / 20)
+                let c = cost(scale)
+                if c < best.cost { best = (scale, c) }
+            }
+            var lo = best.scale / pow(10, 0.05)
+            var hi = best.scale * pow(10, 0.05)
+            for _ in 0..<40 {
+                let a = lo + (hi - lo) / 3
+                let b = hi - (hi - lo) / 3
+                if cost(a) < cost(b) { hi = b } else { lo = a }
+            }
+            let scale = (lo + hi) / 2
+            guard turns.allSatisfy({ Self.angle(Self.predicted($0, scale), $0.to) <= $0.turn / 4 }) else { return nil }
+            return scale
+        }
+
+        /// The angle between two vectors, rad.
+        static func angle(_ a: Vector3, _ b: Vector3) -> Double { atan2(a.cross(b).norm, a.dot(b)) }
+
+        init(_ samples: [SensorSample]) {
+            // Still moments: (first sample, last sample, mean direction).
+            var still = [(first: Int, last: Int, up: Vector3)]()
+            var start = -1
+            var reference = Vector3.zero
+            var sum = Vector3.zero
+            var lastWithAcc = -1
+            func close() {
+                if start >= 0, lastWithAcc > start, samples[lastWithAcc].t - samples[start].t >= Self.stillTime,
+                    let up = sum.normalized
+                {
+                    still.append((start, lastWithAcc, up))
+                }
+            }
+            for (i, s) in samples.enumerated() {
+                guard let a = s.accelerometer, a.isFinite, s.t.isFinite, let d = a.normalized else { continue }
+                if start < 0 || Self.angle(d, reference) > Self.stillAngle {
+                    close()
+                    start = i
+                    reference = d
+                    sum = .zero
+                }
+                sum = sum + d
+                lastWithAcc = i
+            }
+            close()
+            for (a, b) in zip(still, still.dropFirst()) {
+                let turn = Self.angle(a.up, b.up)
+                guard turn >= Self.smallestTurn, samples[b.first].t - samples[a.last].t <= Self.longestGap else {
+                    continue
+                }
+                var rates = [(Vector3, Double)]()
+                var rate: Vector3?
+                for k in a.last..<b.first {
+                    if let g = samples[k].gyroscope, g.isFinite { rate = g }
+                    let dt = samples[k + 1].t - samples[k].t
+                    guard let w = rate, dt > 0, dt < 0.5 else { continue }
+                    rates.append((w, dt))
+                }
+                turns.append((a.up, b.up, turn, rates))
+                let radiansError = Self.angle(Self.predicted(turns.last!, 1), b.up)
+                let degreesError = Self.angle(Self.predicted(turns.last!, .pi / 180), b.up)
+                count += 1
+                let fits = { (error: Double) in error <= turn / 4 }
+                if fits(degreesError) && !fits(radiansError) {
+                    degrees += 1
+                    if example.map({ turn > $0.turn }) ?? true { example = (turn, degreesError, radiansError) }
+                } else if fits(radiansError) && !fits(degreesError) {
+                    radians += 1
+                }
+            }
+        }
+    }
+
+    /// Common gyroscope counts, °/s: 1/LSB for LSB per °/s of 262.4, 131, 65.5, 32.8, 16.4
+    /// (MPU-6050 family), 16 (BNO055), 14.375 (ITG-3200), and 4.375…70 m°/s (ST's L3G family).
+    static let commonCounts: [(scale: Double, label: String, text: String)] =
+        [262.4, 131, 65.5, 32.8, 16.4, 16, 14.375].map {
+            (1 / $0, "1/\(String(format: "%g", $0)) °/s", "1/\(String(format: "%g", $0))")
+        }
+        + [4.375, 8.75, 17.5, 35, 70].map {
+            ($0 / 1000, "\(String(format: "%g", $0)) m°/s", String(format: "%g", $0 / 1000))
+        }
+
+    /// The common count nearest `scale` (°/s per unit) within 3 %, if any: its label and how
+    /// `--units` writes its factor (`1/16`).
+    static func commonCountScale(near scale: Double) -> (label: String, text: String)? {
+        commonCounts.filter { abs($0.scale / scale - 1) <= 0.03 }
+            .min { abs($0.scale / scale - 1) < abs($1.scale / scale - 1) }.map { ($0.label, $0.text) }
+    }
+
+    /// The time unit the times prove, if any.
+    static func timeUnit(_ samples: [SensorSample], units: SensorUnits, timeColumn: String) -> Unit? {
+        let times = samples.map(\.t).filter(\.isFinite)
+        guard let first = times.first else { return nil }
+        var steps = [Double]()
+        for (a, b) in zip(times, times.dropFirst()) where b > a { steps.append(b - a) }
+        let step = UnitCheck.median(steps)
+        if timeColumn == "sampletimefine" && !units.explicit.contains("t") {
+            // As µs, the steps of an MTi's 10 kHz ticks are those of a rate no DOT records at.
+            guard let step, step < 0.008 else { return nil }
+            let ticks = step / units.time
+            return Unit(
+                key: "t", unit: "100us",
+                reason:
+                    "SampleTimeFine steps by \(UnitCheck.fmt(ticks)) per sample: an MTi's 10 kHz ticks (\(UnitCheck.fmt(1e4 / ticks)) Hz; a DOT's µs would mean \(UnitCheck.fmt(1e6 / ticks)) Hz, and it records at 120 Hz at most)"
+            )
+        }
+        guard !units.explicit.contains("t"), units.time == 1 else { return nil }
+        for (range, unit, scale) in [
+            (9e11..<1e13, "ms", 1e-3), (9e14..<1e16, "us", 1e-6), (9e17..<1e19, "ns", 1e-9),
+        ] where range.contains(first) {
+            // The steps must be those of a sampled sensor in that unit.
+            if let step, !(1e-5...10).contains(step * scale) { return nil }
+            return Unit(
+                key: "t", unit: unit,
+                reason:
+                    "the first time, \(Int64(first)), is an epoch in \(unit == "us" ? "µs" : unit) (\(epochYear(first * scale)))"
+            )
+        }
+        return nil
+    }
+
+    /// The accelerometer's median norm at rest and how rest was told, or nil without enough rest.
+    static func restAccelerometer(_ samples: [SensorSample]) -> (Double, String)? {
+        if samples.contains(where: { $0.gyroscope != nil }) {
+            let rest = UnitCheck.restNorms(samples)
+            guard let a = rest.accelerometer, rest.restSamples >= minimumRestSamples else { return nil }
+            return (a, "at rest (median of \(rest.restSamples) samples with the gyroscope still)")
+        }
+        let norms = samples.compactMap { $0.accelerometer?.norm }.filter(\.isFinite)
+        guard norms.count >= minimumRestSamples, let m = median(norms), m > 0 else { return nil }
+        let steady = norms.filter { abs($0 - m) <= 0.05 * m }.count
+        guard steady * 2 >= norms.count else { return nil }
+        return (m, "while steady (median of \(norms.count) samples, most within 5 % of it)")
+    }
+
+    static func median(_ values: [Double]) -> Double? { UnitCheck.median(values) }
+
+    /// The year of an epoch time in seconds.
+    static func epochYear(_ seconds: Double) -> String {
+        var t = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return "year \(parts.tm_year + 1900)"
+    }
+
+    /// How the note saying which units were applied begins.
+    public static let notePrefix = "units from the readings: "
+
+    /// The note saying which units were applied, or nil.
+    static func note(_ units: [Unit], source: String) -> TraceWarning? {
+        guard !units.isEmpty else { return nil }
+        let list = units.map { "\($0.key)=\($0.unit) (\($0.reason))" }.joined(separator: "; ")
+        return TraceWarning(
+            SourceLocation(file: source, line: 0, column: 0),
+            "\(notePrefix)\(list); --units \(units.map { "\($0.key)=…" }.joined(separator: ",")) overrides",
+            note: true)
+    }
+}

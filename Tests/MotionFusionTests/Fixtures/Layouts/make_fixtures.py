@@ -1,0 +1,174 @@
+"""Writes the layout fixtures of this folder (see README.md): one motion, written as each source
+writes it. Run from this folder: python3 make_fixtures.py. Deterministic: no random numbers."""
+import math
+
+RATE = 25.0
+ROWS = 75
+G = 9.80665
+DEG = 180 / math.pi
+EPOCH = 1700000000.0  # 2023-11-14, s
+
+
+def rates(t):
+    """Piecewise constant body rate, rad/s: rest, 30° about x at 60°/s, rest, 32° about y at 80°/s, rest."""
+    if 0.8 <= t < 1.3:
+        return (math.radians(60), 0.0, 0.0)
+    if 2.0 <= t < 2.4:
+        return (0.0, math.radians(80), 0.0)
+    return (0.0, 0.0, 0.0)
+
+
+def qmul(a, b):
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+
+
+def inverse_rotate(q, v):
+    """v expressed in the body whose attitude is q (earth from body)."""
+    w, x, y, z = q
+    c = (w, -x, -y, -z)
+    r = qmul(qmul(c, (0.0, *v)), q)
+    return r[1:]
+
+
+def noise(k, channel, size):
+    return size * math.sin(12.9898 * k + 78.233 * channel) * math.cos(4.1414 * k * (channel + 1))
+
+
+samples = []
+q = (1.0, 0.0, 0.0, 0.0)
+for k in range(ROWS):
+    t = k / RATE
+    w = rates(t)
+    acc = inverse_rotate(q, (0.0, 0.0, G))
+    mag = inverse_rotate(q, (0.0, 20.0, -40.0))
+    gyr = tuple(w[i] + noise(k, i, 0.002) for i in range(3))
+    acc = tuple(acc[i] + noise(k, 3 + i, 0.02) for i in range(3))
+    mag = tuple(mag[i] + noise(k, 6 + i, 0.3) for i in range(3))
+    samples.append((t, gyr, acc, mag))
+    # The rate applies until the next row.
+    angle = math.sqrt(sum(c * c for c in w)) / RATE
+    if angle > 0:
+        axis = [c / math.sqrt(sum(c * c for c in w)) for c in w]
+        q = qmul(q, (math.cos(angle / 2), *[a * math.sin(angle / 2) for a in axis]))
+
+
+def num(v):
+    return '%.9g' % v
+
+
+def write(name, header, rows, preamble='', sep=','):
+    with open(name, 'w', newline='') as f:
+        f.write(preamble)
+        for h in header:
+            f.write(sep.join(h) + '\n')
+        for r in rows:
+            f.write(sep.join(r) + '\n')
+
+
+def ns(t):
+    return str(int(round(EPOCH * 1e9)) + int(round(t * 1e9)))
+
+
+def secs_nsecs(t):
+    n = int(round(EPOCH * 1e9)) + int(round(t * 1e9))
+    return [str(n // 10**9), str(n % 10**9)]
+
+
+xyz = 'xyz'
+cov = ['0'] * 9
+write('reference.csv', [['t', 'gyr_x', 'gyr_y', 'gyr_z', 'acc_x', 'acc_y', 'acc_z', 'mag_x', 'mag_y', 'mag_z']],
+      [[num(t)] + [num(v) for v in g + a + m] for t, g, a, m in samples])
+
+# ROS 1, `rostopic echo -p /imu/data` (sensor_msgs/Imu): %time is when the message was recorded.
+h = (['%time', 'field.header.seq', 'field.header.stamp', 'field.header.frame_id']
+     + ['field.orientation.' + c for c in 'xyzw'] + ['field.orientation_covariance%d' % i for i in range(9)]
+     + ['field.angular_velocity.' + c for c in xyz] + ['field.angular_velocity_covariance%d' % i for i in range(9)]
+     + ['field.linear_acceleration.' + c for c in xyz]
+     + ['field.linear_acceleration_covariance%d' % i for i in range(9)])
+write('ros_rostopic_imu.csv', [h], [
+    [str(int(ns(t)) + 1_730_000), str(k), ns(t), 'imu_link', '0', '0', '0', '1'] + cov + [num(v) for v in g] + cov
+    + [num(v) for v in a] + cov for k, (t, g, a, m) in enumerate(samples)])
+# ROS 1, `rostopic echo -p /imu/mag` (sensor_msgs/MagneticField, tesla).
+h = (['%time', 'field.header.seq', 'field.header.stamp', 'field.header.frame_id']
+     + ['field.magnetic_field.' + c for c in xyz] + ['field.magnetic_field_covariance%d' % i for i in range(9)])
+write('ros_rostopic_mag.csv', [h], [
+    [str(int(ns(t)) + 1_730_000), str(k), ns(t), 'imu_link'] + [num(v * 1e-6) for v in m] + cov
+    for k, (t, g, a, m) in enumerate(samples)])
+# A ROS bag flattened with message prefixes (imu., magnetic_field.), tesla, epoch seconds.
+h = (['timestamp'] + ['imu.angular_velocity.' + c for c in xyz] + ['imu.linear_acceleration.' + c for c in xyz]
+     + ['magnetic_field.' + c for c in xyz])
+write('ros_prefixed.csv', [h], [
+    ['%.6f' % (EPOCH + t)] + [num(v) for v in g + a] + [num(v * 1e-6) for v in m] for t, g, a, m in samples])
+# bagpy's CSV of a ROS 1 bag: Time (recorded), header.stamp.secs/nsecs, covariances as quoted tuples.
+c9 = '"(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)"'
+h = (['Time', 'header.seq', 'header.stamp.secs', 'header.stamp.nsecs', 'header.frame_id']
+     + ['orientation.' + c for c in 'xyzw'] + ['orientation_covariance'] + ['angular_velocity.' + c for c in xyz]
+     + ['angular_velocity_covariance'] + ['linear_acceleration.' + c for c in xyz] + ['linear_acceleration_covariance'])
+write('ros_bagpy_imu.csv', [h], [
+    ['%.9f' % (EPOCH + t + 0.00173), str(k)] + secs_nsecs(t) + ['imu_link', '0', '0', '0', '1', c9]
+    + [num(v) for v in g] + [c9] + [num(v) for v in a] + [c9] for k, (t, g, a, m) in enumerate(samples)])
+# ROS 2 (header.stamp.sec/nanosec), as rosbags-dataframe writes it.
+h = (['header.stamp.sec', 'header.stamp.nanosec', 'header.frame_id'] + ['angular_velocity.' + c for c in xyz]
+     + ['linear_acceleration.' + c for c in xyz])
+write('ros2_imu.csv', [h], [secs_nsecs(t) + ['imu_link'] + [num(v) for v in g + a] for t, g, a, m in samples])
+# VectorNav Control Center export: TimeStartup (ns), compensated MagX (gauss), AccelX, GyroX.
+h = ['TimeStartup', 'MagX', 'MagY', 'MagZ', 'AccelX', 'AccelY', 'AccelZ', 'GyroX', 'GyroY', 'GyroZ', 'Temp', 'Pres']
+write('vectornav.csv', [h], [
+    [str(int(round((81.25 + t) * 1e9)))] + [num(v / 100) for v in m] + [num(v) for v in a + g] + ['24.8', '101.32']
+    for t, g, a, m in samples])
+# A VectorNav log with snake-case names (gauss).
+h = ['time_s', 'gyro_x', 'gyro_y', 'gyro_z', 'accel_x', 'accel_y', 'accel_z', 'mag_x', 'mag_y', 'mag_z']
+write('vectornav_snake.csv', [h], [
+    [num(t)] + [num(v) for v in g + a] + [num(v / 100) for v in m] for t, g, a, m in samples])
+# Xsens MT Manager export (MTi): metadata, tab-separated, SampleTimeFine in 10 kHz ticks wrapping
+# at 2^32 within the file, magnetometer in arbitrary units (1 = the field where it was calibrated).
+pre = ('// Start Time: Unknown\n// Update Rate: 25.0Hz\n// Filter Profile: human (46.1)\n'
+       '// Option Flags: AHS Disabled ICC Disabled\n// Firmware Version: 4.0.2\n')
+h = ['PacketCounter', 'SampleTimeFine', 'Acc_X', 'Acc_Y', 'Acc_Z', 'Gyr_X', 'Gyr_Y', 'Gyr_Z', 'Mag_X', 'Mag_Y', 'Mag_Z']
+write('xsens_mtmanager.txt', [h], [
+    ['%05d' % (65530 + k & 0xFFFF), str((4294960000 + int(round(t * 1e4))) % 2**32)]
+    + [num(v) for v in a + g] + [num(v / 44.7) for v in m] for k, (t, g, a, m) in enumerate(samples)],
+    preamble=pre, sep='\t')
+# Xsens DOT export: SampleTimeFine in µs (wrapping at 2^32), gyroscope in deg/s without a unit.
+h = ['PacketCounter', 'SampleTimeFine', 'Quat_W', 'Quat_X', 'Quat_Y', 'Quat_Z', 'Acc_X', 'Acc_Y', 'Acc_Z',
+     'Gyr_X', 'Gyr_Y', 'Gyr_Z', 'Mag_X', 'Mag_Y', 'Mag_Z']
+write('xsens_dot.csv', [h], [
+    [str(k), str((4293967296 + int(round(t * 1e6))) % 2**32), '1', '0', '0', '0'] + [num(v) for v in a]
+    + [num(v * DEG) for v in g] + [num(v / 44.7) for v in m] for k, (t, g, a, m) in enumerate(samples)])
+# x-IMU GUI (x-io's first x-IMU) CalInertialAndMag.csv: no clock, only the packet number.
+h = ['Packet number', 'Gyroscope X (deg/s)', 'Gyroscope Y (deg/s)', 'Gyroscope Z (deg/s)', 'Accelerometer X (g)',
+     'Accelerometer Y (g)', 'Accelerometer Z (g)', 'Magnetometer X (G)', 'Magnetometer Y (G)', 'Magnetometer Z (G)']
+write('ximu_gui_calinertialandmag.csv', [h], [
+    [str(2 * k + 3)] + [num(v * DEG) for v in g] + [num(v / G) for v in a] + [num(v / 100) for v in m]
+    for k, (t, g, a, m) in enumerate(samples)])
+# Flight logs: body rates p, q, r.
+write('pqr.csv', [['time', 'p', 'q', 'r', 'ax', 'ay', 'az']], [
+    [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
+# GNSS/INS logs: GPS seconds of week, gyroscope in deg/s.
+write('gpst.csv', [['GPST', 'Gx', 'Gy', 'Gz', 'Ax', 'Ay', 'Az']], [
+    ['%.3f' % (345600 + t)] + [num(v * DEG) for v in g] + [num(v) for v in a] for t, g, a, m in samples])
+# An Arduino sketch's Serial log: accelerometer in g, gyroscope in deg/s.
+write('arduino_ax_gz.csv', [['Time', 'Ax', 'Ay', 'Az', 'Gx', 'Gy', 'Gz']], [
+    [num(t)] + [num(v / G) for v in a] + [num(v * DEG) for v in g] for t, g, a, m in samples])
+# Epoch ms, accelerometer in mg, magnetometer in nT.
+write('epoch_ms_mg_nt.csv', [['timestamp', 'ax', 'ay', 'az', 'gx', 'gy', 'gz', 'mx', 'my', 'mz']], [
+    [str(int(round((EPOCH + t) * 1000)))] + [num(v / G * 1000) for v in a] + [num(v) for v in g]
+    + [num(v * 1000) for v in m] for t, g, a, m in samples])
+# Sensor headings over bare axes (spreadsheet exports).
+write('sensor_headings.csv', [
+    ['Time', 'Accelerometer', '', '', 'Gyroscope', '', '', 'Magnetometer', '', ''],
+    ['(s)', 'X', 'Y', 'Z', 'X', 'Y', 'Z', 'X', 'Y', 'Z']], [
+    [num(t)] + [num(v) for v in a + g + m] for t, g, a, m in samples])
+# A units row under the names.
+write('units_row.csv', [['Time', 'AccX', 'AccY', 'AccZ', 'GyroX', 'GyroY', 'GyroZ'], ['s', 'g', 'g', 'g', 'dps', 'dps', 'dps']], [
+    [num(t)] + [num(v / G) for v in a] + [num(v * DEG) for v in g] for t, g, a, m in samples])
+# A BNO055 read raw: gyroscope counts of 1/16 deg/s.
+write('bno055_raw.csv', [['t', 'gx', 'gy', 'gz', 'ax', 'ay', 'az']], [
+    [num(t)] + [str(int(round(v * DEG * 16))) for v in g] + [num(v) for v in a] for t, g, a, m in samples])
+# Names nothing here knows, and no header at all.
+write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
+    [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
+write('headerless.txt', [], [[num(t)] + [num(v) for v in g + a] for t, g, a, m in samples], sep=' ')

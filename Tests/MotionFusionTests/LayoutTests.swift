@@ -1,0 +1,467 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+@testable import MotionFusionCommandLine
+@testable import MotionFusionCore
+
+/// Recordings as other projects write them (issue #24), read with no options: ROS exports,
+/// VectorNav, Xsens MT Manager and DOT, the x-IMU GUI, flight and GNSS/INS logs, Arduino logs,
+/// sensor headings over bare axes, units rows. Each fixture in `Fixtures/Layouts` holds one motion
+/// (`reference.csv`, SI) written as its source writes it: the columns chosen, the units applied
+/// and the samples must be the reference's, and `replay` must run. Where nothing is recognised,
+/// the error proposes a call that reads the file.
+final class LayoutTests: XCTestCase {
+    static let folder = TestData.packageRoot + "/Tests/MotionFusionTests/Fixtures/Layouts"
+    static func path(_ name: String) -> String { folder + "/" + name }
+
+    /// The motion every fixture holds, in SI.
+    static let reference: Trace = try! TraceFormat.load(path: path("reference.csv"))
+
+    /// A fixture's trace, and the layout, column names and notes its reader chose.
+    struct Read {
+        var trace: Trace
+        var layout: ColumnLayout
+        var names: [String]
+        var notes: [String] { trace.warnings.filter(\.isNote).map(\.message) }
+        var unitNote: String? { notes.first { $0.hasPrefix(UnitEvidence.notePrefix) } }
+        /// The name of the column chosen for `slot`, if any.
+        func name(_ slot: ColumnLayout.Slot) -> String? { layout.columns[slot].map { names[$0] } }
+    }
+
+    func read(_ name: String, _ options: DelimitedReadOptions = .init()) throws -> Read {
+        let reader = try TraceFormat.open(path: Self.path(name), options: options)
+        let base = try XCTUnwrap((reader as? UnitCheckingReader)?.base as? DelimitedTraceReader, name)
+        return Read(trace: try reader.readTrace(), layout: base.layout, names: base.rows.columnNames)
+    }
+
+    /// The names of the columns chosen for the time and each sensor's x (nil: none).
+    func assertChosen(
+        _ r: Read, time: String?, gyr: String?, acc: String?, mag: String?, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        let slots: [(ColumnLayout.Slot, String?)] = [
+            (.time, time), (.gyroscopeX, gyr), (.accelerometerX, acc), (.magnetometerX, mag),
+        ]
+        for (slot, name) in slots { XCTAssertEqual(r.name(slot), name, "\(slot)", file: file, line: line) }
+    }
+
+    /// The samples match the reference's: times from the first, each sensor present within
+    /// `tolerance` (the printed digits, a unit's rounding); a magnetometer in arbitrary units by
+    /// its direction.
+    func assertReference(
+        _ r: Read, sensors: Set<SensorKind>, tolerance: Double = 1e-6, direction: Bool = false,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let ref = Self.reference.samples
+        let got = r.trace.samples
+        XCTAssertEqual(got.count, ref.count, file: file, line: line)
+        guard got.count == ref.count, let t0 = got.first?.t else { return }
+        var worst = [SensorKind: Double]()
+        var worstTime = 0.0
+        for (g, e) in zip(got, ref) {
+            worstTime = max(worstTime, abs((g.t - t0) - e.t))
+            func gap(_ a: Vector3?, _ b: Vector3?, _ kind: SensorKind, normalise: Bool = false) {
+                guard sensors.contains(kind) else {
+                    XCTAssertNil(a, "\(kind) read", file: file, line: line)
+                    return
+                }
+                guard let a, let b else {
+                    XCTFail("\(kind) missing at t=\(e.t)", file: file, line: line)
+                    return
+                }
+                let d = normalise ? (a.normalized! - b.normalized!).norm : (a - b).norm / max(1, b.norm)
+                worst[kind] = max(worst[kind] ?? 0, d)
+            }
+            gap(g.gyroscope, e.gyroscope, .gyroscope)
+            gap(g.accelerometer, e.accelerometer, .accelerometer)
+            gap(g.magnetometer, e.magnetometer, .magnetometer, normalise: direction)
+        }
+        XCTAssertLessThan(worstTime, 1e-6, "time", file: file, line: line)
+        for (kind, w) in worst { XCTAssertLessThan(w, tolerance, "\(kind)", file: file, line: line) }
+    }
+
+    /// `replay` runs on the fixture with no options (and `options`), exit 0, and returns its
+    /// standard error.
+    @discardableResult
+    func assertReplays(_ name: String, _ options: [String] = [], file: StaticString = #filePath, line: UInt = #line)
+        -> String
+    {
+        let out = TestData.temporaryDirectory() + "/e.csv"
+        let r = CommandRunner.run(["replay", Self.path(name)] + options + ["--output", out])
+        XCTAssertEqual(r.status, 0, "\(name): \(r.err)", file: file, line: line)
+        let rows = (try? String(contentsOfFile: out, encoding: .utf8))?.split(separator: "\n").count ?? 0
+        XCTAssertEqual(rows, Self.reference.samples.count + 1, name, file: file, line: line)
+        return r.err
+    }
+
+    // MARK: ROS
+
+    func testRostopicEchoImu() throws {
+        let r = try read("ros_rostopic_imu.csv")
+        // The message's stamp, not `%time` (when it was recorded); ns from the name.
+        assertChosen(
+            r, time: "field.header.stamp", gyr: "field.angular_velocity.x", acc: "field.linear_acceleration.x", mag: nil
+        )
+        XCTAssertEqual(r.layout.units.time, 1e-9)
+        XCTAssertEqual(r.trace.samples[0].t, 1_700_000_000, accuracy: 1e-6)
+        XCTAssertNil(r.unitNote)
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("ros_rostopic_imu.csv")
+    }
+
+    func testRostopicEchoMagneticFieldInTesla() throws {
+        let r = try read("ros_rostopic_mag.csv")
+        XCTAssertEqual(r.name(.time), "field.header.stamp")
+        XCTAssertEqual(r.name(.magnetometerX), "field.magnetic_field.x")
+        XCTAssertEqual(r.layout.units.magnetometer, 1e6)
+        XCTAssert(r.unitNote?.contains("mag=T (the magnetometer's median norm is 4.") == true, "\(r.notes)")
+        assertReference(r, sensors: [.magnetometer], tolerance: 1e-6)
+    }
+
+    func testPrefixedBagExportWithTeslaAndEpochSeconds() throws {
+        let r = try read("ros_prefixed.csv")
+        assertChosen(
+            r, time: "timestamp", gyr: "imu.angular_velocity.x", acc: "imu.linear_acceleration.x",
+            mag: "magnetic_field.x")
+        XCTAssert(r.unitNote?.contains("mag=T") == true, "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        let err = assertReplays("ros_prefixed.csv")
+        XCTAssert(err.contains("note: units from the readings: mag=T"), err)
+        XCTAssert(err.contains("--units mag=… overrides"), err)
+    }
+
+    func testBagpySecondsAndNanosecondsOverTheRecordingTime() throws {
+        let r = try read("ros_bagpy_imu.csv")
+        XCTAssertEqual(r.name(.time), "header.stamp.secs")
+        XCTAssertEqual(r.name(.timeNanoseconds), "header.stamp.nsecs")
+        XCTAssertEqual(r.name(.gyroscopeX), "angular_velocity.x")
+        XCTAssertEqual(r.name(.accelerometerX), "linear_acceleration.x")
+        XCTAssertEqual(r.trace.samples[1].t, 1_700_000_000.04, accuracy: 1e-6)
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("ros_bagpy_imu.csv")
+    }
+
+    func testRos2StampSecAndNanosec() throws {
+        let r = try read("ros2_imu.csv")
+        XCTAssertEqual(r.name(.time), "header.stamp.sec")
+        XCTAssertEqual(r.name(.timeNanoseconds), "header.stamp.nanosec")
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("ros2_imu.csv")
+    }
+
+    // MARK: VectorNav and Xsens
+
+    func testVectorNavExportInGauss() throws {
+        let r = try read("vectornav.csv")
+        assertChosen(r, time: "TimeStartup", gyr: "GyroX", acc: "AccelX", mag: "MagX")
+        XCTAssertEqual(r.layout.units.time, 1e-9)
+        XCTAssertEqual(r.layout.units.magnetometer, 100)
+        XCTAssert(r.unitNote?.contains("mag=gauss") == true, "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("vectornav.csv")
+        let snake = try read("vectornav_snake.csv")
+        XCTAssertEqual(snake.trace.format, "native")
+        assertChosen(snake, time: "time_s", gyr: "gyro_x", acc: "accel_x", mag: "mag_x")
+        assertReference(snake, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("vectornav_snake.csv")
+    }
+
+    /// An MTi's SampleTimeFine counts 10 kHz ticks (told from the steps) and wraps at 2³² in
+    /// this file; the magnetometer is in arbitrary units.
+    func testXsensMTManagerTicksWrapping() throws {
+        let r = try read("xsens_mtmanager.txt")
+        assertChosen(r, time: "SampleTimeFine", gyr: "Gyr_X", acc: "Acc_X", mag: "Mag_X")
+        XCTAssertEqual(r.layout.units.time, 1e-4)
+        XCTAssert(r.unitNote?.contains("t=100us (SampleTimeFine steps by 400.0 per sample") == true, "\(r.notes)")
+        XCTAssert(r.notes.contains { $0.contains("skipped 5 lines before the header") })
+        let times = r.trace.samples.map(\.t)
+        XCTAssert(zip(times, times.dropFirst()).allSatisfy { $1 > $0 }, "the wrap is undone")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], direction: true)
+        assertReplays("xsens_mtmanager.txt")
+    }
+
+    /// A DOT's SampleTimeFine counts µs (wrapping at 2³²), its gyroscope deg/s without saying so.
+    func testXsensDotMicrosecondsAndDegreesPerSecond() throws {
+        let r = try read("xsens_dot.csv")
+        XCTAssertEqual(r.name(.time), "SampleTimeFine")
+        XCTAssertEqual(r.layout.units.time, 1e-6)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        XCTAssert(r.unitNote?.contains("gyr=deg/s (the accelerometer turned by") == true, "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], direction: true)
+        assertReplays("xsens_dot.csv")
+    }
+
+    /// MT Manager rows exported without a time stamp (OpenSim's test data): the rate the lines
+    /// before the header state times them.
+    func testXsensExportWithAnEmptyTimeColumnIsTimedAtTheStatedRate() throws {
+        let r = try read("xsens_mtmanager_opensim.txt")
+        XCTAssertNil(r.name(.time))
+        XCTAssertEqual(r.name(.accelerometerX), "Acc_X")
+        XCTAssertEqual(r.name(.gyroscopeX), "Gyr_X")
+        XCTAssertEqual(r.trace.samples.count, 40)
+        XCTAssertEqual(r.trace.samples[39].t, 0.39, accuracy: 1e-12)
+        XCTAssertEqual(r.trace.samples[0].accelerometer, Vector3(9.645108, 0.128211, -1.834658))
+        XCTAssert(
+            r.notes.contains {
+                $0.contains("the time column 'SampleTimeFine' is empty: rows timed at 100.0 Hz")
+                    && $0.contains("'// Update Rate: 100.0Hz'")
+            }, "\(r.notes)")
+        XCTAssertEqual(r.trace.warnings.filter { !$0.isNote && $0.message.contains("time") }, [])
+    }
+
+    // MARK: The x-IMU GUI, flight, GNSS/INS and Arduino logs
+
+    /// The x-IMU GUI's CalInertialAndMag.csv has units in its names but no clock: the error says
+    /// so and proposes the rate.
+    func testXIMUGuiHasNoClock() throws {
+        let p = Self.path("ximu_gui_calinertialandmag.csv")
+        let r = CommandRunner.run(["replay", p, "--output", TestData.temporaryDirectory() + "/e.csv"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssert(r.err.contains("\(p):1: no time column (the header names gyroscope 'Gyroscope X (deg/s)'…"), r.err)
+        XCTAssert(r.err.contains("'Packet number' counts samples or packets, it is no clock"), r.err)
+        XCTAssert(r.err.contains("give it: --sample-rate HZ"), r.err)
+        XCTAssertFalse(r.err.contains("unrecognised header"), r.err)
+        var options = DelimitedReadOptions()
+        options.sampleRate = 25
+        let read = try self.read("ximu_gui_calinertialandmag.csv", options)
+        XCTAssertEqual(read.layout.units.gyroscope, .pi / 180)
+        XCTAssertEqual(read.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(read.layout.units.magnetometer, 100)
+        XCTAssertNil(read.unitNote)
+        assertReference(read, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("ximu_gui_calinertialandmag.csv", ["--sample-rate", "25"])
+    }
+
+    func testBodyRatesPQR() throws {
+        let r = try read("pqr.csv")
+        XCTAssertEqual(r.name(.gyroscopeX), "p")
+        XCTAssertEqual(r.name(.gyroscopeZ), "r")
+        XCTAssertEqual(r.name(.accelerometerX), "ax")
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("pqr.csv")
+        // A lone `p` (a pressure, say) is no gyroscope, and no error.
+        let lone = try TraceFormat.load(
+            path: TestData.writeTemporary("t,p,ax,ay,az\n0,1013,0,0,9.8\n0.01,1013,0,0,9.8\n"))
+        XCTAssertNil(lone.samples[0].gyroscope)
+    }
+
+    func testGPSTimeAndDegreesPerSecond() throws {
+        let r = try read("gpst.csv")
+        assertChosen(r, time: "GPST", gyr: "Gx", acc: "Ax", mag: nil)
+        XCTAssert(r.unitNote?.contains("gyr=deg/s") == true, "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("gpst.csv")
+    }
+
+    func testArduinoLogInGAndDegreesPerSecond() throws {
+        let r = try read("arduino_ax_gz.csv")
+        XCTAssertEqual(r.name(.time), "Time")
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        let note = try XCTUnwrap(r.unitNote)
+        XCTAssert(note.contains("gyr=deg/s (the accelerometer turned by"), note)
+        XCTAssert(note.contains("acc=g (the accelerometer reads 1.0"), note)
+        XCTAssert(note.hasSuffix("--units gyr=…,acc=… overrides"), note)
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        let err = assertReplays("arduino_ax_gz.csv")
+        XCTAssertFalse(err.contains("warning"), err)
+        // --units overrides what the readings show.
+        var asIs = DelimitedReadOptions()
+        asIs.units = "acc=m/s2"
+        let given = try read("arduino_ax_gz.csv", asIs)
+        XCTAssertEqual(given.layout.units.accelerometer, 1)
+        XCTAssertEqual(given.layout.units.gyroscope, .pi / 180)
+        XCTAssertFalse(given.unitNote?.contains("acc=") ?? true)
+    }
+
+    func testEpochMillisecondsMilliGAndNanotesla() throws {
+        let r = try read("epoch_ms_mg_nt.csv")
+        XCTAssertEqual(r.layout.units.time, 1e-3)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity / 1000)
+        XCTAssertEqual(r.layout.units.magnetometer, 1e-3)
+        let note = try XCTUnwrap(r.unitNote)
+        XCTAssert(note.contains("t=ms (the first time, 1700000000000, is an epoch in ms (year 2023))"), note)
+        XCTAssert(note.contains("acc=mg") && note.contains("mag=nT"), note)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("epoch_ms_mg_nt.csv")
+    }
+
+    // MARK: Two header rows
+
+    func testSensorHeadingsOverBareAxes() throws {
+        let r = try read("sensor_headings.csv")
+        XCTAssertEqual(r.name(.time), "Time (s)")
+        XCTAssertEqual(r.name(.accelerometerX), "Accelerometer X")
+        XCTAssertEqual(r.name(.gyroscopeY), "Gyroscope Y")
+        XCTAssertEqual(r.name(.magnetometerZ), "Magnetometer Z")
+        XCTAssert(r.notes.contains { $0.contains("read lines 1 and 2 as the header") }, "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("sensor_headings.csv")
+    }
+
+    func testUnitsRowUnderTheNames() throws {
+        let r = try read("units_row.csv")
+        XCTAssertEqual(r.name(.accelerometerX), "AccX (g)")
+        XCTAssertEqual(r.name(.gyroscopeX), "GyroX (dps)")
+        XCTAssertEqual(r.layout.units.explicit, ["t", "acc", "gyr"])
+        XCTAssertNil(r.unitNote)
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("units_row.csv")
+    }
+
+    // MARK: Raw counts
+
+    /// A gyroscope in counts of 1/16 °/s is neither rad/s nor °/s: nothing is applied, and the
+    /// warning proposes the scale that predicts the accelerometer's turns (not `--units
+    /// gyr=deg/s`, even once that is given).
+    func testRawCountsGetTheirScaleProposed() throws {
+        for options in [[String](), ["--units", "gyr=deg/s"]] {
+            let out = TestData.temporaryDirectory() + "/e.csv"
+            let r = CommandRunner.run(["replay", Self.path("bno055_raw.csv")] + options + ["--output", out])
+            XCTAssert(r.err.contains("near a common count of 1/16 °/s: raw counts? pass --units gyr=1/16deg/s"), r.err)
+            XCTAssertFalse(r.err.contains("which looks like deg/s"), r.err)
+            XCTAssertFalse(r.err.contains("note: units from the readings"), r.err)
+        }
+        var sixteenth = DelimitedReadOptions()
+        sixteenth.units = "gyr=1/16deg/s"
+        let r = try read("bno055_raw.csv", sixteenth)
+        XCTAssertEqual(r.layout.units.gyroscope, 0.0625 * .pi / 180, accuracy: 1e-15)
+        // Counts of 1/16 °/s round the rates by up to 1/32 °/s.
+        assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 0.001)
+        assertReplays("bno055_raw.csv", ["--units", "gyr=1/16deg/s"])
+    }
+
+    func testUnitsTakeScaleFactorsTeslaAndNanotesla() throws {
+        var u = SensorUnits()
+        try u.set(spec: "gyr=0.0625deg/s,acc=1e-3 g,mag=T,t=100us")
+        XCTAssertEqual(u.gyroscope, 0.0625 * .pi / 180, accuracy: 1e-18)
+        XCTAssertEqual(u.accelerometer, standardGravity / 1000, accuracy: 1e-15)
+        XCTAssertEqual(u.magnetometer, 1e6)
+        XCTAssertEqual(u.time, 1e-4, accuracy: 1e-20)
+        try u.set(spec: "mag=nT,gyr=1/16deg/s")
+        XCTAssertEqual(u.magnetometer, 1e-3)
+        XCTAssertEqual(u.gyroscope, 0.0625 * .pi / 180, accuracy: 1e-18)
+        for bad in ["gyr=0deg/s", "gyr=-2deg/s", "acc=2", "mag=3furlongs", "t=2count"] {
+            XCTAssertThrowsError(try SensorUnits().with(spec: bad), bad) { e in
+                XCTAssert("\(e)".contains("unknown unit"), "\(bad): \(e)")
+            }
+        }
+        XCTAssert(CommandRunner.run(["help", "replay"]).out.contains("mag=uT|gauss|nT|mT|T|au"))
+    }
+
+    // MARK: Names and --columns
+
+    /// `--columns` for some quantities leaves the others to the names.
+    func testColumnsForTheTimeLeaveTheSensorsToTheirNames() throws {
+        let text = "Zeitstempel,gx,gy,gz,ax,ay,az\n0,0.1,0,0,0,0,9.8\n0.01,0.1,0,0,0,0,9.8\n"
+        let path = TestData.writeTemporary(text)
+        XCTAssertThrowsError(try TraceFormat.load(path: path))
+        var options = DelimitedReadOptions()
+        options.columns = "t=Zeitstempel"
+        let trace = try TraceFormat.load(path: path, options: options)
+        XCTAssertEqual(trace.samples[1].t, 0.01)
+        XCTAssertEqual(trace.samples[0].gyroscope, Vector3(0.1, 0, 0))
+        XCTAssertEqual(trace.samples[0].accelerometer, Vector3(0, 0, 9.8))
+        // The GPST fixture with its time named: the same samples.
+        options.columns = "t=GPST"
+        let gpst = try read("gpst.csv", options)
+        assertReference(gpst, sensors: [.gyroscope, .accelerometer])
+        // A sensor given keeps its columns; a column given is not read again by name.
+        options.columns = "t=1,acc=gx"
+        let swapped = try TraceFormat.load(path: path, options: options)
+        XCTAssertEqual(swapped.samples[0].accelerometer, Vector3(0.1, 0, 0))
+        XCTAssertNil(swapped.samples[0].gyroscope)
+    }
+
+    /// Which name wins when several claim one quantity.
+    func testTheSurestNameWins() throws {
+        func layout(_ header: String) throws -> (ColumnLayout, [String]) {
+            let names = header.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return (try ColumnLayout.fromHeader(names, file: "h"), names)
+        }
+        func chosen(_ header: String, _ slot: ColumnLayout.Slot) throws -> String? {
+            let (l, names) = try layout(header)
+            return l.columns[slot].map { names[$0] }
+        }
+        XCTAssertEqual(try chosen("UnCompGyroX,UnCompGyroY,UnCompGyroZ,GyroX,GyroY,GyroZ,t", .gyroscopeX), "GyroX")
+        XCTAssertEqual(
+            try chosen(
+                "timestamp,accelerometer_lsm6ds3_c.x,accelerometer_lsm6ds3_c.y,accelerometer_lsm6ds3_c.z,linear_Acceleration.x,linear_Acceleration.y,linear_Acceleration.z,gravity.x,gravity.y,gravity.z",
+                .accelerometerX), "accelerometer_lsm6ds3_c.x")
+        XCTAssertNil(try chosen("t,FreeAcc_X,FreeAcc_Y,FreeAcc_Z", .accelerometerX))
+        XCTAssertNil(try chosen("t,Quat_X,Quat_Y,Quat_Z,Euler_X,Euler_Y,Euler_Z", .gyroscopeX))
+        XCTAssertEqual(
+            try chosen(
+                "Shimmer_8C3B_Timestamp_Unix_CAL,Shimmer_8C3B_Gyro_X_CAL,Shimmer_8C3B_Gyro_Y_CAL,Shimmer_8C3B_Gyro_Z_CAL",
+                .gyroscopeX), "Shimmer_8C3B_Gyro_X_CAL")
+        XCTAssertEqual(try chosen("%time,field.header.stamp,field.angular_velocity.x", .time), "field.header.stamp")
+        for (header, unit) in [
+            ("time_s", 1.0), ("time_ms", 1e-3), ("timestamp_us", 1e-6), ("t_ns", 1e-9), ("millis", 1e-3),
+            ("Time (s)", 1.0), ("elapsed", 1.0), ("GPST", 1.0), ("TimeStartup", 1e-9), ("Timestamp (us)", 1e-6),
+        ] {
+            let (l, _) = try layout(header + ",ax,ay,az")
+            XCTAssertEqual(l.columns[.time], 0, header)
+            XCTAssertEqual(l.units.time, unit, header)
+        }
+        // Two equally sure names for one quantity are an error naming both.
+        XCTAssertThrowsError(try layout("GyroX,GyroY,GyroZ,gyro_x,gyro_y,gyro_z")) { e in
+            XCTAssert("\(e)".contains("'GyroX' and 'gyro_x' both name the gyroscope x"), "\(e)")
+        }
+    }
+
+    // MARK: Proposals
+
+    /// A header nothing here recognises: the error proposes a `--columns` call built from its
+    /// names and first rows, and that call reads the file.
+    func testUnknownNamesGetAConcreteColumnsProposal() throws {
+        let p = Self.path("unknown_names.csv")
+        let r = CommandRunner.run(["info", p])
+        XCTAssertEqual(r.status, 1)
+        XCTAssert(r.err.contains("\(p):1:1: unrecognised header 'Zeit,Drehrate X,"), r.err)
+        XCTAssert(r.err.contains("the columns may be --columns 't=Zeit,gyr=Drehrate X,acc=Beschl X'"), r.err)
+        var options = DelimitedReadOptions()
+        options.columns = "t=Zeit,gyr=Drehrate X,acc=Beschl X"
+        let read = try self.read("unknown_names.csv", options)
+        assertReference(read, sensors: [.gyroscope, .accelerometer])
+        assertReplays("unknown_names.csv", ["--columns", "t=Zeit,gyr=Drehrate X,acc=Beschl X"])
+    }
+
+    /// A file without a header: the error proposes `--header-rows 0` and the columns its rows
+    /// show (the time rising, the accelerometer by gravity).
+    func testHeaderlessFileGetsHeaderRowsZeroProposed() throws {
+        let p = Self.path("headerless.txt")
+        let r = CommandRunner.run(["info", p])
+        XCTAssertEqual(r.status, 1)
+        XCTAssert(
+            r.err.contains(
+                "\(p):1:1: the header line is numbers, not names of columns: read the file with --header-rows 0 --columns t=1,gyr=2,acc=5"
+            ),
+            r.err)
+        assertReplays("headerless.txt", ["--header-rows", "0", "--columns", "t=1,gyr=2,acc=5"])
+        // Columns in another order are proposed as the magnitudes show them.
+        let swapped = "0,0,0,9.81,0.01,0,0\n0.01,0,0,9.8,0.02,0,0\n0.02,0,0.1,9.8,0.01,0,0\n"
+        let s = CommandRunner.run(["info", TestData.writeTemporary(swapped)])
+        XCTAssert(s.err.contains("--header-rows 0 --columns t=1,gyr=5,acc=2"), s.err)
+    }
+
+    /// Without a time column the error says so (not "unrecognised header") and proposes the rate.
+    func testNoTimeColumnProposesTheRate() throws {
+        let p = TestData.writeTemporary("AccX,AccY,AccZ\n0,0,9.8\n0,0,9.8\n")
+        let r = CommandRunner.run(["info", p])
+        XCTAssertEqual(r.status, 1)
+        XCTAssert(r.err.contains("no time column (the header names accelerometer 'AccX'…)"), r.err)
+        XCTAssert(r.err.contains("--sample-rate HZ"), r.err)
+        XCTAssertEqual(CommandRunner.run(["info", p, "--sample-rate", "100"]).status, 0)
+    }
+}
+
+extension SensorUnits {
+    /// A copy with `spec` applied (tests).
+    func with(spec: String) throws -> SensorUnits {
+        var u = self
+        try u.set(spec: spec)
+        return u
+    }
+}
