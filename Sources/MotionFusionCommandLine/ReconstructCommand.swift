@@ -33,6 +33,7 @@ enum ReconstructCommand {
             throw CommandLineError.usage("--calibrate-mag needs the batch method in 9D with a magnetometer")
         }
         var samples = 0
+        var firstTime = Double.infinity
         let bar = ProgressBar(console)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
@@ -40,6 +41,7 @@ enum ReconstructCommand {
                 next: {
                     guard let s = try reader.next() else { return nil }
                     samples += 1
+                    if s.t.isFinite && s.t < firstTime { firstTime = s.t }
                     if samples & 0xFFFF == 0, let f = reader.progress { bar.show(f) }
                     return s
                 }
@@ -61,7 +63,7 @@ enum ReconstructCommand {
                     String(format: " (its fit makes the field strength %.1f× steadier than the raw readings)", $0)
                 } ?? ""
             console.err(
-                "\(reader.description.source): note: the magnetometer's hard and soft iron were estimated with the attitude from t = \(String(format: "%.1f", start)) s on\(ratio); write them with --calibrate-mag CAL.json to replay with --calibration CAL.json\n"
+                "\(reader.description.source): note: the magnetometer's hard and soft iron were estimated with the attitude from t = \(String(format: "%.1f", start)) s on\(ratio)\(start > firstTime ? "; the samples before it used the raw readings" : ""). Write the calibration with --calibrate-mag CAL.json and pass it with --calibration CAL.json to reconstruct\(start > firstTime ? " (then every sample uses it)" : "") or replay\n"
             )
         }
         if let target = settings.calibrationTarget {

@@ -62,10 +62,15 @@ public struct MagnetometerCalibration: Sendable, Equatable {
                 return
                     "magnetometer calibration needs at least \(MagnetometerCalibration.minimumSamples) readings, got \(n)"
             case .insufficientCoverage(let c, let span):
+                // A wide span with low coverage is a turn about one axis (a circle of directions).
+                let shape =
+                    span >= 180
+                    ? "directions on a band around one axis: the device turned about one axis only"
+                    : String(format: "directions within %.0f° of each other", span)
                 return String(
                     format:
-                        "the field directions cover the sphere too little to fit an ellipsoid (coverage %.0f%%, spanning only %.0f°): rotate the device slowly through all orientations — face up, on each edge, face down — and record again",
-                    c * 100, span)
+                        "the field directions cover the sphere too little to fit an ellipsoid (coverage %.0f%%, %@; %.0f%% is needed): rotate the device slowly through all orientations — face up, on each edge, face down — and record again",
+                    c * 100, shape, MagnetometerCalibration.minimumCoverage * 100)
             case .notAnEllipsoid:
                 return
                     "magnetometer readings do not fit an ellipsoid: too little rotation, or strong disturbances; rotate the device through all orientations away from metal and magnets"

@@ -495,7 +495,9 @@ public struct KalmanFilter: AttitudeFilter {
             fE = state.attitude.rotate(state.rest.accelerometerSmoothed)
         }
         let fNorm = fE.norm
-        guard fNorm > 0 else { return }
+        // Far below gravity, held for the low-pass's time (free fall, a throw): the direction of
+        // what is left is not up.
+        guard fNorm > 0.5 * standardGravity else { return }
         let u = fE * (1 / fNorm)
         // Energy of the (filtered) linear acceleration: specific force minus gravity, earth frame.
         let linear = Vector3(fE.x, fE.y, fE.z - standardGravity)
