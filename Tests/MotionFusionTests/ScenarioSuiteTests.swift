@@ -175,10 +175,13 @@ final class ScenarioSuiteTests: XCTestCase {
 
     /// A level device in a car on a circle for 40 s (10 m/s, radius 50 m: 11.46 °/s and 2 m/s² to
     /// the centre), at 50 Hz.
-    static func drive() -> Trace {
+    static func drive() -> Trace { simulated(.vehicle, duration: 40) }
+
+    /// A scenario at 50 Hz with the suite's fixed errors (``errors(bias:)``), seed 23.
+    static func simulated(_ scenario: MotionSimulator.Scenario, duration: Double) -> Trace {
         var s = MotionSimulator.Settings()
-        s.scenario = .vehicle
-        s.duration = 40
+        s.scenario = scenario
+        s.duration = duration
         s.rate = 50
         s.errors = Self.errors()
         s.seed = 23
@@ -221,13 +224,7 @@ final class ScenarioSuiteTests: XCTestCase {
 
     /// Fast rotation (3 s) then rest: at the end of the rest every filter has the tilt within 1°.
     func testTiltAfterFastMotionAndRest() {
-        var s = MotionSimulator.Settings()
-        s.scenario = .longRest
-        s.duration = 30
-        s.rate = 50
-        s.errors = Self.errors()
-        s.seed = 23
-        let trace = MotionSimulator(settings: s).run()
+        let trace = Self.simulated(.longRest, duration: 30)
         for kind in FilterKind.allCases {
             for mode in kind.modes {
                 let q = RunConfiguration(kind, mode: mode).attitudes(trace.samples)
@@ -383,13 +380,7 @@ final class ScenarioSuiteTests: XCTestCase {
     /// 2 s low-pass pulling it briefly while the gyroscope is still, and the accelerometer is
     /// flagged rejected over the last 5 s.
     func testFreeFallIsNotTilt() {
-        var s = MotionSimulator.Settings()
-        s.scenario = .rest
-        s.duration = 12
-        s.rate = 50
-        s.errors = Self.errors()
-        s.seed = 23
-        var trace = MotionSimulator(settings: s).run()
+        var trace = Self.simulated(.rest, duration: 12)
         var random = SeededRandom(seed: 5)
         for i in trace.samples.indices where trace.samples[i].t >= 2 {
             trace.samples[i].accelerometer = Vector3(random.gaussian(), random.gaussian(), random.gaussian()) * 0.05
