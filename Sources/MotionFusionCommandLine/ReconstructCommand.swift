@@ -80,7 +80,15 @@ enum ReconstructCommand {
                 try file.write(c.json)
                 try file.commit()
             }
-            console.err("magnetometer calibration written to \(target.given)\n")
+            // Without a joint calibration the file holds the readings' own fit, which this run did
+            // not apply (the raw readings were as steady as it makes them).
+            let applied = result.statistics?.jointCalibrationStart != nil
+            console.err(
+                "magnetometer calibration written to \(target.given)"
+                    + (applied
+                        ? "\n"
+                        : " (the ellipsoid fit of the readings, not applied here: they were already nearly as steady)\n")
+            )
         }
         return samples
     }
