@@ -126,6 +126,51 @@ final class NativeTraceTests: XCTestCase {
     }
 }
 
+/// A gyroscope in °/s in a recording that rests for its first minute and then moves slowly (no two
+/// still moments to compare): the slow motion's turns decide the unit, in whichever unit the file
+/// holds, and linear accelerations alone decide nothing.
+final class SlowTurnUnitTests: XCTestCase {
+    /// 60 s at rest, then 30 s turning about x back and forth (up to 34 °/s) while the hand shakes
+    /// the device by 0.3 m/s² at 2 Hz; `turning` false keeps the attitude and only shakes it.
+    static func csv(degrees: Bool, turning: Bool = true) -> String {
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        var q = Quaternion.identity
+        let dt = 0.01
+        for i in 0..<9_000 {
+            let t = Double(i) * dt
+            let moving = t >= 60
+            let rate = Vector3(moving && turning ? 0.6 * sin(2 * .pi * (t - 60) / 8) : 0, 0, 0)
+            let shake = moving ? Vector3(0.3 * sin(4 * .pi * t), 0.3 * cos(4 * .pi * t), 0) : .zero
+            let f = q.inverseRotate(Vector3(0, 0, standardGravity) + shake)
+            let g = degrees ? rate * (180 / .pi) : rate
+            text += "\(t),\(g.x),\(g.y),\(g.z),\(f.x),\(f.y),\(f.z)\n"
+            q = q * Quaternion(rotationVector: rate * dt)
+        }
+        return text
+    }
+
+    func read(_ text: String) throws -> Trace {
+        try TraceFormat.load(path: TestData.writeTemporary(text), options: DelimitedReadOptions())
+    }
+
+    func unitNote(_ trace: Trace) -> String? {
+        trace.warnings.first { $0.isNote && $0.message.hasPrefix(UnitEvidence.notePrefix) }?.message
+    }
+
+    func testSlowTurnsAfterALongRestDecideTheGyroscopeUnit() throws {
+        let degrees = try read(Self.csv(degrees: true))
+        let note = try XCTUnwrap(unitNote(degrees))
+        XCTAssert(note.contains("gyr=deg/s") && note.contains("in a slow motion"), note)
+        let radians = try read(Self.csv(degrees: false))
+        XCTAssertNil(unitNote(radians))
+        for (a, b) in zip(degrees.samples, radians.samples) {
+            XCTAssertEqual(a.gyroscope!.x, b.gyroscope!.x, accuracy: 1e-9)
+        }
+        // Shaking without turning: the accelerometer's means barely turn, and nothing is applied.
+        XCTAssertNil(unitNote(try read(Self.csv(degrees: true, turning: false))))
+    }
+}
+
 /// A gyroscope whose zero is far off (raw data without its calibration) reads about −9 rad/s per
 /// axis at rest: units are plausible, but `info` and every reader's unit check name the offset per
 /// axis and its fix; ordinary biases, a trace without an offset and a steady turn about the vertical

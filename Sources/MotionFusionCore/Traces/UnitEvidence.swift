@@ -8,7 +8,7 @@ import Glibc
 /// |---|---|
 /// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
 /// | accelerometer norm at rest 800–1200 | `acc=mg` |
-/// | the accelerometer's turns between still moments predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer in a known unit | `gyr=deg/s` |
+/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer in a known unit | `gyr=deg/s` |
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
@@ -38,10 +38,15 @@ public enum UnitEvidence {
         /// The scale, °/s per unit of the file, that makes the gyroscope predict every turn of
         /// the accelerometer between still moments, when neither rad/s nor °/s does (raw counts).
         public var gyroscopeCounts: Double?
+        /// Whether the gyroscope's unit is still open for want of turns to judge it by.
+        var gyroscopeUndecided = false
     }
 
     /// Most rows looked at; of them, the first ``seconds`` of the recording decide the sensors.
     public static let rows = 5_000
+    /// Most rows looked at for the accelerometer's turns when the first ``rows`` hold none (a
+    /// recording that starts with a long rest).
+    public static let turnRows = 100_000
     /// Most recording time, s, whose sensor readings decide.
     public static let seconds = 10.0
     /// Fewest samples at rest that decide the accelerometer's unit.
@@ -63,15 +68,23 @@ public enum UnitEvidence {
         else { return nil }
         var samples = [SensorSample]()
         while samples.count < rows, let s = try? probe.next() { samples.append(s) }
+        let first = samples.count
         let timeName = probe.layout.columns[.time].flatMap { c in
             c < probe.rows.columnNames.count ? probe.rows.columnNames[c] : nil
         }
         // Rows timed by a rate have no time column whose unit could be wrong.
         let timedByColumn: Bool
         if case .column = probe.clock { timedByColumn = true } else { timedByColumn = false }
-        return find(
-            samples, units: probe.layout.units,
-            timeColumn: timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil)
+        let timeColumn = timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil
+        var findings = find(samples, units: probe.layout.units, timeColumn: timeColumn)
+        guard findings.gyroscopeUndecided, first == rows else { return findings }
+        // No turn in the first rows: look further for the gyroscope's unit.
+        while samples.count < turnRows, let s = try? probe.next() { samples.append(s) }
+        // The other sensors are still judged over the first seconds, now with the gyroscope's unit.
+        let further = find(samples, units: probe.layout.units, timeColumn: timeColumn)
+        if further.units.contains(where: { $0.key == "gyr" }) { return further }
+        findings.gyroscopeCounts = further.gyroscopeCounts
+        return findings
     }
 
     /// What `samples` show, read in `units` (SI where the file states none). `timeColumn` is the
@@ -100,12 +113,15 @@ public enum UnitEvidence {
         }
         // The gyroscope next: rest, for the accelerometer, is judged by its rate.
         let turns = Turns(all)
-        if !units.explicit.contains("gyr"), let reason = degreesPerSecond(samples, turns: turns) {
+        if !units.explicit.contains("gyr"), let reason = degreesPerSecond(all, turns: turns) {
             found.append(Unit(key: "gyr", unit: "deg/s", reason: reason))
             for i in samples.indices { samples[i].gyroscope = samples[i].gyroscope.map { $0 * (.pi / 180) } }
         } else if turns.verdict == .neither, let fitted = turns.fittedScale {
             counts = (fitted * units.gyroscope).degrees
         }
+        let undecided =
+            !units.explicit.contains("gyr") && turns.count == 0
+            && !found.contains { $0.key == "gyr" } && all.contains { $0.gyroscope != nil }
         if !units.explicit.contains("acc"), let (norm, how) = restAccelerometer(samples) {
             if (0.8...1.2).contains(norm) {
                 found.append(
@@ -127,12 +143,13 @@ public enum UnitEvidence {
                 found.append(Unit(key: "mag", unit: "nT", reason: reason + " (Earth's field is 22 000–67 000 nT)"))
             }
         }
-        return Findings(units: found, gyroscopeCounts: counts)
+        return Findings(units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided)
     }
 
     /// Why the gyroscope is in °/s, or nil when that is not plain. The turns of the accelerometer
     /// between still moments decide when there are any (``Turns``): °/s must predict them and
-    /// rad/s not. Without any, peaks beyond any gyroscope's range in rad/s decide, when all are
+    /// rad/s not (a slow motion's turns: most of them, ``Turns/verdict``). Without a verdict, peaks
+    /// beyond any gyroscope's range in rad/s over all the rows looked at decide, when all are
     /// within it as °/s and the accelerometer reads in a known unit (raw counts, whose gyroscope
     /// would be counts too, are not °/s).
     static func degreesPerSecond(_ samples: [SensorSample], turns: Turns) -> String? {
@@ -155,8 +172,9 @@ public enum UnitEvidence {
     /// rate integrated over the time between, read in rad/s and in °/s. A still moment is at least
     /// ``Turns/stillTime`` over which the accelerometer's direction stays within
     /// ``Turns/stillAngle``; two in a row, at most ``Turns/longestGap`` apart, whose directions
-    /// differ by at least ``Turns/smallestTurn`` make a turn. A unit predicts a turn when the
-    /// direction it predicts is within a quarter of the turn of the one measured.
+    /// differ by at least ``Turns/smallestTurn`` make a turn; without any, turns while the norm
+    /// is a slow motion's (``Turns/addSlowTurns(_:)``). A unit predicts a turn when the direction it
+    /// predicts is within a quarter of the turn of the one measured.
     struct Turns {
         static let stillTime = 0.25
         static let stillAngle = 1.5.radians
@@ -168,9 +186,16 @@ public enum UnitEvidence {
         var degrees = 0, radians = 0, count = 0
         /// The largest turn only °/s predicts: its size, and the errors of °/s and rad/s.
         var example: (turn: Double, degreesError: Double, radiansError: Double)?
+        /// Whether the turns are those of a slow motion (``addSlowTurns(_:)``).
+        var slowTurns = false
 
         var verdict: Verdict {
             if count == 0 { return .unknown }
+            if slowTurns {
+                if degrees >= Self.minimumSlowTurns && degrees * 2 > count && radians == 0 { return .degrees }
+                if radians >= Self.minimumSlowTurns && radians * 2 > count && degrees == 0 { return .radians }
+                return .unknown
+            }
             if degrees > 0 && radians == 0 { return .degrees }
             if radians > 0 && degrees == 0 { return .radians }
             if degrees == 0 && radians == 0 { return .neither }
@@ -180,7 +205,7 @@ public enum UnitEvidence {
         var reason: String {
             guard let e = example else { return "" }
             return
-                "the accelerometer turned by \(Int(e.turn.degrees.rounded()))° between still moments, as the gyroscope predicts in °/s (off by \(UnitCheck.fmt(e.degreesError.degrees))°) and not in rad/s (off by \(Int(e.radiansError.degrees.rounded()))°)\(degrees > 1 ? "; \(degrees) turns agree" : "")"
+                "the accelerometer turned by \(Int(e.turn.degrees.rounded()))° \(slowTurns ? "in a slow motion" : "between still moments"), as the gyroscope predicts in °/s (off by \(UnitCheck.fmt(e.degreesError.degrees))°) and not in rad/s (off by \(Int(e.radiansError.degrees.rounded()))°)\(degrees > 1 ? "; \(degrees) turns agree" : "")"
         }
 
         /// Each turn: the directions before and after, its size, and the gyroscope's readings
@@ -254,29 +279,112 @@ public enum UnitEvidence {
             }
             close()
             for (a, b) in zip(still, still.dropFirst()) {
-                let turn = Self.angle(a.up, b.up)
-                guard turn >= Self.smallestTurn, samples[b.first].t - samples[a.last].t <= Self.longestGap else {
+                guard samples[b.first].t - samples[a.last].t <= Self.longestGap else { continue }
+                add(from: a, to: b, samples, smallest: Self.smallestTurn)
+            }
+            if turns.isEmpty {
+                addSlowTurns(samples)
+                slowTurns = !turns.isEmpty
+            }
+        }
+
+        /// Turns of a slow motion, for recordings with no two still moments in their first seconds
+        /// (a slow rotation from the start): the accelerometer's mean over each
+        /// ``Turns/blockTime`` whose norm is within ``Turns/blockNorm`` of the median norm points
+        /// along gravity, the motion's own accelerations averaging out. Two such means at most
+        /// ``Turns/blockGap`` apart that differ by at least ``Turns/smallestSlowTurn`` make a turn,
+        /// predicted from one block's middle to the other's. Linear accelerations can still pass
+        /// for turns, so a unit is decided by at least ``Turns/minimumSlowTurns`` and most of these
+        /// turns, with none for the other; else they leave the verdict open (``Turns/verdict``).
+        static let blockTime = 0.25
+        static let blockNorm = 0.03
+        static let blockGap = 2.0
+        static let smallestSlowTurn = 20.0.radians
+        /// Most slow turns looked at.
+        static let slowTurns = 20
+        /// Fewest slow turns one unit must predict, and none the other, to decide.
+        static let minimumSlowTurns = 3
+
+        mutating func addSlowTurns(_ samples: [SensorSample]) {
+            guard
+                let median = UnitCheck.median(
+                    samples.compactMap { $0.accelerometer?.norm }.filter { $0.isFinite && $0 > 0 })
+            else { return }
+            // Blocks: (middle sample, start time, end time, mean direction).
+            var blocks = [(middle: Int, start: Double, end: Double, up: Vector3)]()
+            var first = -1
+            var sum = Vector3.zero
+            var n = 0
+            for (i, s) in samples.enumerated() {
+                guard s.t.isFinite else { continue }
+                if first < 0 || s.t - samples[first].t >= Self.blockTime {
+                    if first >= 0, n > 0, abs((sum / Double(n)).norm - median) <= Self.blockNorm * median,
+                        let up = sum.normalized
+                    {
+                        blocks.append(((first + i - 1) / 2, samples[first].t, samples[i - 1].t, up))
+                    }
+                    first = i
+                    sum = .zero
+                    n = 0
+                }
+                if let a = s.accelerometer, a.isFinite {
+                    sum = sum + a
+                    n += 1
+                }
+            }
+            var k = 0
+            while k < blocks.count, turns.count < Self.slowTurns {
+                let a = blocks[k]
+                guard
+                    let next = blocks[(k + 1)...].prefix(while: { $0.start - a.end <= Self.blockGap })
+                        .firstIndex(where: { Self.angle(a.up, $0.up) >= Self.smallestSlowTurn })
+                else {
+                    k += 1
                     continue
                 }
-                var rates = [(Vector3, Double)]()
-                var rate: Vector3?
-                for k in a.last..<b.first {
-                    if let g = samples[k].gyroscope, g.isFinite { rate = g }
-                    let dt = samples[k + 1].t - samples[k].t
-                    guard let w = rate, dt > 0, dt < 0.5 else { continue }
-                    rates.append((w, dt))
-                }
-                turns.append((a.up, b.up, turn, rates))
-                let radiansError = Self.angle(Self.predicted(turns.last!, 1), b.up)
-                let degreesError = Self.angle(Self.predicted(turns.last!, .pi / 180), b.up)
-                count += 1
-                let fits = { (error: Double) in error <= turn / 4 }
-                if fits(degreesError) && !fits(radiansError) {
-                    degrees += 1
-                    if example.map({ turn > $0.turn }) ?? true { example = (turn, degreesError, radiansError) }
-                } else if fits(radiansError) && !fits(degreesError) {
-                    radians += 1
-                }
+                let b = blocks[next]
+                add(
+                    from: (a.middle, a.middle, a.up), to: (b.middle, b.middle, b.up), samples,
+                    smallest: Self.smallestSlowTurn)
+                k = next
+            }
+        }
+
+        /// Largest share of a turn's time over which the gyroscope's last reading is held for want
+        /// of a new one (a turn the gyroscope missed more of is not judged).
+        static let heldShare = 0.1
+
+        /// Adds the turn from the direction `a` to `b` when it is at least `smallest`, judged in
+        /// rad/s and °/s.
+        mutating func add(
+            from a: (first: Int, last: Int, up: Vector3), to b: (first: Int, last: Int, up: Vector3),
+            _ samples: [SensorSample], smallest: Double
+        ) {
+            let turn = Self.angle(a.up, b.up)
+            guard turn >= smallest else { return }
+            var rates = [(Vector3, Double)]()
+            var rate: Vector3?
+            var held = 0.0
+            for k in a.last..<b.first {
+                let read = samples[k].gyroscope.map(\.isFinite) ?? false
+                if read { rate = samples[k].gyroscope }
+                let dt = samples[k + 1].t - samples[k].t
+                guard let w = rate, dt > 0, dt < 0.5 else { continue }
+                rates.append((w, dt))
+                if !read { held += dt }
+            }
+            // A turn the gyroscope mostly missed tells neither unit.
+            guard held <= Self.heldShare * (samples[b.first].t - samples[a.last].t) else { return }
+            turns.append((a.up, b.up, turn, rates))
+            let radiansError = Self.angle(Self.predicted(turns.last!, 1), b.up)
+            let degreesError = Self.angle(Self.predicted(turns.last!, .pi / 180), b.up)
+            count += 1
+            let fits = { (error: Double) in error <= turn / 4 }
+            if fits(degreesError) && !fits(radiansError) {
+                degrees += 1
+                if example.map({ turn > $0.turn }) ?? true { example = (turn, degreesError, radiansError) }
+            } else if fits(radiansError) && !fits(degreesError) {
+                radians += 1
             }
         }
     }
