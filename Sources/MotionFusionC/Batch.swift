@@ -72,13 +72,22 @@ struct ArrayOutput {
 }
 
 /// The offline reconstruction behind `mf_reconstruct` (and so Python's `reconstruct`), in one
-/// place: every sample of `next`, in order, to `body` with its estimate.
+/// place: every sample `samples` makes, in order, to `body` with its estimate. The arrays are read
+/// twice: first for what the magnetometer readings show (``BatchAttitudeEstimator/magnetometerSeed``).
 func reconstruct(
-    _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters, next: () throws -> SensorSample?,
-    _ body: (MotionEstimate, SensorSample) throws -> Void
+    _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters,
+    samples: () -> () throws -> SensorSample?, _ body: (MotionEstimate, SensorSample) throws -> Void
 ) throws {
     guard case .ekf = configuration.filter else { throw CallError.usage("reconstruct runs the EKF (filter ekf)") }
-    try configuration.reconstruct(batch: batch, next: next) { r in try body(r.estimate, r.input) }
+    let calibration = configuration.calibration
+    let first = samples()
+    let seed =
+        configuration.mode == .nineD
+        ? try BatchAttitudeEstimator.CalibrationEvidence(
+            next: { try first().map { calibration?.apply($0) ?? $0 } }, parameters: batch) : nil
+    try configuration.reconstruct(batch: batch, magnetometerSeed: seed, next: samples()) { r in
+        try body(r.estimate, r.input)
+    }
 }
 
 /// The shared body of `mf_replay` and `mf_reconstruct`.
@@ -116,7 +125,7 @@ func batch(
             uncertainty: offline || run.filter.kind == .ekf)
         if offline {
             var i = 0
-            try reconstruct(run, batch: tuning, next: input.reader()) { e, _ in
+            try reconstruct(run, batch: tuning, samples: { input.reader() }) { e, _ in
                 // One estimate per sample: the output rate is never set here.
                 precondition(i < output.count, "more estimates than samples")
                 output.write(e, at: i)

@@ -1,3 +1,4 @@
+import Glibc
 import MotionFusion
 
 /// `motionfusion reconstruct`: the best attitude a whole recording allows, offline.
@@ -35,9 +36,10 @@ enum ReconstructCommand {
         var samples = 0
         var firstTime = Double.infinity
         let bar = ProgressBar(console)
+        let seed = try magnetometerSeed(reader, run, settings)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
-                method: method, batch: settings.run.batch,
+                method: method, batch: settings.run.batch, magnetometerSeed: seed,
                 next: {
                     guard let s = try reader.next() else { return nil }
                     samples += 1
@@ -66,12 +68,21 @@ enum ReconstructCommand {
                 "\(reader.description.source): note: the magnetometer's hard and soft iron were estimated with the attitude from t = \(String(format: "%.1f", start)) s on\(ratio)\(start > firstTime ? "; the samples before it used the raw readings" : ""). Write the calibration with --calibrate-mag CAL.json and pass it with --calibration CAL.json to reconstruct\(start > firstTime ? " (then every sample uses it)" : "") or replay\n"
             )
         }
+        if let st = result.statistics, st.jointCalibrationStart == nil, let problem = st.calibrationProblem,
+            let spread = st.rawStrengthSpread, spread > Self.uncalibratedSpread
+        {
+            console.err(
+                "\(reader.description.source): warning: the magnetometer's strength varies by \(Int((100 * spread).rounded())) % (standard deviation) as the device turns, where a calibrated one away from iron stays within a few percent, and these readings determine no calibration (\(problem)): the heading rests on the readings the robust weights accept and on the gyroscope, and may be off by tens of degrees. Record the device turning through all orientations, fit it with 'motionfusion calibrate REC --sensors mag --output CAL.json', and pass --calibration CAL.json\n"
+            )
+        }
         if let target = settings.calibrationTarget {
             guard let fitted = result.magnetometerCalibration else {
+                // The attitude is still written; only the calibration file is missing.
                 let why = result.statistics?.calibrationProblem.map { ": \($0)" } ?? ""
-                throw CommandLineError.input(
-                    "\(reader.description.source): the magnetometer calibration could not be determined from this recording\(why)"
+                sink.failureAfterOutput = CommandLineError.input(
+                    "\(reader.description.source): the magnetometer calibration could not be determined from this recording\(why); the attitude was written, \(target.given) was not"
                 )
+                return samples
             }
             var c = SensorCalibration()
             c.magnetometer = fitted
@@ -91,6 +102,31 @@ enum ReconstructCommand {
             )
         }
         return samples
+    }
+}
+
+extension ReconstructCommand {
+    /// Spread of the raw field strength (standard deviation over mean) beyond which an
+    /// uncalibrated magnetometer is named when its readings determine no calibration.
+    static let uncalibratedSpread = 0.1
+
+    /// What the whole recording's magnetometer readings show, from a first pass over a file that
+    /// can be read again (not standard input or a pipe), so that a calibration the readings need
+    /// applies from the first sample; nil otherwise (the batch decides window by window).
+    static func magnetometerSeed(
+        _ reader: SampleReader, _ run: RunConfiguration, _ settings: TraceRunSettings
+    ) throws -> BatchAttitudeEstimator.CalibrationEvidence? {
+        let path = reader.description.source
+        guard (settings.method ?? .default) == .batch, run.mode == .nineD, run.calibration?.magnetometer == nil,
+            settings.run.batch.estimateMagnetometerCalibration, path != "-", !TraceFormat.isStream(path),
+            access(path, R_OK) == 0
+        else { return nil }
+        let again = try settings.input.open(path)
+        let calibration = run.calibration
+        return try CommandLineError.rethrowing {
+            try BatchAttitudeEstimator.CalibrationEvidence(
+                next: { try again.next().map { calibration?.apply($0) ?? $0 } }, parameters: settings.run.batch)
+        }
     }
 }
 

@@ -43,6 +43,9 @@ final class EstimateSink {
     /// rejection warning; `replay` fills it; a reconstruction's robust weights lower the
     /// magnetometer's share without dropping it, so `reconstruct` does not).
     @exclusivity(unchecked) var magnetometerUse = MagnetometerUse()
+    /// A failure that leaves the estimates good (a calibration file that could not be written):
+    /// the estimates are written, then the run fails with it.
+    var failureAfterOutput: Error?
 
     init(writer: EstimateWriter, mode: FusionMode, score: Bool, report: HTMLReport?) {
         self.writer = writer
@@ -243,6 +246,7 @@ enum TraceRunCommand {
                 try file.commit()
             }
         }
+        if let failure = sink.failureAfterOutput { throw CommandLineError.from(failure) }
         return TraceOutcome(samples: samples, mode: mode, score: sink.score)
     }
 

@@ -48,7 +48,8 @@ final class HostileUseTests: XCTestCase {
     /// `reconstruct` of a recording all at rest on one timestamp (360 000 identical rows), of
     /// 370 000 samples 0.1 µs apart, or of two rows, ends normally with one finite row per sample
     /// (it used to crash on an index out of range, leaving its temporary file behind), and
-    /// `--calibrate-mag` on them is an error; no temporary file is left in the folder.
+    /// `--calibrate-mag` on them is an error that still writes the attitude; no temporary file is
+    /// left in the folder.
     func testReconstructOfRecordingsWithinOneKnot() throws {
         let header = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
         let cases: [(String, Int, (Int) -> String)] = [
@@ -73,11 +74,13 @@ final class HostileUseTests: XCTestCase {
             }
         }
         // Two readings in one direction do not determine a magnetometer calibration: an error, not
-        // the priors written as a fit.
+        // the priors written as a fit; the attitude is still written.
         let status = try run(
             ["reconstruct", "short.csv", "--output", "s.csv", "--calibrate-mag", "cal.json"], stderr: "/dev/null")
         XCTAssertEqual(status, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/cal.json"))
+        let written = try String(contentsOfFile: dir + "/s.csv", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(written.count, 3, "the attitude of both rows, under its header")
         let left = try FileManager.default.contentsOfDirectory(atPath: dir).filter { $0.hasPrefix(".") }
         XCTAssertEqual(left, [], "no temporary file left behind")
     }

@@ -193,6 +193,18 @@ final class LayoutTests: XCTestCase {
         assertReplays("xsens_dot.csv")
     }
 
+    /// A SampleTimeFine column re-exported in seconds (fractions of one per step, which no counter
+    /// makes) is read as seconds, not as 10 kHz ticks.
+    func testSampleTimeFineInSecondsIsReadAsSeconds() throws {
+        var text = "PacketCounter,SampleTimeFine,Acc_X,Acc_Y,Acc_Z,Gyr_X,Gyr_Y,Gyr_Z\n"
+        for i in 0..<200 { text += "\(i),\(12.5 + Double(i) * 0.01),0,0,9.81,0.01,0,0\n" }
+        let trace = try TraceFormat.load(path: TestData.writeTemporary(text))
+        XCTAssertEqual(trace.samples[1].t - trace.samples[0].t, 0.01, accuracy: 1e-9)
+        XCTAssertEqual(trace.samples[0].t, 12.5, accuracy: 1e-9)
+        let note = trace.warnings.first { $0.message.hasPrefix(UnitEvidence.notePrefix) }?.message ?? ""
+        XCTAssert(note.contains("t=s (SampleTimeFine steps by 0.01 per sample: seconds"), note)
+    }
+
     /// MT Manager rows exported without a time stamp (OpenSim's test data): the rate the lines
     /// before the header state times them.
     func testXsensExportWithAnEmptyTimeColumnIsTimedAtTheStatedRate() throws {

@@ -1,5 +1,68 @@
 import Foundation
 
+extension BatchAttitudeEstimator {
+    /// What magnetometer readings show about their calibration: the ellipsoid fit (or why there is
+    /// none), how much steadier it makes the field strength, and whether that is
+    /// ``Parameters/calibrationEvidence`` times or more (the readings need calibrating).
+    public struct CalibrationEvidence: Sendable {
+        public var fit: MagnetometerCalibration?
+        public var problem: String?
+        /// The raw strength's spread over the fit's residual.
+        public var improvement: Double?
+        public var evident = false
+
+        public init(_ readings: [Vector3], parameters p: Parameters) {
+            do {
+                fit = try MagnetometerCalibration.fit(readings, arbitraryUnits: true)
+            } catch {
+                problem = "\(error)"
+                return
+            }
+            guard let fit else { return }
+            let norms = readings.map(\.norm)
+            let mean = norms.reduce(0, +) / Double(norms.count)
+            let spread = (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)).squareRoot()
+            improvement = spread / max(fit.residual, .leastNormalMagnitude)
+            evident = fit.residual * p.calibrationEvidence < spread
+        }
+
+        /// The evidence a recording's readings give at the first window end whose readings so far
+        /// determine a fit (as ``BatchAttitudeEstimator/Driver`` decides, window by window: the
+        /// first window and its lookahead, then every further window), else at its end. Reading
+        /// stops at that decision.
+        public init(next: () throws -> SensorSample?, parameters p: Parameters) rethrows {
+            var kept = ThinnedReadings()
+            var checkpoint = Double.nan
+            while let s = try next() {
+                if s.t.isFinite {
+                    if checkpoint.isNaN { checkpoint = s.t + p.windowDuration + p.lookahead }
+                    if s.t >= checkpoint {
+                        let evidence = Self(kept.values, parameters: p)
+                        if evidence.fit != nil {
+                            self = evidence
+                            return
+                        }
+                        while checkpoint <= s.t { checkpoint += p.windowDuration }
+                    }
+                }
+                if let m = s.magnetometer { kept.add(m) }
+            }
+            self = Self(kept.values, parameters: p)
+        }
+
+        /// The evidence of an in-memory recording's readings.
+        public init(samples: [SensorSample], parameters p: Parameters) {
+            var k = 0
+            self.init(
+                next: {
+                    guard k < samples.count else { return nil }
+                    k += 1
+                    return samples[k - 1]
+                }, parameters: p)
+        }
+    }
+}
+
 extension BatchAttitudeEstimator.Driver {
 
     /// Keeps about 20 000 raw magnetometer readings spread over the recording.
@@ -22,21 +85,12 @@ extension BatchAttitudeEstimator.Driver {
         }
         var kept = rawReadings
         for s in pending { if let m = s.input.magnetometer { kept.add(m) } }
-        let readings = kept.values
-        let fit: MagnetometerCalibration
-        do {
-            fit = try MagnetometerCalibration.fit(readings, arbitraryUnits: true)
-        } catch {
-            statistics.calibrationProblem = "\(error)"
-            return
-        }
+        let evidence = BatchAttitudeEstimator.CalibrationEvidence(kept.values, parameters: p)
+        statistics.calibrationProblem = evidence.problem
+        guard let fit = evidence.fit else { return }
         plainFit = fit
-        statistics.calibrationProblem = nil
-        let norms = readings.map(\.norm)
-        let mean = norms.reduce(0, +) / Double(norms.count)
-        let spread = (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)).squareRoot()
-        statistics.calibrationImprovement = spread / max(fit.residual, .leastNormalMagnitude)
-        guard fit.residual * p.calibrationEvidence < spread else {
+        statistics.calibrationImprovement = evidence.improvement
+        guard evidence.evident else {
             calibration = (false, nil)
             return
         }
@@ -83,6 +137,15 @@ struct ThinnedReadings {
     private(set) var values: [Vector3] = []
     private var stride = 1
     private var offered = 0
+
+    /// The readings' strength: standard deviation over mean (nil without readings).
+    var strengthSpread: Double? {
+        guard !values.isEmpty else { return nil }
+        let norms = values.map(\.norm)
+        let mean = norms.reduce(0, +) / Double(norms.count)
+        guard mean > 0 else { return nil }
+        return (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)).squareRoot() / mean
+    }
 
     mutating func add(_ m: Vector3) {
         guard m.isFinite else { return }

@@ -23,6 +23,9 @@ extension BatchAttitudeEstimator {
         var calibrationReadings = ThinnedReadings()
         /// Raw magnetometer readings of the emitted samples (thinned), while the calibration is undecided.
         var rawReadings = ThinnedReadings()
+        /// Raw readings of the windows that did not calibrate, thinned, for
+        /// ``Statistics/rawStrengthSpread``.
+        var uncalibratedReadings = ThinnedReadings()
         /// The latest ellipsoid fit of the raw readings.
         var plainFit: MagnetometerCalibration?
         var prior: BatchWindow.Prior?
@@ -33,9 +36,19 @@ extension BatchAttitudeEstimator {
         /// The latest finite time of the current solution (the clock it follows).
         var segmentTime = Double.nan
 
-        init(parameters: Parameters) {
+        /// Whether the joint calibration starts with the first window, from a fit of the whole
+        /// recording's readings (``BatchAttitudeEstimator/magnetometerSeed``).
+        var seeded = false
+
+        init(parameters: Parameters, seed: CalibrationEvidence? = nil) {
             self.parameters = parameters
             useMagnetometer = parameters.filter.mode == .nineD
+            if let seed, seed.evident, let fit = seed.fit, useMagnetometer, parameters.estimateMagnetometerCalibration {
+                calibration = (true, fit)
+                plainFit = fit
+                statistics.calibrationImprovement = seed.improvement
+                seeded = true
+            }
         }
 
         mutating func run(
@@ -107,6 +120,9 @@ extension BatchAttitudeEstimator {
                 if !segmentTime.isFinite || s.t > segmentTime { segmentTime = s.t }
             }
             pending.append(s)
+            if seeded && statistics.jointCalibrationStart == nil && s.t.isFinite {
+                statistics.jointCalibrationStart = s.t
+            }
             if s.t.isFinite { latestTime = max(latestTime, s.t) }
             if windowIsFull {
                 try processWindow(final: false, body)
@@ -225,9 +241,11 @@ extension BatchAttitudeEstimator {
             if window.calibrating {
                 keepCalibrationReadings(window)
                 if final { statistics.magnetometerCalibration = calibration(window) }
-            } else if final {
-                statistics.magnetometerCalibration = plainFit
+            } else {
+                for i in window.mag.indices where window.magValid[i] { uncalibratedReadings.add(window.mag[i]) }
+                if final { statistics.magnetometerCalibration = plainFit }
             }
+            if final { statistics.rawStrengthSpread = uncalibratedReadings.strengthSpread }
             let emitEnd = final ? pending.count : allKnots[boundary]
             if calibration == nil {
                 for s in pending[0..<emitEnd] { if let m = s.input.magnetometer { rawReadings.add(m) } }

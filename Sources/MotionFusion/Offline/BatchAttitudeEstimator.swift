@@ -98,6 +98,9 @@ public struct BatchAttitudeEstimator: Sendable {
         public var calibrationImprovement: Double?
         /// Why the readings determined no ellipsoid fit, when they did not.
         public var calibrationProblem: String?
+        /// The field strength of the raw readings of the windows that did not calibrate, standard
+        /// deviation over mean (a calibrated sensor away from iron stays within a few percent).
+        public var rawStrengthSpread: Double?
         /// Learnt field strength (reading units) and dip (rad) of the last window.
         public var fieldNorm = Double.nan, fieldDip = Double.nan
     }
@@ -105,16 +108,30 @@ public struct BatchAttitudeEstimator: Sendable {
     /// Tuning in use.
     public var parameters: Parameters
 
-    /// Creates an estimator.
-    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
+    /// What the whole recording's magnetometer readings show, when known before the run (a first
+    /// pass over a file, or an in-memory recording): when they need calibrating, the joint
+    /// calibration starts with the first window, so that every sample's heading uses it. Nil: the
+    /// calibration is decided window by window from the readings so far.
+    public var magnetometerSeed: CalibrationEvidence?
 
-    /// Reconstructs every sample of an in-memory recording. Throws when OpenBLAS or LAPACKE
-    /// cannot be loaded (``LinearAlgebraError/unavailable(_:)``).
+    /// Creates an estimator.
+    public init(parameters: Parameters = Parameters(), magnetometerSeed: CalibrationEvidence? = nil) {
+        self.parameters = parameters
+        self.magnetometerSeed = magnetometerSeed
+    }
+
+    /// Reconstructs every sample of an in-memory recording, its magnetometer readings looked at
+    /// whole first (``magnetometerSeed``). Throws when OpenBLAS or LAPACKE cannot be loaded
+    /// (``LinearAlgebraError/unavailable(_:)``).
     public func reconstruct(_ samples: [SensorSample]) throws -> [Sample] {
         var out = [Sample]()
         out.reserveCapacity(samples.count)
         var i = 0
-        try reconstruct(
+        var estimator = self
+        if estimator.magnetometerSeed == nil && parameters.filter.mode == .nineD {
+            estimator.magnetometerSeed = CalibrationEvidence(samples: samples, parameters: parameters)
+        }
+        try estimator.reconstruct(
             next: {
                 guard i < samples.count else { return nil }
                 i += 1
@@ -132,7 +149,7 @@ public struct BatchAttitudeEstimator: Sendable {
     public func reconstruct(
         next: () throws -> SensorSample?, progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void
     ) throws -> Statistics {
-        var driver = Driver(parameters: parameters)
+        var driver = Driver(parameters: parameters, seed: magnetometerSeed)
         try driver.run(next: next, progress: progress, body)
         return driver.statistics
     }

@@ -14,6 +14,7 @@ import Glibc
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
 /// | first time 9e11–1e13, 9e14–1e16 or 9e17–1e19 (an epoch since 1998 in ms, µs or ns) | `t=ms`, `t=us`, `t=ns` |
 /// | Xsens `SampleTimeFine` stepping under 8 ms as µs (a DOT counts µs at 120 Hz at most) | `t=100us` (an MTi's 10 kHz ticks) |
+/// | Xsens `SampleTimeFine` stepping by less than one (a counter steps by whole counts) | `t=s` |
 ///
 /// "At rest" is the gyroscope below ``UnitCheck/restRate`` (in the unit it is found to have) for
 /// at least ``minimumRestSamples``; without a gyroscope, most norms within 5 % of their median.
@@ -417,6 +418,14 @@ public enum UnitEvidence {
             // As µs, the steps of an MTi's 10 kHz ticks are those of a rate no DOT records at.
             guard let step, step < 0.008 else { return nil }
             let ticks = step / units.time
+            if ticks < 1 {
+                // A counter steps by whole counts: fractions of one are seconds.
+                return Unit(
+                    key: "t", unit: "s",
+                    reason:
+                        "SampleTimeFine steps by \(UnitCheck.fmt(ticks)) per sample: seconds (\(UnitCheck.fmt(1 / ticks)) Hz), not a counter's whole ticks"
+                )
+            }
             return Unit(
                 key: "t", unit: "100us",
                 reason:
