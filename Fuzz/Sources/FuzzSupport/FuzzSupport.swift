@@ -58,7 +58,7 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
             switch kv[0] {
             case "columns": options.columns = kv[1]
             case "units": options.units = kv[1]
-            case "remap": options.remap = AxisRemap(spec: kv[1])
+            case "remap": options.remap = try? SensorRemap(spec: kv[1])
             case "header-rows": options.headerRows = min(50, max(0, Int(kv[1]) ?? 1))
             case "delimiter": options.separator = TextDialect.separator(named: kv[1])
             case "strict": options.strict = true

@@ -8,8 +8,8 @@ public struct DelimitedReadOptions: Sendable {
     public var columns: String?
     /// `--units KEY=UNIT,…` (see ``SensorUnits/set(spec:)``), over the header's unit hints.
     public var units: String?
-    /// `--remap`: an axis remap applied to every sensor.
-    public var remap: AxisRemap?
+    /// `--remap`: an axis remap for every sensor, or one per sensor.
+    public var remap: SensorRemap?
     /// `--header-rows N`: lines before the data; the first names the columns. Nil (the default):
     /// the first line names them, and the line under it is a second header row when it gives
     /// units or completes sensor headings (see ``Preamble/isSecondHeaderRow``).
@@ -232,7 +232,7 @@ public final class DelimitedTraceReader: SampleReader {
         hasTruth = layout.columns[.truthW] != nil
         hasMoving = layout.columns[.moving] != nil
         self.layout = layout
-        remaps = layout.remap != .identity
+        remaps = !layout.remap.isIdentity
         rows.select(layout.slotsByColumn(count: rows.columnCount))
         // Times in ms, µs or ns are converted while they are read, rounded once: the text of an
         // epoch in ns has more digits than a double, so converting the parsed value would round twice.
@@ -442,6 +442,11 @@ public final class DelimitedTraceReader: SampleReader {
                 hint: hint,
                 location: { self.location(ColumnLayout.Slot(rawValue: b + $0)!) })
         else { return nil }
-        return remaps ? layout.remap.apply(v) : v
+        guard remaps else { return v }
+        switch first {
+        case .gyroscopeX: return layout.remap.gyroscope.apply(v)
+        case .accelerometerX: return layout.remap.accelerometer.apply(v)
+        default: return layout.remap.magnetometer.apply(v)
+        }
     }
 }
