@@ -258,7 +258,9 @@ public enum TraceInputs {
             throw CommandLineError.input("\(path.escapedForMessage): no such file or folder")
         }
         if !isDir.boolValue { return [path] }
-        if format != nil || (try? TraceFormat.detect(path: path)) != nil { return [path] }
+        if format != nil || TraceFormat.isROSRecording(path) || (try? TraceFormat.detect(path: path)) != nil {
+            return [path]
+        }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         var result = [String]()
         for e in entries.sorted() where !e.hasPrefix(".") {

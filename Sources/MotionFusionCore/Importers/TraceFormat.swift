@@ -31,6 +31,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         if path == "-" || isStream(path) {
             return try open(stream: ByteLineReader(path: path), format: format, options: options)
         }
+        if let refusal = ROSBag.refusal(path: path) { throw refusal }
         let f =
             try format
             ?? (options.columns != nil && !isDirectory(path) ? .delimited : detect(path: path, options: options))
@@ -78,6 +79,10 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options), live: true)
     }
 
+    /// Whether `path` is a ROS recording (a bag, an MCAP or `.db3` file, a ROS 2 bag folder), which
+    /// reading refuses with the route that reads it.
+    public static func isROSRecording(_ path: String) -> Bool { ROSBag.refusal(path: path) != nil }
+
     /// Whether `path` (followed through links) is a pipe, FIFO, socket or character device: data
     /// that can be read only once.
     public static func isStream(_ path: String) -> Bool {
@@ -118,6 +123,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw TraceError(.unreadable, here, "no such file or folder")
         }
+        if let refusal = ROSBag.refusal(path: path) { throw refusal }
         if isDirectory(path) || path.lowercased().hasSuffix(".zip") {
             if isDirectory(path), EuRoCReader.imuFile(in: path) != nil { return .euroc }
             let files = try RecordingFiles(path)
@@ -164,6 +170,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         -> TraceFormat
     {
         let bytes = DelimitedRows.withoutBOM(firstLine)
+        if let kind = ROSBag.kind(firstBytes: bytes) { throw ROSBag.error(path: name, kind: kind) }
         if bytes.contains(0) || bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw TraceError(
                 .unknownFormat, SourceLocation(file: name, line: line, column: 1),
