@@ -19,6 +19,23 @@ struct RecordingFiles {
         }
     }
 
+    /// The names of the member files (an archive's entries by their last path component; no
+    /// hidden files, folders, FIFOs or devices), sorted.
+    var memberNames: [String] {
+        if let archive {
+            return archive.entries.compactMap { e in
+                guard !e.name.hasSuffix("/"), !e.name.hasPrefix("__MACOSX/") else { return nil }
+                let name = e.name.split(separator: "/").last.map(String.init) ?? e.name
+                return name.hasPrefix(".") ? nil : name
+            }.sorted()
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: location)) ?? []
+        return names.filter { n in
+            !n.hasPrefix(".") && !TraceFormat.isDirectory(PathText.join(location, n))
+                && !TraceFormat.isStream(PathText.join(location, n))
+        }.sorted()
+    }
+
     /// The name of a member file in messages: `folder/name` or `archive.zip:entry`.
     func path(_ name: String) -> String {
         if let archive, let e = archive.entry(named: name) { return location + ":" + e.name }

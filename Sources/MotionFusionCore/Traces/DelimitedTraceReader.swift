@@ -222,6 +222,17 @@ public final class DelimitedTraceReader: SampleReader {
         } else {
             clock = .column
         }
+        // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
+        if case .column = clock, let c = layout.columns[.time], let text = Self.firstField(c, rows),
+            Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text) != nil
+        {
+            rows.dateTimeSlot = ColumnLayout.Slot.time.rawValue
+            layout.columns[.timeNanoseconds] = nil
+            try? layout.units.set("t", "s", strictly: true)
+            notes.append(
+                "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
+            )
+        }
         // Xsens's SampleTimeFine is a 32-bit count that wraps (after 71.6 min in µs).
         if case .column = clock, let timeName, ColumnLayout.key(timeName) == "sampletimefine" {
             timeWrap = 4_294_967_296 * layout.units.time
@@ -290,6 +301,19 @@ public final class DelimitedTraceReader: SampleReader {
             k += 1
         }
         return out
+    }
+
+    /// Column `c` of the first data row, consuming nothing (only that row is waited for).
+    static func firstField(_ c: Int, _ rows: DelimitedRows) -> String? {
+        let split = FieldSplitter(dialect: rows.dialect)
+        var k = 0
+        while k < Preamble.maximumLines, let line = try? rows.lines.peekLine(ahead: k) {
+            k += 1
+            if Preamble.isBlank(line) || Preamble.isComment(line) { continue }
+            let fields = split.texts(line)
+            return c < fields.count ? fields[c] : nil
+        }
+        return nil
     }
 
     /// Whether column `c` is empty in the first data rows (up to ``TraceFormat/proposalRows`` of
