@@ -77,6 +77,18 @@ final class SensorFilesTests: XCTestCase {
             toFile: dir + "/two/AccelerometerUncalibrated.csv", atomically: true, encoding: .utf8)
         let trace = try TraceFormat.load(path: dir + "/two")
         XCTAssertEqual(trace.samples.map(\.accelerometer), [Vector3(0, 0, 9.8), Vector3(0, 0, 9.8)])
+        // A file named for a sensor without x, y, z (a compass heading) is left out, with a warning.
+        try "time,heading\n0,90\n".write(toFile: dir + "/two/Compass.csv", atomically: true, encoding: .utf8)
+        let reader = try TraceFormat.open(path: dir + "/two")
+        XCTAssertEqual(try reader.readTrace().samples.count, 2)
+        let left = reader.allWarnings.map(\.message).joined(separator: "\n")
+        XCTAssert(
+            left.contains("no x, y and z columns of the magnetometer") && left.contains("this file is not read"), left)
+        XCTAssertFalse(reader.description.sensors.contains(.magnetometer))
+        // --columns cannot describe several files: a usage error, not ignored.
+        let columns = CommandRunner.run(["info", dir + "/two", "--columns", "t=1,acc=2"])
+        XCTAssertEqual(columns.status, 2, columns.err)
+        XCTAssert(columns.err.contains("leave --columns out"), columns.err)
     }
 
     /// A date-time clock in a single file: UTC unless an offset is given; a row whose time is not

@@ -117,6 +117,13 @@ enum SensorFilesImporter {
     static func open(_ files: RecordingFiles, options: DelimitedReadOptions) throws -> (
         SampleReader, UnitEvidence.Findings?
     ) {
+        if options.columns != nil {
+            // One --columns cannot fit files of different layouts: not silently ignored.
+            throw TraceError(
+                .columnSpecification, SourceLocation(file: files.location, line: 0, column: 0),
+                "--columns reads one file; this is a folder of per-sensor files, read by their names: leave --columns out, or pass one file with it"
+            )
+        }
         let members = try members(files)
         guard !members.isEmpty else {
             throw TraceError(
@@ -135,19 +142,32 @@ enum SensorFilesImporter {
                 probe: probe)
         }
         let findings = evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
+        // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
+        // holding a heading) is left out with a warning while another file reads.
         var parts = [SampleReader]()
+        var read = [(name: String, sensor: SensorKind)]()
+        var unreadable = [TraceError]()
         for (k, m) in members.enumerated() {
-            parts.append(try reader(m.name, m.sensor, evident: findings.perFile[k], probe: false))
+            do {
+                parts.append(try reader(m.name, m.sensor, evident: findings.perFile[k], probe: false))
+                read.append(m)
+            } catch let e as TraceError where e.kind == .missingColumn {
+                unreadable.append(e)
+            }
         }
+        guard !parts.isEmpty else { throw unreadable[0] }
         var warnings = [TraceWarning]()
         let ignored = files.memberNames.filter { n in !members.contains { $0.name == n } }
         let here = SourceLocation(file: files.location, line: 0, column: 0)
         warnings.append(
             TraceWarning(
                 here,
-                "read as per-sensor files: \(members.map { "\($0.name) (\($0.sensor.rawValue))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
+                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
                 note: true))
-        if !members.contains(where: { $0.sensor == .accelerometer }) {
+        for e in unreadable {
+            warnings.append(TraceWarning(e.location, "\(e.message); this file is not read, the others are"))
+        }
+        if !read.contains(where: { $0.sensor == .accelerometer }) {
             warnings.append(TraceWarning(here, "no accelerometer file: no filter can find the vertical"))
         }
         return (
