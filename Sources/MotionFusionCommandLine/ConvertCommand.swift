@@ -24,19 +24,13 @@ enum ConvertCommand {
         ],
         initial: ConvertSettings(),
         finish: { s, positionals in
-            try expectArguments(positionals, ["TRACE"])
-            s.trace = positionals[0]
-            guard s.output != nil else {
-                throw CommandLineError.usage("missing --output FILE.csv (- for standard output)")
-            }
+            s.trace = try traceWithOutput(
+                positionals, output: s.output, missing: "missing --output FILE.csv (- for standard output)")
         },
         run: run)
 
     static func run(_ s: ConvertSettings, _ console: ConsoleOutput) throws {
-        let target = try CommandLineError.rethrowing {
-            try OutputTarget.resolve(
-                s.output!, protecting: InputFiles([s.trace]), standardOutput: console.standardOutput)
-        }
+        let target = try outputTarget(s.output!, reading: s.trace, console)
         let reader = try s.input.open(s.trace)
         let printed = TraceRunCommand.printWarnings(reader, from: 0, console, calibratedGyroscope: false)
         let output = try CommandLineError.rethrowing { try target.open() }
