@@ -3,8 +3,8 @@
 import PackageDescription
 
 let formats = [
-    "Native", "Delimited", "EuRoC", "XioFusion", "XIMU3", "Phyphox", "SensorLogger", "Zip", "Estimate", "Calibration",
-    "CommandLine",
+    "Native", "Delimited", "EuRoC", "XioFusion", "XIMU3", "Phyphox", "SensorLogger", "SensorFiles", "Zip", "Estimate",
+    "Calibration", "CommandLine",
 ]
 
 let package = Package(

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 RUNS="${1:-1000000}"
 shift || true
-TARGETS="${*:-Native Delimited EuRoC XioFusion XIMU3 Phyphox SensorLogger Zip Estimate Calibration CommandLine}"
+TARGETS="${*:-Native Delimited EuRoC XioFusion XIMU3 Phyphox SensorLogger SensorFiles Zip Estimate Calibration CommandLine}"
 for t in $TARGETS; do
     swift build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library --product "Fuzz$t" >&2
 done
@@ -29,6 +29,7 @@ for t in $TARGETS; do
         EuRoC) printf '#timestamp [ns],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1],a_RS_S_x [m s^-2],a_RS_S_y [m s^-2],a_RS_S_z [m s^-2]\n1403715523912143104,0,0,0,9.8,0,0\n1403715523917143040,0,0,0,9.8,0,0\n' > "corpus/$t/seed.csv" ;;
         XIMU3) printf 'Timestamp (us),Gyroscope X (deg/s),Gyroscope Y (deg/s),Gyroscope Z (deg/s),Accelerometer X (g),Accelerometer Y (g),Accelerometer Z (g)\n100,0,0,0,0,0,1\n200,0,0,0,0,0,1\n\xffTimestamp (us),X (a.u.),Y (a.u.),Z (a.u.)\n150,0.1,0.2,-1\n' > "corpus/$t/seed.csv" ;;
         Phyphox) printf '"Time (s)","X (m/s^2)","Y (m/s^2)","Z (m/s^2)"\n0,0,0,9.8\n0.01,0,0,9.8\n\xff"Time (s)","X (rad/s)","Y (rad/s)","Z (rad/s)"\n0.005,0,0,0\n' > "corpus/$t/seed.csv" ;;
+        SensorFiles) printf 'time_s,accel_x,accel_y,accel_z\n1700000000.000,0,0,1\n1700000000.040,0,0,1\n\xfft x y z\n1700000000.000 0 0.5 0\n\xfftimestamp,x,y,z\n2023-11-14T22:13:20.000Z,20,0,-40\n2023-11-14 23:13:20.2+01:00,20,0,-40\n' > "corpus/$t/seed.csv" ;;
         SensorLogger) printf 'time,seconds_elapsed,z,y,x\n1663562598302710300,0.0017,0.02,-0.01,-0.02\n\xfftime,seconds_elapsed,z,y,x\n1663562598302710300,0.0017,-0.6,9.7,0.5\n' > "corpus/$t/seed.csv" ;;
     esac
     echo "== Fuzz$t: $RUNS runs" >&2

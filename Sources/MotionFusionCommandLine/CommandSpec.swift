@@ -268,3 +268,19 @@ func expectArguments(_ positionals: [String], _ names: [String]) throws {
         )
     }
 }
+
+/// The TRACE of a command that reads one trace into a required `--output` (`output`, nil when not
+/// given: a usage error saying `missing`).
+func traceWithOutput(_ positionals: [String], output: String?, missing: String) throws -> String {
+    try expectArguments(positionals, ["TRACE"])
+    guard output != nil else { throw CommandLineError.usage(missing) }
+    return positionals[0]
+}
+
+/// Where `--output` of a command reading `trace` goes: never onto the trace, `-` on the console's
+/// standard output.
+func outputTarget(_ path: String, reading trace: String, _ console: ConsoleOutput) throws -> OutputTarget {
+    try CommandLineError.rethrowing {
+        try OutputTarget.resolve(path, protecting: InputFiles([trace]), standardOutput: console.standardOutput)
+    }
+}

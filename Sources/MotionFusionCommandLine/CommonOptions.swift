@@ -25,15 +25,10 @@ struct InputSettings {
         },
         Option(
             "remap", value: "AXES",
-            "axis remap applied to every sensor, e.g. x,-z,y or +X-Z+Y (body x, y, z from the raw axes)"
+            "axis remap (a proper rotation) applied to every sensor, e.g. x,-z,y or +X-Z+Y (body x, y, z from the raw axes), or per sensor: mag=+Y+X-Z, acc=x,-z,y,mag=-y,-x,-z (a leading remap without a key applies to the sensors not named)"
         ) {
             s, v in
-            guard let r = AxisRemap(spec: v) else {
-                throw CommandLineError.usage(
-                    "--remap expects three signed axes naming each of x, y, z once with a proper rotation, e.g. x,-z,y or +Y-X+Z; got '\(v.escapedForMessage)'"
-                )
-            }
-            s.read.remap = r
+            s.read.remap = try SensorRemap(spec: v)
         },
         Option(
             "header-rows", value: "N",
@@ -263,7 +258,9 @@ public enum TraceInputs {
             throw CommandLineError.input("\(path.escapedForMessage): no such file or folder")
         }
         if !isDir.boolValue { return [path] }
-        if format != nil || (try? TraceFormat.detect(path: path)) != nil { return [path] }
+        if format != nil || TraceFormat.isROSRecording(path) || (try? TraceFormat.detect(path: path)) != nil {
+            return [path]
+        }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         var result = [String]()
         for e in entries.sorted() where !e.hasPrefix(".") {

@@ -109,17 +109,12 @@ enum CalibrateCommand {
         ],
         initial: CalibrateSettings(),
         finish: { s, positionals in
-            try expectArguments(positionals, ["TRACE"])
-            s.trace = positionals[0]
-            guard s.output != nil else { throw CommandLineError.usage("missing --output CAL.json") }
+            s.trace = try traceWithOutput(positionals, output: s.output, missing: "missing --output CAL.json")
         },
         run: run)
 
     static func run(_ s: CalibrateSettings, _ output: ConsoleOutput) throws {
-        let target = try CommandLineError.rethrowing {
-            try OutputTarget.resolve(
-                s.output!, protecting: InputFiles([s.trace]), standardOutput: output.standardOutput)
-        }
+        let target = try outputTarget(s.output!, reading: s.trace, output)
         let reader = try s.input.open(s.trace)
         let trace = try CommandLineError.rethrowing { try reader.readTrace() }
         for w in trace.warnings { output.err("\(w)\n") }

@@ -101,7 +101,8 @@ public enum MotionFusionCLI {
         [
             InfoCommand.command.erased, SimulateCommand.command.erased, ReplayCommand.command.erased,
             ReconstructCommand.command.erased, EvaluateCommand.command.erased, DeclinationCommand.command.erased,
-            CalibrateCommand.command.erased, EventsCommand.command.erased, ConventionsCommand.command.erased,
+            CalibrateCommand.command.erased, EventsCommand.command.erased, ConvertCommand.command.erased,
+            ConventionsCommand.command.erased,
         ]
     }
 

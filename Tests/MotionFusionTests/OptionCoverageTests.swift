@@ -86,6 +86,10 @@ final class OptionCoverageTests: XCTestCase {
                     "radius": ["--scenario", "vehicle", "--radius", "30"],
                 ]
             ),
+            "convert": (
+                [trace, "--output", dir + "/native.csv"],
+                input.merging(["output": ["--output", dir + "/native.csv"]]) { a, _ in a }
+            ),
             "conventions": ([], [:]),
         ]
         XCTAssertEqual(Set(cases.keys), Set(MotionFusionCLI.subcommands.map(\.name)), "every subcommand is covered")

@@ -5,7 +5,8 @@ import MotionFusionCommandLine
 
 /// The readers under fuzzing, and the command line itself.
 public enum FuzzTarget: String, CaseIterable {
-    case native, delimited, euroc, xiofusion, ximu3, phyphox, sensorlogger, zip, estimate, calibration, commandline
+    case native, delimited, euroc, xiofusion, ximu3, phyphox, sensorlogger, sensorfiles, zip, estimate, calibration,
+        commandline
 }
 
 /// A private scratch folder per process (inputs are files, as users give them).
@@ -58,7 +59,7 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
             switch kv[0] {
             case "columns": options.columns = kv[1]
             case "units": options.units = kv[1]
-            case "remap": options.remap = AxisRemap(spec: kv[1])
+            case "remap": options.remap = try? SensorRemap(spec: kv[1])
             case "header-rows": options.headerRows = min(50, max(0, Int(kv[1]) ?? 1))
             case "delimiter": options.separator = TextDialect.separator(named: kv[1])
             case "strict": options.strict = true
@@ -111,6 +112,20 @@ public func runFuzzInput(_ data: UnsafePointer<UInt8>, _ size: Int, target: Fuzz
         }
         trace = try? TraceFormat.load(
             path: scratch + "/" + names[0], format: target == .phyphox ? .phyphox : .sensorLogger)
+    case .sensorfiles:
+        // A folder of its own: per-sensor files named for their sensors (date-time clocks too).
+        let folder = scratch + "/sensors"
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let names = ["accel.csv", "gyro.txt", "Compass.csv"]
+        let p = parts(data, size, names.count)
+        for (i, name) in names.enumerated() {
+            if i < p.count {
+                _ = write(p[i], "sensors/" + name)
+            } else {
+                unlink(folder + "/" + name)
+            }
+        }
+        trace = try? TraceFormat.load(path: folder, format: .sensorFiles)
     case .estimate:
         _ = try? EstimateReader.read(path: write(all, "estimate.csv"))
     case .calibration:

@@ -131,7 +131,7 @@ int32_t mf_check_arrays(size_t n, const double *t, const double *gyr, const doub
  *
  * Loads a trace in any supported format (a file, a recording folder or .zip; format NULL to
  * detect it, or one of "native", "delimited", "euroc", "xio-fusion", "x-imu3", "phyphox",
- * "sensor-logger"), then copies it into caller-owned arrays.
+ * "sensor-logger", "sensor-files"), then copies it into caller-owned arrays.
  */
 typedef struct mf_trace mf_trace;
 

@@ -9,32 +9,29 @@ enum PhyphoxImporter {
     ]
 
     static func open(_ recording: RecordingFiles, options: DelimitedReadOptions) throws -> SampleReader {
-        var streams = [TimelineMerger.Stream]()
-        var faults = ValueFaults(strict: options.strict)
+        var parts = [SampleReader]()
         var warnings = [TraceWarning]()
         for (name, sensor) in files where recording.has(name) {
             let file = recording.path(name)
-            streams.append(
-                try recording.stream(name, format: .phyphox, sensor: sensor, options: options, faults: &faults) {
-                    names in
+            parts.append(
+                try recording.stream(name, format: .phyphox, options: options) { names in
                     try RecordingFiles.layout(
                         names, file: file, time: { $0.hasPrefix("Time") }, timeUnit: "s", sensor: sensor,
                         axes: ["X", "Y", "Z"].map { a in { $0 == a || $0.hasPrefix(a + " (") } },
                         unit: sensor == .accelerometer ? "m/s2" : sensor == .gyroscope ? "rad/s" : "uT")
                 })
         }
-        if streams.isEmpty {
+        if parts.isEmpty {
             throw TraceError(
                 .missingColumn, SourceLocation(file: recording.location, line: 0, column: 0),
                 "no Accelerometer.csv, Gyroscope.csv or Magnetometer.csv in the phyphox export")
         }
-        if !streams.contains(where: { $0.sensor == .accelerometer }) {
+        if !recording.has("Accelerometer.csv") {
             warnings.append(
                 TraceWarning(SourceLocation(file: recording.location, line: 0, column: 0), "no Accelerometer.csv"))
         }
-        let trace = Trace(
-            samples: TimelineMerger().merge(streams), format: TraceFormat.phyphox.rawValue,
-            source: recording.location, warnings: warnings)
-        return TraceSampleReader(trace, faults: faults)
+        return MergedSampleReader(
+            parts, format: TraceFormat.phyphox.rawValue, source: recording.location, warnings: warnings,
+            strict: options.strict)
     }
 }

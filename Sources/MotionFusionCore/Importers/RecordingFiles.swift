@@ -1,6 +1,6 @@
 import Foundation
 
-/// The files of a multi-file recording: a folder on disk, or a `.zip` export read into memory.
+/// The files of a multi-file recording: a folder on disk, or a `.zip` export read in place.
 /// Each file is read through the one delimited reader, so every format shares its parsing, value
 /// faults and error locations.
 struct RecordingFiles {
@@ -12,11 +12,28 @@ struct RecordingFiles {
     init(_ path: String) throws {
         if path.lowercased().hasSuffix(".zip") && !TraceFormat.isDirectory(path) {
             location = path
-            archive = try ZipArchive(path: path, bytes: FileBytes.read(path))
+            archive = try ZipArchive(path: path)
         } else {
             location = TraceFormat.isDirectory(path) ? path : PathText.folder(path)
             archive = nil
         }
+    }
+
+    /// The names of the member files (an archive's entries by their last path component; no
+    /// hidden files, folders, FIFOs or devices), sorted.
+    var memberNames: [String] {
+        if let archive {
+            return archive.entries.compactMap { e in
+                guard !e.name.hasSuffix("/"), !e.name.hasPrefix("__MACOSX/") else { return nil }
+                let name = e.name.split(separator: "/").last.map(String.init) ?? e.name
+                return name.hasPrefix(".") ? nil : name
+            }.sorted()
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: location)) ?? []
+        return names.filter { n in
+            !n.hasPrefix(".") && !TraceFormat.isDirectory(PathText.join(location, n))
+                && !TraceFormat.isStream(PathText.join(location, n))
+        }.sorted()
     }
 
     /// The name of a member file in messages: `folder/name` or `archive.zip:entry`.
@@ -32,8 +49,9 @@ struct RecordingFiles {
         return FileManager.default.fileExists(atPath: path(name)) && !TraceFormat.isStream(path(name))
     }
 
-    /// The first line of a member file, if any (for format detection). A damaged archive entry is
-    /// an error (it would otherwise look like a missing file); an unreadable file on disk is nil.
+    /// The first line of a member file, if any (for format detection). An archive entry whose
+    /// start cannot be decoded is an error (it would otherwise look like a missing file); an
+    /// unreadable file on disk is nil.
     func firstLine(_ name: String) throws -> String? {
         guard has(name) else { return nil }
         let lines = try archive != nil ? self.lines(name) : (try? self.lines(name))
@@ -44,31 +62,18 @@ struct RecordingFiles {
     /// A line reader over a member file.
     func lines(_ name: String) throws -> ByteLineReader {
         if let archive, let e = archive.entry(named: name) {
-            return ByteLineReader(bytes: try archive.contents(e), name: path(name))
+            return try archive.lines(e, name: path(name))
         }
         return try ByteLineReader(path: path(name))
     }
 
-    /// Reads one sensor's stream from a member file, with the layout `known` gives from its column
-    /// names; value faults are added to `faults`.
+    /// A reader of one sensor's samples from a member file, with the layout `known` gives from
+    /// its column names (read as the file is read: see ``MergedSampleReader``).
     func stream(
-        _ name: String, format: TraceFormat, sensor: SensorKind, options: DelimitedReadOptions,
-        faults: inout ValueFaults, known: @escaping ([String]) throws -> ColumnLayout
-    ) throws -> TimelineMerger.Stream {
-        let reader = try DelimitedTraceReader(
-            lines: lines(name), format: format.rawValue, options: options, known: known)
-        var times = [Double]()
-        var values = [Vector3?]()
-        while let s = try reader.next() {
-            times.append(s.t)
-            switch sensor {
-            case .gyroscope: values.append(s.gyroscope)
-            case .accelerometer: values.append(s.accelerometer)
-            case .magnetometer: values.append(s.magnetometer)
-            }
-        }
-        faults.absorb(reader.faults)
-        return TimelineMerger.Stream(sensor: sensor, times: times, values: values)
+        _ name: String, format: TraceFormat, options: DelimitedReadOptions,
+        known: @escaping ([String]) throws -> ColumnLayout
+    ) throws -> SampleReader {
+        try DelimitedTraceReader(lines: lines(name), format: format.rawValue, options: options, known: known)
     }
 
     /// A layout: the time column named `time` (in `timeUnit` unless its name has a unit hint) and

@@ -18,9 +18,12 @@ public enum TraceFormat: String, CaseIterable, Sendable {
     case phyphox
     /// Sensor Logger per-sensor CSV recording: a folder or a `.zip`.
     case sensorLogger = "sensor-logger"
+    /// Any folder or `.zip` of per-sensor files named for their sensors (`Accelerometer.csv`,
+    /// `gyro.txt`, `Compass.csv`, …), each with a time column and x, y, z.
+    case sensorFiles = "sensor-files"
 
     /// Whether the format is several files (a folder or an archive) rather than one text stream.
-    public var isMultiFile: Bool { self == .ximu3 || self == .phyphox || self == .sensorLogger }
+    public var isMultiFile: Bool { self == .ximu3 || self == .phyphox || self == .sensorLogger || self == .sensorFiles }
 
     /// Opens the trace at `path` (a file, a folder, a `.zip`, or `-` for standard input) for
     /// streaming, in `format` or the detected one. `--columns` reads any file as delimited text.
@@ -31,6 +34,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         if path == "-" || isStream(path) {
             return try open(stream: ByteLineReader(path: path), format: format, options: options)
         }
+        if let refusal = ROSBag.refusal(path: path) { throw refusal }
         let f =
             try format
             ?? (options.columns != nil && !isDirectory(path) ? .delimited : detect(path: path, options: options))
@@ -48,6 +52,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         case .ximu3: reader = try XIMU3Importer.open(RecordingFiles(path), options: options)
         case .phyphox: reader = try PhyphoxImporter.open(RecordingFiles(path), options: options)
         case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
+        case .sensorFiles: (reader, findings) = try SensorFilesImporter.open(RecordingFiles(path), options: options)
         }
         return UnitCheckingReader(reader, findings: findings)
     }
@@ -67,7 +72,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 : detect(
                     header: Preamble.headerAndRows(lines, options: options, following: 2, untilData: true),
                     name: lines.name))
-        guard f != .phyphox && f != .sensorLogger else {
+        guard f != .phyphox && f != .sensorLogger && f != .sensorFiles else {
             throw TraceError(
                 .unknownFormat, SourceLocation(file: lines.name, line: 0, column: 0),
                 "\(f.rawValue) recordings are folders or archives of several files and cannot come from a stream; pass the path"
@@ -77,6 +82,10 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return UnitCheckingReader(
             try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options), live: true)
     }
+
+    /// Whether `path` is a ROS recording (a bag, an MCAP or `.db3` file, a ROS 2 bag folder), which
+    /// reading refuses with the route that reads it.
+    public static func isROSRecording(_ path: String) -> Bool { ROSBag.refusal(path: path) != nil }
 
     /// Whether `path` (followed through links) is a pipe, FIFO, socket or character device: data
     /// that can be read only once.
@@ -118,6 +127,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw TraceError(.unreadable, here, "no such file or folder")
         }
+        if let refusal = ROSBag.refusal(path: path) { throw refusal }
         if isDirectory(path) || path.lowercased().hasSuffix(".zip") {
             if isDirectory(path), EuRoCReader.imuFile(in: path) != nil { return .euroc }
             let files = try RecordingFiles(path)
@@ -127,9 +137,10 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 if header.hasPrefix("time,seconds_elapsed") { return .sensorLogger }
                 if header.hasPrefix("\"Time (s)\"") || header.hasPrefix("Time (s)") { return .phyphox }
             }
+            if SensorFilesImporter.holdsSensorFiles(files) { return .sensorFiles }
             throw TraceError(
                 .unknownFormat, here,
-                "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, or phyphox / Sensor Logger Accelerometer.csv)"
+                "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, phyphox / Sensor Logger Accelerometer.csv, or files named for their sensors such as Accelerometer.csv, gyro.csv, Compass.csv)"
             )
         }
         guard
@@ -164,6 +175,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         -> TraceFormat
     {
         let bytes = DelimitedRows.withoutBOM(firstLine)
+        if let kind = ROSBag.kind(firstBytes: bytes) { throw ROSBag.error(path: name, kind: kind) }
         if bytes.contains(0) || bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw TraceError(
                 .unknownFormat, SourceLocation(file: name, line: line, column: 1),

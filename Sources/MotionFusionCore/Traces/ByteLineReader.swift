@@ -1,8 +1,16 @@
 import Glibc
 
+/// Bytes decoded as they are read, in constant memory: a gzip stream, a `.zip` entry.
+protocol ByteSource: AnyObject {
+    /// Fills up to `count` bytes at `buffer`; 0 at the end. Throws when the data is damaged,
+    /// at the latest when its end is reached (before the last bytes are handed out).
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int
+}
+
 /// Reads a file or a stream (standard input, a pipe) in chunks and hands out complete lines as byte
 /// ranges, so memory stays constant whatever the length. Accepts LF and CRLF line endings; a file
-/// or stream that starts as gzip data (`.csv.gz`) is decompressed as it is read.
+/// or stream that starts as gzip data (`.csv.gz`) is decompressed as it is read, and so is an
+/// archive's entry.
 public final class ByteLineReader {
     /// The name used in messages: the path, or `stdin`.
     public let name: String
@@ -17,10 +25,10 @@ public final class ByteLineReader {
     @exclusivity(unchecked) public private(set) var lineNumber = 0
     /// Bytes read so far.
     @exclusivity(unchecked) public private(set) var bytesRead = 0
-    /// The input's size in bytes when it is a regular file (not compressed), else nil.
+    /// The input's size in bytes when it is a regular file (not compressed) or an archive entry, else nil.
     public private(set) var size: Int?
-    /// The decompressor of a gzip input.
-    private var gzip: GzipStream?
+    /// The decoder of a gzip input or an archive entry.
+    private var source: ByteSource?
     /// Called before every `read` that may block, e.g. to flush outputs so a live pipe sees rows
     /// as soon as they are computed.
     public var beforeRead: (() -> Void)?
@@ -67,7 +75,7 @@ public final class ByteLineReader {
         if n == 0 { eof = true }
         bytesRead = end
         if end == 2 && buffer[0] == GzipStream.magic[0] && buffer[1] == GzipStream.magic[1] {
-            gzip = try GzipStream(fd: fd, name: name, prefix: Array(UnsafeBufferPointer(start: buffer, count: 2)))
+            source = try GzipStream(fd: fd, name: name, prefix: Array(UnsafeBufferPointer(start: buffer, count: 2)))
             end = 0
             bytesRead = 0
             size = nil
@@ -83,7 +91,7 @@ public final class ByteLineReader {
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
     }
 
-    /// Reads lines from bytes in memory (a file taken out of an archive), named `name` in messages.
+    /// Reads lines from bytes in memory, named `name` in messages.
     public init(bytes: [UInt8], name: String) {
         self.name = name
         fd = -1
@@ -95,6 +103,18 @@ public final class ByteLineReader {
         bytesRead = bytes.count
         size = bytes.count
         eof = true
+    }
+
+    /// Reads lines from a decoder (an archive's entry, `size` bytes once decoded), named `name` in
+    /// messages.
+    init(source: ByteSource, name: String, size: Int?, chunkSize: Int = 1 << 20) {
+        self.name = name
+        fd = -1
+        ownsDescriptor = false
+        self.source = source
+        self.size = size
+        capacity = chunkSize
+        buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
     }
 
     deinit {
@@ -182,8 +202,8 @@ public final class ByteLineReader {
         }
         beforeRead?()
         var n: Int
-        if let gzip {
-            n = try gzip.read(into: buffer + end, count: capacity - end)
+        if let source {
+            n = try source.read(into: buffer + end, count: capacity - end)
         } else {
             repeat {
                 n = read(fd, buffer + end, capacity - end)

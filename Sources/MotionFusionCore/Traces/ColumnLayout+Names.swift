@@ -70,7 +70,11 @@ extension ColumnLayout {
     /// unit (nil: seconds unless the evidence says otherwise).
     static let timeNames: [String: (rank: Int, unit: String?)] = {
         var names: [String: (rank: Int, unit: String?)] = [:]
-        for n in ["t", "time", "timestamp", "times", "timestamps", "seconds", "sec", "secs", "epoch", "unixtime"] {
+        for n in [
+            "t", "time", "timestamp", "times", "timestamps", "seconds", "sec", "secs", "epoch", "unixtime",
+            // Date-times (read as such when the rows hold them, see ``DateTimeText``).
+            "datetime", "utc", "utctime", "timeutc", "isotime", "loggingtime",
+        ] {
             names[n] = (2, nil)
         }
         // A time with its unit as a suffix: `time_ms`, `timestamp_us`, `t_s`.

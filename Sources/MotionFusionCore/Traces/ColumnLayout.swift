@@ -21,8 +21,8 @@ public struct ColumnLayout: Sendable, Equatable {
     public var columns: [Slot: Int] = [:]
     /// Units of time and of each sensor.
     public var units = SensorUnits()
-    /// Axis remap applied to every sensor (body = remap(raw)). Default identity.
-    public var remap = AxisRemap.identity
+    /// Axis remap of each sensor (body = remap(raw)). Default identity.
+    public var remap = SensorRemap()
 
     /// An empty layout.
     public init() {}
@@ -393,20 +393,6 @@ public struct SensorUnits: Sendable, Equatable {
             let key = name.lowercased() == "time" ? "t" : name.lowercased()
             guard given.insert(key).inserted else { throw ColumnSpecError("--units: '\(name)' is given twice") }
             try set(name, unit, strictly: true)
-        }
-    }
-}
-
-extension AxisRemap {
-    /// Parses a remap written as three signed axes separated by commas, `x,-z,y` (body x = raw x,
-    /// body y = raw −z, body z = raw y), or spelled as a mounting, `+X-Z+Y`.
-    public init?(spec: String) {
-        let parts = spec.split(separator: ",").map { String($0).trimmingSpaces.uppercased() }
-        if parts.count == 3 {
-            let text = parts.map { $0.hasPrefix("-") || $0.hasPrefix("+") ? $0 : "+" + $0 }.joined()
-            self.init(text)
-        } else {
-            self.init(spec.replacingOccurrences(of: " ", with: ""))
         }
     }
 }

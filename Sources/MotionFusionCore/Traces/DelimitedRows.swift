@@ -193,6 +193,10 @@ public final class DelimitedRows {
 
     /// The 0-based byte offset in the current line of the field parsed into `slot`, or nil for a
     /// slot beyond those selected.
+    /// The slot of a column of date-times read as seconds since the epoch (``DateTimeText``), or
+    /// -1 for none.
+    var dateTimeSlot = -1
+
     public func fieldOffset(of slot: Int) -> Int? { slot >= 0 && slot < offsetCapacity ? fieldOffsets[slot] : nil }
 
     /// Chooses which columns are parsed: column `c` goes to `values[slot]`, -1 skips it.
@@ -295,7 +299,22 @@ public final class DelimitedRows {
             let slot = slots[field]
             let exponent = slot == scaledSlot ? scaledSlotExponent : 0
             var j: Int
-            if slot >= 0,
+            if slot >= 0 && slot == dateTimeSlot {
+                j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
+                if let v = DateTimeText.seconds(p, i, j) {
+                    values[slot] = v
+                } else if case .empty = DecimalParser.parse(p, i, j, point: point, exponentOffset: 0) {
+                    values[slot] = .nan
+                } else {
+                    let text = FieldSplitter.text(p, i, j)
+                    let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
+                    throw TraceError(
+                        .malformedNumber, SourceLocation(file: name, line: lines.lineNumber, column: i + 1),
+                        "'\(text.escapedForMessage)' in \(label) is not a date-time as in the first row; expected e.g. 2024-03-01T12:00:00.123Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00 (or an empty field for missing)"
+                    )
+                }
+                fieldOffsets[slot] = i
+            } else if slot >= 0,
                 let (v, stop) = DecimalParser.parsePlain(
                     p, i, n, separator: separator, point: point, exponentOffset: exponent)
             {

@@ -8,8 +8,8 @@ public struct DelimitedReadOptions: Sendable {
     public var columns: String?
     /// `--units KEY=UNIT,…` (see ``SensorUnits/set(spec:)``), over the header's unit hints.
     public var units: String?
-    /// `--remap`: an axis remap applied to every sensor.
-    public var remap: AxisRemap?
+    /// `--remap`: an axis remap for every sensor, or one per sensor.
+    public var remap: SensorRemap?
     /// `--header-rows N`: lines before the data; the first names the columns. Nil (the default):
     /// the first line names them, and the line under it is a second header row when it gives
     /// units or completes sensor headings (see ``Preamble/isSecondHeaderRow``).
@@ -222,6 +222,17 @@ public final class DelimitedTraceReader: SampleReader {
         } else {
             clock = .column
         }
+        // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
+        if case .column = clock, let c = layout.columns[.time], let text = Self.firstField(c, rows),
+            Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text) != nil
+        {
+            rows.dateTimeSlot = ColumnLayout.Slot.time.rawValue
+            layout.columns[.timeNanoseconds] = nil
+            try? layout.units.set("t", "s", strictly: true)
+            notes.append(
+                "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
+            )
+        }
         // Xsens's SampleTimeFine is a 32-bit count that wraps (after 71.6 min in µs).
         if case .column = clock, let timeName, ColumnLayout.key(timeName) == "sampletimefine" {
             timeWrap = 4_294_967_296 * layout.units.time
@@ -232,7 +243,7 @@ public final class DelimitedTraceReader: SampleReader {
         hasTruth = layout.columns[.truthW] != nil
         hasMoving = layout.columns[.moving] != nil
         self.layout = layout
-        remaps = layout.remap != .identity
+        remaps = !layout.remap.isIdentity
         rows.select(layout.slotsByColumn(count: rows.columnCount))
         // Times in ms, µs or ns are converted while they are read, rounded once: the text of an
         // epoch in ns has more digits than a double, so converting the parsed value would round twice.
@@ -290,6 +301,19 @@ public final class DelimitedTraceReader: SampleReader {
             k += 1
         }
         return out
+    }
+
+    /// Column `c` of the first data row, consuming nothing (only that row is waited for).
+    static func firstField(_ c: Int, _ rows: DelimitedRows) -> String? {
+        let split = FieldSplitter(dialect: rows.dialect)
+        var k = 0
+        while k < Preamble.maximumLines, let line = try? rows.lines.peekLine(ahead: k) {
+            k += 1
+            if Preamble.isBlank(line) || Preamble.isComment(line) { continue }
+            let fields = split.texts(line)
+            return c < fields.count ? fields[c] : nil
+        }
+        return nil
     }
 
     /// Whether column `c` is empty in the first data rows (up to ``TraceFormat/proposalRows`` of
@@ -442,6 +466,11 @@ public final class DelimitedTraceReader: SampleReader {
                 hint: hint,
                 location: { self.location(ColumnLayout.Slot(rawValue: b + $0)!) })
         else { return nil }
-        return remaps ? layout.remap.apply(v) : v
+        guard remaps else { return v }
+        switch first {
+        case .gyroscopeX: return layout.remap.gyroscope.apply(v)
+        case .accelerometerX: return layout.remap.accelerometer.apply(v)
+        default: return layout.remap.magnetometer.apply(v)
+        }
     }
 }

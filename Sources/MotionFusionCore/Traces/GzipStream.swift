@@ -3,7 +3,7 @@ import Glibc
 
 /// Decompresses a gzip stream (`.csv.gz`, one or more members) from a file descriptor as it is
 /// read, in constant memory: zlib's inflate over a fixed input buffer.
-final class GzipStream {
+final class GzipStream: ByteSource {
     /// The two bytes every gzip member starts with.
     static let magic: [UInt8] = [0x1F, 0x8B]
     /// Compressed bytes read per `read` call.

@@ -60,6 +60,9 @@ public final class TraceWriter {
     let output: OutputFile
     let columns: Columns
     var buffer = CSVOutputBuffer()
+    /// Whether each row is written out at once (a live consumer on a pipe or a terminal) rather
+    /// than in blocks. Default false.
+    public var flushEachRow = false
 
     /// Starts a trace file with `columns`.
     public init(output: OutputFile, columns: Columns) {
@@ -73,7 +76,7 @@ public final class TraceWriter {
     /// Appends one sample.
     public func write(_ s: SensorSample) throws {
         buffer.append(columns.row(s) + "\n")
-        if buffer.isFull { try buffer.flush(to: output) }
+        if buffer.isFull || flushEachRow { try buffer.flush(to: output) }
     }
 
     /// Flushes and makes the file visible.

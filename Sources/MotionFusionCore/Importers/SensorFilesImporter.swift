@@ -1,0 +1,223 @@
+/// Reads a folder (or a `.zip`) of per-sensor files from any app or logger: files whose names map
+/// to one sensor (`Accelerometer.csv`, `accel.csv`, `Gyroscope.txt`, `gyro.csv`, `Compass.csv`,
+/// `mag.csv`, `imu_magnetometer.tsv`, …), each with a time column (seconds, a unit the name or
+/// the readings give, or date-times) and the sensor's x, y and z (named for the sensor, or bare
+/// `x,y,z`). The files are merged on time (``MergedSampleReader``), at whatever rates they were
+/// written. Units follow the single-file rules: hints in the names, `--units`, and what the first
+/// readings prove (``UnitEvidence``, over the files merged).
+enum SensorFilesImporter {
+    /// The extensions a member file may have (before an optional `.gz`).
+    static let extensions: Set<String> = ["csv", "txt", "tsv", "dat", "log"]
+
+    /// The sensor a file name maps to, or nil: its words name exactly one sensor and nothing that
+    /// is not a raw reading (gravity, linear or user acceleration, orientation, …).
+    static func sensor(ofFile name: String) -> SensorKind? {
+        var stem = Substring(name)
+        if stem.lowercased().hasSuffix(".gz") { stem = stem.dropLast(3) }
+        guard let dot = stem.lastIndex(of: "."), extensions.contains(stem[stem.index(after: dot)...].lowercased())
+        else { return nil }
+        let words = ColumnLayout.words(String(stem[..<dot]))
+        let joined = words.joined()
+        let excluded = [
+            "linear", "gravity", "user", "orientation", "quaternion", "attitude", "vector", "euler", "game", "heading",
+            "calibration",
+        ]
+        guard !words.contains(where: { w in excluded.contains { w.hasPrefix($0) } }) else { return nil }
+        var found = Set<SensorKind>()
+        if joined.contains("accel") || words.contains(where: { ["acc", "acceleration", "accelerations"].contains($0) })
+        {
+            found.insert(.accelerometer)
+        }
+        if joined.contains("gyr") || joined.contains("rotationrate") || joined.contains("angularvelocity") {
+            found.insert(.gyroscope)
+        }
+        if joined.contains("magnet") || joined.contains("compass")
+            || words.contains(where: { ["mag", "magn", "mags"].contains($0) })
+        {
+            found.insert(.magnetometer)
+        }
+        return found.count == 1 ? found.first : nil
+    }
+
+    /// Whether some member file maps to a sensor (the folder is then one recording).
+    static func holdsSensorFiles(_ files: RecordingFiles) -> Bool {
+        files.memberNames.contains { sensor(ofFile: $0) != nil }
+    }
+
+    /// The member files that map to sensors, one per sensor. Of two for one sensor, an
+    /// uncalibrated or raw one gives way to the other; otherwise they are an error naming both.
+    static func members(_ files: RecordingFiles) throws -> [(name: String, sensor: SensorKind)] {
+        var chosen = [SensorKind: String]()
+        for name in files.memberNames {
+            guard let sensor = sensor(ofFile: name) else { continue }
+            guard let other = chosen[sensor] else {
+                chosen[sensor] = name
+                continue
+            }
+            func secondary(_ n: String) -> Bool {
+                ColumnLayout.words(n).contains { ["uncalibrated", "uncal", "raw"].contains($0) }
+            }
+            if secondary(name) && !secondary(other) { continue }
+            if secondary(other) && !secondary(name) {
+                chosen[sensor] = name
+                continue
+            }
+            throw TraceError(
+                .duplicateColumn, SourceLocation(file: files.location, line: 0, column: 0),
+                "files '\(other.escapedForMessage)' and '\(name.escapedForMessage)' both hold the \(sensor.rawValue); keep one in the folder (or read one of them as a single file)"
+            )
+        }
+        return SensorKind.allCases.compactMap { s in chosen[s].map { ($0, s) } }
+    }
+
+    /// The layout of a member file holding `sensor`: the time the header names, and the sensor's
+    /// axes as the header names them or as bare `x,y,z` (a common stem and the axis); units from
+    /// the names' hints, then `--units`.
+    static func layout(_ names: [String], file: String, sensor: SensorKind, units: String?) throws -> ColumnLayout {
+        let found = (try? ColumnLayout.fromHeader(names, file: file)) ?? ColumnLayout()
+        let index = SensorKind.allCases.firstIndex(of: sensor)!
+        let group = ColumnLayout.groups[index]
+        var layout = ColumnLayout()
+        if let c = found.columns[.time] {
+            layout.columns[.time] = c
+            layout.units.take("t", from: found.units)
+            layout.columns[.timeNanoseconds] = found.columns[.timeNanoseconds]
+        }
+        if found.has(group.slots[0]) {
+            for slot in group.slots { layout.columns[slot] = found.columns[slot] }
+            layout.units.take(group.key, from: found.units)
+        } else if let other = ColumnLayout.groups.prefix(3).first(where: { found.has($0.slots[0]) }) {
+            throw TraceError(
+                .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                "the file's name says \(sensor.rawValue) but its header names the \(other.label) ('\(names[found.columns[other.slots[0]]!].escapedForMessage)'); rename the file or read it as a single file"
+            )
+        } else {
+            let keys = names.map { ColumnLayout.key($0) }
+            guard
+                let x = keys.indices.first(where: { c in
+                    keys[c].hasSuffix("x") && keys.contains(String(keys[c].dropLast()) + "y")
+                        && keys.contains(String(keys[c].dropLast()) + "z")
+                })
+            else {
+                throw TraceError(
+                    .missingColumn, SourceLocation(file: file, line: 1, column: 0),
+                    "no x, y and z columns of the \(sensor.rawValue) (named for it, e.g. \(group.key)_x, or bare x,y,z); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
+                )
+            }
+            let stem = String(keys[x].dropLast())
+            for (axis, slot) in group.slots.enumerated() {
+                layout.columns[slot] = keys.firstIndex(of: stem + ["x", "y", "z"][axis])
+            }
+            if let hint = ColumnLayout.unitHint(names[x]) { try layout.units.set(group.key, hint, strictly: false) }
+        }
+        if let units { try layout.units.set(spec: units) }
+        return layout
+    }
+
+    static func open(_ files: RecordingFiles, options: DelimitedReadOptions) throws -> (
+        SampleReader, UnitEvidence.Findings?
+    ) {
+        if options.columns != nil {
+            // One --columns cannot fit files of different layouts: not silently ignored.
+            throw TraceError(
+                .columnSpecification, SourceLocation(file: files.location, line: 0, column: 0),
+                "--columns reads one file; this is a folder of per-sensor files, read by their names: leave --columns out, or pass one file with it"
+            )
+        }
+        let members = try members(files)
+        guard !members.isEmpty else {
+            throw TraceError(
+                .missingColumn, SourceLocation(file: files.location, line: 0, column: 0),
+                "no file named for a sensor (Accelerometer.csv, gyro.csv, Compass.csv, mag.txt, …)")
+        }
+        func reader(_ name: String, _ sensor: SensorKind, evident: [UnitEvidence.Unit], probe: Bool) throws
+            -> DelimitedTraceReader
+        {
+            var o = options
+            if probe { o.strict = false }
+            let file = files.path(name)
+            return try DelimitedTraceReader(
+                lines: files.lines(name), format: TraceFormat.sensorFiles.rawValue, options: o,
+                known: { try layout($0, file: file, sensor: sensor, units: options.units) }, evident: evident,
+                probe: probe)
+        }
+        let findings = evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
+        // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
+        // holding a heading) is left out with a warning while another file reads.
+        var parts = [SampleReader]()
+        var read = [(name: String, sensor: SensorKind)]()
+        var unreadable = [TraceError]()
+        for (k, m) in members.enumerated() {
+            do {
+                parts.append(try reader(m.name, m.sensor, evident: findings.perFile[k], probe: false))
+                read.append(m)
+            } catch let e as TraceError where e.kind == .missingColumn {
+                unreadable.append(e)
+            }
+        }
+        guard !parts.isEmpty else { throw unreadable[0] }
+        var warnings = [TraceWarning]()
+        let ignored = files.memberNames.filter { n in !members.contains { $0.name == n } }
+        let here = SourceLocation(file: files.location, line: 0, column: 0)
+        warnings.append(
+            TraceWarning(
+                here,
+                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
+                note: true))
+        for e in unreadable {
+            warnings.append(TraceWarning(e.location, "\(e.message); this file is not read, the others are"))
+        }
+        if !read.contains(where: { $0.sensor == .accelerometer }) {
+            warnings.append(TraceWarning(here, "no accelerometer file: no filter can find the vertical"))
+        }
+        return (
+            MergedSampleReader(
+                parts, format: TraceFormat.sensorFiles.rawValue, source: files.location, warnings: warnings,
+                strict: options.strict, partWarnings: true),
+            findings.all
+        )
+    }
+
+    /// The units the first readings prove: each file's time on its own, the sensors over the
+    /// files merged (a gyroscope in °/s is told by the accelerometer's turns). Per file, the units
+    /// to apply; and all of them, for the note.
+    static func evidence(_ probes: [() throws -> DelimitedTraceReader]) -> (
+        perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?
+    ) {
+        var perFile = [[UnitEvidence.Unit]](repeating: [], count: probes.count)
+        var streams = [TimelineMerger.Stream]()
+        var combined = SensorUnits()
+        var keys = [String?](repeating: nil, count: probes.count)
+        for (k, open) in probes.enumerated() {
+            guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
+            var samples = [SensorSample]()
+            while samples.count < UnitEvidence.rows, let s = try? probe.next() { samples.append(s) }
+            let key = SensorRemap.key(sensor)
+            keys[k] = key
+            combined.take(key, from: probe.layout.units)
+            if case .column = probe.clock, let c = probe.layout.columns[.time], c < probe.rows.columnNames.count,
+                probe.rows.dateTimeSlot < 0,
+                let unit = UnitEvidence.timeUnit(
+                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]))
+            {
+                perFile[k].append(unit)
+                var scaled = SensorUnits()
+                try? scaled.set("t", unit.unit, strictly: true)
+                let factor = scaled.time / probe.layout.units.time
+                for i in samples.indices { samples[i].t *= factor }
+            }
+            streams.append(
+                TimelineMerger.Stream(sensor: sensor, times: samples.map(\.t), values: samples.map { $0.value(sensor) })
+            )
+        }
+        guard !streams.isEmpty else { return (perFile, nil) }
+        var found = UnitEvidence.find(TimelineMerger().merge(streams), units: combined, timeColumn: nil)
+        for unit in found.units {
+            for k in probes.indices where keys[k] == unit.key { perFile[k].append(unit) }
+        }
+        found.units = perFile.flatMap { $0 }.reduce(into: [UnitEvidence.Unit]()) { all, u in
+            if !all.contains(where: { $0.key == u.key && $0.unit == u.unit }) { all.append(u) }
+        }
+        return (perFile, found)
+    }
+}

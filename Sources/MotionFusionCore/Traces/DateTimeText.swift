@@ -1,0 +1,94 @@
+/// Date-times in a time column — ISO 8601 (`2024-03-01T12:00:00.123Z`, `2024-03-01T13:00:00+01:00`)
+/// and the spreadsheet spelling with a space (`2024-03-01 12:00:00.123`) — read as seconds since
+/// 1970-01-01 UTC (UTC unless the text gives an offset), so per-sensor files and other logs join
+/// on one clock.
+enum DateTimeText {
+    /// The seconds since the epoch of the text from `start` to `end` at `p` (surrounding spaces
+    /// and quotes ignored): `YYYY-MM-DD`, `T` or a space, `hh:mm`, optionally `:ss` and a fraction
+    /// after `.` or `,`, optionally `Z` or an offset `±hh`, `±hhmm` or `±hh:mm`. Nil for anything
+    /// else, including out-of-range fields.
+    static func seconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+        var i = start
+        var e = end
+        while i < e && (p[i] == 0x20 || p[i] == 0x22) { i += 1 }
+        while e > i && (p[e - 1] == 0x20 || p[e - 1] == 0x22) { e -= 1 }
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= e else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let d = Int(p[i + k]) - 0x30
+                guard (0...9).contains(d) else { return nil }
+                v = v * 10 + d
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool {
+            guard i < e && p[i] == c else { return false }
+            i += 1
+            return true
+        }
+        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
+            expect(0x54) || expect(0x20) || expect(0x74), let hour = digits(2), expect(0x3A), let minute = digits(2)
+        else { return nil }
+        var second = 0
+        var fraction = 0.0
+        if expect(0x3A) {
+            guard let s = digits(2) else { return nil }
+            second = s
+            if expect(0x2E) || expect(0x2C) {
+                var value = 0
+                var count = 0
+                while i < e && (0x30...0x39).contains(p[i]) {
+                    // Digits past nanoseconds are below a double's resolution of an epoch time.
+                    if count < 9 {
+                        value = value * 10 + Int(p[i] - 0x30)
+                        count += 1
+                    }
+                    i += 1
+                }
+                guard count > 0 else { return nil }
+                fraction = Double(value) / Double(powersOfTen[count])
+            }
+        }
+        var offset = 0
+        if expect(0x5A) || expect(0x7A) {
+            offset = 0
+        } else if i < e && (p[i] == 0x2B || p[i] == 0x2D) {
+            let sign = p[i] == 0x2D ? -1 : 1
+            i += 1
+            guard let h = digits(2) else { return nil }
+            _ = expect(0x3A)
+            let m = i < e ? digits(2) : 0
+            guard let m, h <= 14, m < 60 else { return nil }
+            offset = sign * (h * 3600 + m * 60)
+        }
+        guard i == e, (1...12).contains(month), (1...31).contains(day), hour <= 24, minute < 60, second <= 60 else {
+            return nil
+        }
+        let whole = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Double(whole) + fraction
+    }
+
+    /// The same for a string.
+    static func seconds(_ text: String) -> Double? {
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBufferPointer { b in
+            b.baseAddress.flatMap { seconds(UnsafePointer($0), 0, b.count) }
+        }
+    }
+
+    static let powersOfTen = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000]
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (eras of 400 years,
+    /// years starting in March so that the leap day comes last).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let monthFromMarch = month > 2 ? month - 3 : month + 9
+        let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

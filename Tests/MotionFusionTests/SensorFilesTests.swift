@@ -1,0 +1,114 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+/// Folders (and `.zip`s) of one file per sensor, named for it, merged on time; date-time clocks.
+final class SensorFilesTests: XCTestCase {
+    let fixtures = TestData.packageRoot + "/Tests/MotionFusionTests/Fixtures/SensorFiles"
+    let epoch = 1_700_000_000.0
+    var reference: Trace {
+        get throws {
+            try TraceFormat.load(path: TestData.packageRoot + "/Tests/MotionFusionTests/Fixtures/Layouts/reference.csv")
+        }
+    }
+
+    func testISOTimesAndNamesMapToSensors() throws {
+        let truth = try reference
+        let trace = try TraceFormat.load(path: fixtures + "/iso")
+        XCTAssertEqual(trace.format, "sensor-files")
+        XCTAssertEqual(trace.samples.count, truth.samples.count)
+        for (got, want) in zip(trace.samples, truth.samples) {
+            XCTAssertEqual(got.t, epoch + want.t, accuracy: 1e-6)
+            XCTAssertEqual(got.accelerometer, want.accelerometer)
+            XCTAssertEqual(got.gyroscope, want.gyroscope)
+        }
+        // The compass at a fifth of the rate: every fifth instant.
+        XCTAssertEqual(
+            trace.samples.indices.filter { trace.samples[$0].magnetometer != nil },
+            Array(stride(from: 0, to: 75, by: 5)))
+        XCTAssertEqual(trace.samples[5].magnetometer, truth.samples[5].magnetometer)
+        let note = trace.warnings.map(\.message).first { $0.contains("read as per-sensor files") }
+        XCTAssertNotNil(note, "\(trace.warnings)")
+        XCTAssert(note?.contains("Compass.csv (magnetometer)") == true, note ?? "")
+        XCTAssert(note?.contains("not read: Orientation.csv") == true, note ?? "")
+
+        // The same files in a .zip read the same.
+        let dir = TestData.temporaryDirectory()
+        let names = ["Accelerometer.csv", "Compass.csv", "Gyroscope.csv", "Orientation.csv"]
+        try ZipWriter.write(folder: fixtures + "/iso", names: names, to: dir + "/iso.zip")
+        let zipped = try TraceFormat.load(path: dir + "/iso.zip")
+        XCTAssertEqual(zipped.format, "sensor-files")
+        XCTAssertEqual(zipped.samples, trace.samples)
+    }
+
+    /// Short names, a space-separated file, units only the readings give (g, °/s), and
+    /// spreadsheet date-times with an offset.
+    func testShortNamesWithUnitsFromTheReadings() throws {
+        let truth = try reference
+        let reader = try TraceFormat.open(path: fixtures + "/short")
+        let trace = try reader.readTrace()
+        XCTAssertEqual(trace.format, "sensor-files")
+        XCTAssertEqual(trace.samples.count, truth.samples.count)
+        for (got, want) in zip(trace.samples, truth.samples) {
+            XCTAssertEqual(got.t, epoch + want.t, accuracy: 1e-6)
+            XCTAssertLessThan((got.accelerometer! - want.accelerometer!).norm, 1e-6)
+            XCTAssertLessThan((got.gyroscope! - want.gyroscope!).norm, 1e-7)
+        }
+        XCTAssertEqual(trace.samples[10].magnetometer, truth.samples[10].magnetometer)
+        let messages = trace.warnings.map(\.message).joined(separator: "\n")
+        XCTAssert(messages.contains("units from the readings"), messages)
+        XCTAssert(messages.contains("gyr=deg/s") && messages.contains("acc=g"), messages)
+        XCTAssert(messages.contains("holds date-times"), messages)
+    }
+
+    func testTwoFilesForOneSensor() throws {
+        let dir = TestData.temporaryDirectory()
+        let text = "time,x,y,z\n0,0,0,9.8\n0.01,0,0,9.8\n"
+        try FileManager.default.createDirectory(atPath: dir + "/two", withIntermediateDirectories: true)
+        try text.write(toFile: dir + "/two/Accelerometer.csv", atomically: true, encoding: .utf8)
+        try text.write(toFile: dir + "/two/accel.csv", atomically: true, encoding: .utf8)
+        let r = CommandRunner.run(["info", dir + "/two"])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(r.err.contains("'Accelerometer.csv' and 'accel.csv' both hold the accelerometer"), r.err)
+        // An uncalibrated file gives way to the calibrated one.
+        try FileManager.default.removeItem(atPath: dir + "/two/accel.csv")
+        try "time,x,y,z\n0,1,1,1\n".write(
+            toFile: dir + "/two/AccelerometerUncalibrated.csv", atomically: true, encoding: .utf8)
+        let trace = try TraceFormat.load(path: dir + "/two")
+        XCTAssertEqual(trace.samples.map(\.accelerometer), [Vector3(0, 0, 9.8), Vector3(0, 0, 9.8)])
+        // A file named for a sensor without x, y, z (a compass heading) is left out, with a warning.
+        try "time,heading\n0,90\n".write(toFile: dir + "/two/Compass.csv", atomically: true, encoding: .utf8)
+        let reader = try TraceFormat.open(path: dir + "/two")
+        XCTAssertEqual(try reader.readTrace().samples.count, 2)
+        let left = reader.allWarnings.map(\.message).joined(separator: "\n")
+        XCTAssert(
+            left.contains("no x, y and z columns of the magnetometer") && left.contains("this file is not read"), left)
+        XCTAssertFalse(reader.description.sensors.contains(.magnetometer))
+        // --columns cannot describe several files: a usage error, not ignored.
+        let columns = CommandRunner.run(["info", dir + "/two", "--columns", "t=1,acc=2"])
+        XCTAssertEqual(columns.status, 2, columns.err)
+        XCTAssert(columns.err.contains("leave --columns out"), columns.err)
+    }
+
+    /// A date-time clock in a single file: UTC unless an offset is given; a row whose time is not
+    /// one is an error at its line and column.
+    func testDateTimeColumn() throws {
+        let text = """
+            time,acc_x,acc_y,acc_z
+            2024-03-01T12:00:00Z,0,0,9.8
+            2024-03-01T12:00:00.5,0,0,9.8
+            "2024-03-01 13:00:01.25+01:00",0,0,9.8
+            2024-03-01T11:00:01.750-0100,0,0,9.8
+
+            """
+        let trace = try TraceFormat.load(path: TestData.writeTemporary(text))
+        let start = 1_709_294_400.0  // 2024-03-01T12:00:00Z
+        XCTAssertEqual(trace.samples.map(\.t), [start, start + 0.5, start + 1.25, start + 1.75])
+        let bad = TestData.writeTemporary(
+            "time,acc_x,acc_y,acc_z\n2024-03-01T12:00:00Z,0,0,9.8\n2024-03-01T12:00:61Z,0,0,9.8\n")
+        let r = CommandRunner.run(["info", bad])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(r.err.contains("trace.csv:3:1:") && r.err.contains("not a date-time"), r.err)
+    }
+}
