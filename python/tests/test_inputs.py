@@ -134,3 +134,31 @@ def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cl
             warnings.simplefilter("always")
             mf.replay(arrays["t"], arrays["gyr"], arrays["acc"], arrays["mag"], mode=mode)
         assert not [w for w in record if "rejected" in str(w.message)], mode
+
+
+def test_from_table_arrow_stream(sim):
+    """Any object exporting an Arrow C stream (the PyCapsule interface)."""
+    pa = pytest.importorskip("pyarrow")
+    columns = {"t": sim["t"]}
+    for key in ("gyr", "acc"):
+        for i, axis in enumerate("xyz"):
+            columns[f"{key}_{axis}"] = np.ascontiguousarray(sim[key][:, i])
+    table = pa.table(columns)
+
+    class Exporter:  # only the Arrow PyCapsule stream interface
+        def __arrow_c_stream__(self, requested_schema=None):
+            return table.__arrow_c_stream__(requested_schema)
+
+    kw = mf.from_table(Exporter())
+    assert kw["mag"] is None
+    for key in ("t", "gyr", "acc"):
+        np.testing.assert_array_equal(kw[key], sim[key])
+
+
+def test_from_table_polars(sim):
+    pl = pytest.importorskip("polars")  # not a dependency: skipped where Polars is not installed
+    frame = pl.DataFrame({name: sim[key][:, i] if key != "t" else sim["t"]
+                          for name in COLUMNS for key, i in [(name.split("_")[0], "xyz".find(name[-1]))]})
+    kw = mf.from_table(frame)
+    for key in ("t", "gyr", "acc", "mag"):
+        np.testing.assert_array_equal(kw[key], sim[key])
