@@ -51,8 +51,15 @@ def test_version_is_the_libraries(cli):
 
 @pytest.mark.skipif("MOTIONFUSION_LIBRARY" in os.environ, reason="testing a development library")
 def test_the_installed_wheel_is_tested():
+    """The tests import an installed package: a wheel, or an editable install of this checkout
+    (`pip install -e ./python`, which builds the library into python/motionfusion/_lib)."""
+    import importlib.metadata
+    import json
+
     package = Path(mf.__file__).resolve().parent
-    assert package != REPO / "python" / "motionfusion", "tests must import the installed package"
+    if package == REPO / "python" / "motionfusion":
+        direct = importlib.metadata.distribution("motionfusion").read_text("direct_url.json") or "{}"
+        assert json.loads(direct).get("dir_info", {}).get("editable"), "tests must import the installed package"
     assert (package / "_lib" / "libMotionFusionC.so").exists()
     assert (package / "_lib" / "motionfusion.h").exists()
     assert (package / "py.typed").exists()
