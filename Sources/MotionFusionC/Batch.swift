@@ -1,4 +1,7 @@
+import Glibc
 import MotionFusion
+import MotionFusionCommandLine
+import Synchronization
 
 /// Outputs written in place into caller-owned arrays, one row per estimate: the columns of the
 /// estimate file (``OutputReference``), unrounded.
@@ -85,9 +88,23 @@ func reconstruct(
         configuration.mode == .nineD
         ? try BatchAttitudeEstimator.CalibrationEvidence(
             next: { try first().map { calibration?.apply($0) ?? $0 } }, parameters: batch) : nil
-    try configuration.reconstruct(batch: batch, magnetometerSeed: seed, next: samples()) { r in
+    let result = try configuration.reconstruct(batch: batch, magnetometerSeed: seed, next: samples()) { r in
         try body(r.estimate, r.input)
     }
+    // Never a silent fallback: windows whose solve failed kept the initialising smoother's attitude.
+    if let st = result.statistics, st.failedWindows > 0 {
+        throw CallError.input(
+            "the normal equations of \(st.failedWindows) of \(st.windows) windows could not be solved (\(st.firstFailure ?? "unknown cause")); the outputs hold the initialising smoother's attitude for their samples. BLAS/LAPACK in use: \(LinearAlgebra.libraryOrigin); check that library (or name another with MOTIONFUSION_LAPACK), or use the smoother ('motionfusion reconstruct --method smoother') which needs no band solves"
+        )
+    }
+}
+
+/// Tallies the magnetometer's use over a 9D run and keeps the command line's warning when it was
+/// rejected on most samples, as `motionfusion replay` prints it (without the source's name).
+func magnetometerWarnings(_ use: MagnetometerUse, _ run: RunConfiguration) -> [String] {
+    guard run.mode == .nineD, use.mostlyRejected else { return [] }
+    let line = use.warning(source: "", calibrated: run.calibration?.magnetometer != nil)
+    return [line.hasPrefix(": warning: ") ? String(line.dropFirst(": warning: ".count)) : line]
 }
 
 /// The shared body of `mf_replay` and `mf_reconstruct`.
@@ -100,7 +117,8 @@ func batch(
     _ bias: UnsafeMutablePointer<Double>?, _ sigmaAttitude: UnsafeMutablePointer<Double>?,
     _ sigmaHeading: UnsafeMutablePointer<Double>?, _ error: UnsafeMutablePointer<CChar>?, _ capacity: Int
 ) -> Int32 {
-    reporting(error, capacity) {
+    RunWarnings.set([])
+    return reporting(error, capacity) {
         var run: RunConfiguration
         var tuning = BatchAttitudeEstimator.Parameters()
         if offline {
@@ -132,12 +150,42 @@ func batch(
                 i += 1
             }
         } else {
-            let attitudeOnly = output.attitudeOnly
+            // A 9D run builds every estimate, whatever the outputs: its magnetometer use is tallied.
+            let tally = run.mode == .nineD && mag != nil
+            let attitudeOnly = output.attitudeOnly && !tally
+            var use = MagnetometerUse()
             run.run(input, attitudeOnly: attitudeOnly) { i, e, q in
-                if let e { output.write(e, at: i) } else { output.write(attitude: q, at: i) }
+                if let e {
+                    output.write(e, at: i)
+                    if tally { use.add(e, input.sample(at: i)) }
+                } else {
+                    output.write(attitude: q, at: i)
+                }
             }
+            RunWarnings.set(magnetometerWarnings(use, run))
         }
     }
+}
+
+/// The warnings of each thread's last `mf_replay` or `mf_reconstruct` call, until fetched with
+/// `mf_run_warnings`.
+enum RunWarnings {
+    static let byThread = Mutex<[UInt: [String]]>([:])
+
+    static func set(_ lines: [String]) {
+        let id = UInt(pthread_self())
+        byThread.withLock { if lines.isEmpty { $0[id] = nil } else { $0[id] = lines } }
+    }
+
+    static func take() -> [String] {
+        let id = UInt(pthread_self())
+        return byThread.withLock { $0.removeValue(forKey: id) ?? [] }
+    }
+}
+
+@_cdecl("mf_run_warnings")
+public func mf_run_warnings() -> UnsafeMutablePointer<CChar> {
+    cString(RunWarnings.take().joined(separator: "\n"))
 }
 
 @_cdecl("mf_replay")

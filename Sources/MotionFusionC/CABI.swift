@@ -144,3 +144,20 @@ enum Arguments {
         return c
     }
 }
+
+@_cdecl("mf_use_lapack")
+public func mf_use_lapack(_ path: UnsafePointer<CChar>?, _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int)
+    -> Int32
+{
+    reporting(error, errorCapacity) {
+        guard let path = text(path), !path.isEmpty else { throw CallError.usage("path is missing") }
+        do {
+            try LinearAlgebra.useLibrary(at: path)
+        } catch {
+            throw CallError.usage("\(error)")
+        }
+    }
+}
+
+@_cdecl("mf_lapack_library")
+public func mf_lapack_library() -> UnsafeMutablePointer<CChar> { cString(LinearAlgebra.libraryOrigin) }

@@ -32,6 +32,15 @@ public func mf_trace_load_options(
     _ units: UnsafePointer<CChar>?, _ sampleRate: Double, _ trace: UnsafeMutablePointer<OpaquePointer?>?,
     _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
 ) -> Int32 {
+    mf_trace_load_ex(path, format, columns, units, sampleRate, nil, -1, trace, error, errorCapacity)
+}
+
+@_cdecl("mf_trace_load_ex")
+public func mf_trace_load_ex(
+    _ path: UnsafePointer<CChar>?, _ format: UnsafePointer<CChar>?, _ columns: UnsafePointer<CChar>?,
+    _ units: UnsafePointer<CChar>?, _ sampleRate: Double, _ remap: UnsafePointer<CChar>?, _ headerRows: Int32,
+    _ trace: UnsafeMutablePointer<OpaquePointer?>?, _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
+) -> Int32 {
     reporting(error, errorCapacity) {
         guard let path = text(path), let trace else { throw CallError.usage("a path is needed") }
         let f = try Arguments.choice(format, "format", TraceFormat.self)
@@ -51,6 +60,20 @@ public func mf_trace_load_options(
                 throw CallError.usage("sample_rate must be a positive number of Hz; got \(sampleRate)")
             }
             options.sampleRate = sampleRate
+        }
+        if let spec = text(remap), !spec.isEmpty {
+            guard let r = AxisRemap(spec: spec) else {
+                throw CallError.usage(
+                    "remap expects three signed axes naming each of x, y, z once with a proper rotation, e.g. x,-z,y or +Y-X+Z; got '\(spec.escapedForMessage)'"
+                )
+            }
+            options.remap = r
+        }
+        if headerRows >= 0 {
+            guard headerRows <= 1000 else {
+                throw CallError.usage("header_rows must be within 0...1000; got \(headerRows)")
+            }
+            options.headerRows = Int(headerRows)
         }
         let loaded = try LoadedTrace(TraceFormat.open(path: path, format: f, options: options))
         trace.pointee = OpaquePointer(Unmanaged.passRetained(loaded).toOpaque())

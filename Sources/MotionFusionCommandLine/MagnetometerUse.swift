@@ -3,15 +3,15 @@ import MotionFusion
 /// How a filter used a recording's magnetometer: the share of samples it rejected and the level its
 /// on-line calibration reached. `replay` tallies it as it runs and warns when most samples were
 /// rejected; `info` runs the default 9D filter to report it.
-struct MagnetometerUse {
+public struct MagnetometerUse {
     /// Samples with a magnetometer value after the filter initialised, and those it rejected.
-    var samples = 0
-    var rejected = 0
+    public var samples = 0
+    public var rejected = 0
     /// Level of the on-line magnetometer calibration at the last sample.
-    var accuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
+    public var accuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
 
     /// Counts one estimate of a filter run on `input`.
-    mutating func add(_ e: MotionEstimate, _ input: SensorSample) {
+    public mutating func add(_ e: MotionEstimate, _ input: SensorSample) {
         guard input.magnetometer != nil && !e.diagnostics.initialising else { return }
         samples += 1
         if e.diagnostics.magnetometerRejected { rejected += 1 }
@@ -34,17 +34,17 @@ struct MagnetometerUse {
         self = use
     }
 
-    init() {}
+    public init() {}
 
     /// Rejected share, 0…1 (0 without samples).
-    var share: Double { samples > 0 ? Double(rejected) / Double(samples) : 0 }
+    public var share: Double { samples > 0 ? Double(rejected) / Double(samples) : 0 }
 
     /// Whether the magnetometer was rejected on more than half of its samples.
-    var mostlyRejected: Bool { rejected * 2 > samples }
+    public var mostlyRejected: Bool { rejected * 2 > samples }
 
     /// The warning for a run that rejected most samples: the share, the reason and the fixes.
     /// `calibrated`: the run applied a calibration file.
-    func warning(source: String, calibrated: Bool) -> String {
+    public func warning(source: String, calibrated: Bool) -> String {
         if calibrated {
             return
                 "\(source): warning: the calibrated magnetometer was rejected on \(rejected) of \(samples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)"

@@ -25,13 +25,19 @@ final class MissingLAPACKTests: XCTestCase {
         return dir
     }
 
-    func testReconstructFailsWithTheFixWhenLAPACKIsMissing() throws {
+    /// A 20 s simulated trace in a fresh temporary folder: the folder and the trace's path.
+    func simulatedTrace() throws -> (folder: String, trace: String) {
         let dir = TestData.temporaryDirectory()
         let trace = dir + "/mixed.csv"
         let simulated = CommandRunner.run([
             "simulate", "--scenario", "mixed", "--duration", "20", "--rate", "100", "--output", trace,
         ])
         XCTAssertEqual(simulated.status, 0, simulated.err)
+        return (dir, trace)
+    }
+
+    func testReconstructFailsWithTheFixWhenLAPACKIsMissing() throws {
+        let (dir, trace) = try simulatedTrace()
         let environment = ["LD_LIBRARY_PATH": try impostorLibraries()]
 
         let out = dir + "/batch.csv"
@@ -53,5 +59,25 @@ final class MissingLAPACKTests: XCTestCase {
                 try String(contentsOfFile: without, encoding: .utf8), try String(contentsOfFile: with, encoding: .utf8),
                 args.joined(separator: " "))
         }
+    }
+
+    /// A library file named by MOTIONFUSION_LAPACK that cannot be used is an error naming it, never a
+    /// quiet fallback to the system's libraries (which are installed here).
+    func testANamedLibraryThatCannotBeUsedIsAnError() throws {
+        let (dir, trace) = try simulatedTrace()
+        let zlib = try impostorLibraries() + "/liblapacke.so.3"  // a real shared library without LAPACKE
+        for (named, expected) in [(dir + "/absent.so", "could not be loaded"), (zlib, "has no LAPACKE_dpbtrf_work")] {
+            let out = dir + "/batch.csv"
+            let r = try CommandRunner.process(
+                ["reconstruct", trace, "--output", out], environment: ["MOTIONFUSION_LAPACK": named])
+            XCTAssertEqual(r.status, 1, r.err)
+            XCTAssertTrue(r.err.contains(named) && r.err.contains(expected), r.err)
+            XCTAssertTrue(r.err.contains("MOTIONFUSION_LAPACK"), r.err)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "nothing written")
+        }
+        // "system" names the system's libraries: the run succeeds.
+        let system = try CommandRunner.process(
+            ["reconstruct", trace, "--output", dir + "/system.csv"], environment: ["MOTIONFUSION_LAPACK": "system"])
+        XCTAssertEqual(system.status, 0, system.err)
     }
 }

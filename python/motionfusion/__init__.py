@@ -18,6 +18,7 @@ from ._core import (
     FolderPlan,
     MotionFusionError,
     MotionFusionWarning,
+    SolveError,
     evaluate,
     folder_plan,
     info,
@@ -29,9 +30,11 @@ from ._core import (
     version,
 )
 
+from .tables import from_table
+
 __version__ = version()
 
 __all__ = [
-    "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "evaluate", "folder_plan",
+    "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "SolveError", "evaluate", "from_table", "folder_plan",
     "info", "load", "reconstruct", "replay", "replay_many", "run_cli", "version", "__version__",
 ]

@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence, Union
 import numpy as np
 
 from . import _native
-from ._native import MotionFusionError, MotionFusionWarning, check, encode, error_buffer, lib, take_string
+from ._native import MotionFusionError, MotionFusionWarning, SolveError, check, encode, error_buffer, lib, take_string
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -205,7 +205,14 @@ def _batch(function, t, gyr, acc, mag, filter, mode, frame, declination, paramet
         math.nan if declination is None else float(declination), n,
         _address(t), _address(gyr), _address(acc), _address(mag),
         *(_address(out.get(k)) for k in OUTPUTS), err, len(err))
+    warned = take_string(lib.mf_run_warnings())
+    if status != _native.OK and function is lib.mf_reconstruct and "normal equations of" in err.value.decode():
+        e = SolveError(err.value.decode("utf-8", "replace"), status)
+        e.result = out
+        raise e
     check(status, err)
+    for line in warned.splitlines():
+        warnings.warn(line, MotionFusionWarning, stacklevel=3)
     return out
 
 
@@ -304,6 +311,13 @@ def reconstruct(
     ``motionfusion reconstruct``. Arguments and outputs as :func:`replay`; ``filter`` must be
     "ekf", the filter the reconstruction is built on (``parameters`` tune it), and the
     uncertainties are the reconstruction's own.
+
+    BLAS/LAPACK come from the package's scipy-openblas32 dependency (the environment variable
+    ``MOTIONFUSION_LAPACK`` names another library file, or ``system`` for the system's OpenBLAS and
+    LAPACKE). A library that cannot be loaded raises :class:`MotionFusionError` naming it and the
+    fix; a window whose normal equations could not be solved raises :class:`SolveError` with
+    LAPACK's ``routine`` and ``info`` code (its ``result`` holds the outputs, those windows at the
+    initialising smoother's attitude): never a silent fallback.
     """
     return _batch(lib.mf_reconstruct, t, gyr, acc, mag, filter, mode, frame, declination, parameters, outputs)
 
@@ -331,7 +345,8 @@ def _spec(value: str | Mapping[str, Any] | None, name: str) -> bytes | None:
 
 def load(
     path: PathLike, format: str | None = None, *, columns: str | Mapping[str, Any] | None = None,
-    units: str | Mapping[str, str] | None = None, sample_rate: float | None = None,
+    units: str | Mapping[str, str] | None = None, sample_rate: float | None = None, remap: str | None = None,
+    header_rows: int | None = None, imu_topic: str | None = None, mag_topic: str | None = None,
 ) -> dict[str, np.ndarray]:
     """Reads a trace in any supported format (a native CSV, any delimited file with named columns,
     EuRoC, xio Fusion, x-IMU3, phyphox, Sensor Logger; a file, a recording folder or a .zip),
@@ -341,7 +356,16 @@ def load(
     as a dict: ``columns={"t": 1, "acc": 6, "gyr": 9}`` (1-based column numbers or header names;
     x column, y and z follow) reads any delimited file; ``units={"gyr": "deg/s", "acc": "g", "t":
     "ms"}`` overrides the header's unit hints. ``sample_rate`` (Hz) is ``--sample-rate``: the rate of
-    rows without a time column, or of a sample counter (``units={"t": "count"}``).
+    rows without a time column, or of a sample counter (``units={"t": "count"}``). ``remap`` is
+    ``--remap`` (body axes from the raw ones, e.g. ``"x,-z,y"`` or ``"+Y-X+Z"``, applied to every
+    sensor) and ``header_rows`` is ``--header-rows`` (lines before the data, the first naming the
+    columns; 0 needs ``columns``).
+
+    ROS bags (a ROS 1 ``.bag``, a ROS 2 bag folder or ``.mcap``) are read with the ``rosbags``
+    library (``pip install "motionfusion[ros]"``): sensor_msgs/Imu gives ``t`` (header stamps),
+    ``gyr`` and ``acc``, sensor_msgs/MagneticField gives ``mag`` (tesla to µT), merged on time.
+    ``imu_topic`` and ``mag_topic`` choose the topics; by default the one topic of each type (an
+    error lists them when there are several). See :func:`motionfusion.ros.load_bag`.
 
     Returns a dict of float64 arrays: ``t`` (N,) s, and where the recording has them ``gyr``,
     ``acc``, ``mag`` (N, 3) in rad/s, m/s², µT, ``gt`` (N, 4) ground truth w, x, y, z (ENU from
@@ -350,11 +374,30 @@ def load(
     are NaN, and each repair or unit guess is reported as a :class:`MotionFusionWarning`. Raises
     :class:`MotionFusionError` with ``file:line:column`` for a malformed trace.
     """
+    from . import ros
+
+    if ros.is_bag(path, format):
+        others = {"columns": columns, "units": units, "sample_rate": sample_rate, "remap": remap,
+                  "header_rows": header_rows}
+        given = [k for k, v in others.items() if v is not None]
+        if given:
+            raise ValueError(f"{', '.join(given)}: not options of a ROS bag (its messages carry their fields and units)")
+        return ros.load_bag(path, imu_topic=imu_topic, mag_topic=mag_topic)
+    if imu_topic is not None or mag_topic is not None:
+        raise ValueError(f"imu_topic and mag_topic are for ROS bags (.bag, .mcap, or a ROS 2 bag folder); "
+                         f"{os.fsdecode(path)} is not one")
+    if header_rows is not None and (isinstance(header_rows, bool) or not isinstance(header_rows, numbers.Integral)):
+        raise TypeError(f"header_rows must be an integer; got {header_rows!r}")
+    if header_rows is not None and not 0 <= header_rows <= 1000:
+        raise MotionFusionError(f"header_rows must be within 0...1000; got {header_rows}", _native.ERROR_USAGE)
+    if remap is not None and not isinstance(remap, str):
+        raise TypeError(f"remap must be a string such as 'x,-z,y'; got {type(remap).__name__}")
     handle = ctypes.c_void_p()
     err = error_buffer()
     rate = math.nan if sample_rate is None else float(sample_rate)
-    check(lib.mf_trace_load_options(encode(path), _option(format), _spec(columns, "columns"), _spec(units, "units"),
-                                    rate, ctypes.byref(handle), err, len(err)), err)
+    check(lib.mf_trace_load_ex(encode(path), _option(format), _spec(columns, "columns"), _spec(units, "units"),
+                               rate, _option(remap), -1 if header_rows is None else int(header_rows),
+                               ctypes.byref(handle), err, len(err)), err)
     try:
         n = lib.mf_trace_count(handle)
         contents = lib.mf_trace_contents(handle)
@@ -703,6 +746,6 @@ def run_cli(arguments: Sequence[PathLike]) -> tuple[int, str, str]:
 
 
 __all__ = [
-    "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "evaluate", "folder_plan",
+    "FILTERS", "OUTPUTS", "Filter", "FolderPlan", "MotionFusionError", "MotionFusionWarning", "SolveError", "evaluate", "folder_plan",
     "info", "load", "reconstruct", "replay", "replay_many", "run_cli", "version",
 ]

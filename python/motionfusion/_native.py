@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 from ctypes import POINTER, c_char_p, c_double, c_int32, c_size_t, c_uint32, c_void_p
 from pathlib import Path
 from typing import Sequence
@@ -30,6 +31,29 @@ class MotionFusionError(ValueError):
         self.message = message
         #: 1 for bad input or a failure, 2 for a usage mistake (the command line's exit status).
         self.code = code
+
+
+class SolveError(MotionFusionError):
+    """:func:`~motionfusion.reconstruct` could not solve the normal equations of some windows: a
+    LAPACK routine failed. ``routine`` and ``info`` are LAPACK's (e.g. ``"dpbtrs"`` and its info
+    code, or the order of a minor that is not positive definite), ``failed_windows`` of ``windows`` failed, and ``result``
+    holds the outputs, those windows' samples at the initialising smoother's attitude."""
+
+    def __init__(self, message: str, code: int = ERROR_INPUT):
+        super().__init__(message, code)
+        m = re.search(r"normal equations of (\d+) of (\d+) windows", message)
+        #: Windows that failed, and windows solved in all.
+        self.failed_windows, self.windows = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+        #: LAPACK's routine (None where the message does not name it) and info code of the first failure:
+        #: for a matrix that is not positive definite, the order of the failing minor.
+        self.routine, self.info = None, None
+        m = re.search(r"(\w+): [^()]*\(info = (-?\d+)\)", message)
+        if m:
+            self.routine, self.info = m.group(1), int(m.group(2))
+        elif m := re.search(r"leading minor of order (\d+)", message):
+            self.info = int(m.group(1))
+        #: The outputs as computed (dict of arrays), set by reconstruct.
+        self.result = None
 
 
 class MotionFusionWarning(UserWarning):
@@ -57,6 +81,8 @@ _signatures = {
     "mf_trace_load": (c_int32, [c_char_p, c_char_p, POINTER(c_void_p), c_char_p, c_size_t]),
     "mf_trace_load_options": (c_int32, [c_char_p, c_char_p, c_char_p, c_char_p, c_double, POINTER(c_void_p),
                                         c_char_p, c_size_t]),
+    "mf_trace_load_ex": (c_int32, [c_char_p, c_char_p, c_char_p, c_char_p, c_double, c_char_p, c_int32,
+                                   POINTER(c_void_p), c_char_p, c_size_t]),
     "mf_trace_count": (c_size_t, [c_void_p]),
     "mf_trace_contents": (c_uint32, [c_void_p]),
     "mf_trace_format": (c_void_p, [c_void_p]),
@@ -76,6 +102,9 @@ _signatures = {
     "mf_filter_free": (None, [c_void_p]),
     "mf_cli_run": (c_int32, [c_int32, POINTER(c_char_p), c_int32, POINTER(c_void_p), POINTER(c_void_p)]),
     "mf_install_signal_handlers": (None, []),
+    "mf_run_warnings": (c_void_p, []),
+    "mf_use_lapack": (c_int32, [c_char_p, c_char_p, c_size_t]),
+    "mf_lapack_library": (c_void_p, []),
     "mf_folder_plan": (c_int32, [c_char_p, c_char_p, c_char_p, POINTER(c_char_p), c_int32, POINTER(c_void_p),
                                  c_char_p, c_size_t]),
 }
@@ -127,3 +156,31 @@ def run_cli(arguments: Sequence[str | os.PathLike], capture: bool = True) -> tup
     out, err = c_void_p(), c_void_p()
     status = lib.mf_cli_run(len(arguments), argv, 1 if capture else 0, ctypes.byref(out), ctypes.byref(err))
     return status, take_string(out.value), take_string(err.value)
+
+
+def use_lapack(path: str | os.PathLike) -> None:
+    """Loads BLAS/LAPACK from ``path`` (CBLAS and LAPACKE in one library, 32-bit integers, entry
+    points plain or ``scipy_``-prefixed) when reconstruct first needs them, unless the environment
+    variable ``MOTIONFUSION_LAPACK`` names one. Raises once LAPACK is in use from another file."""
+    err = error_buffer()
+    check(lib.mf_use_lapack(encode(path), err, len(err)), err)
+
+
+def lapack_library() -> str:
+    """Where BLAS/LAPACK were loaded from ("" until reconstruct or a calibration fit first used them)."""
+    return take_string(lib.mf_lapack_library())
+
+
+def bundled_lapack() -> str | None:
+    """The libscipy_openblas.so of the scipy-openblas32 dependency, or None when it is not installed."""
+    try:
+        import scipy_openblas32
+    except ImportError:
+        return None
+    return os.path.join(scipy_openblas32.get_lib_dir(), scipy_openblas32.get_library(fullname=True))
+
+
+# BLAS/LAPACK come with the package (scipy-openblas32), so reconstruct does not depend on the system's;
+# without it the library loads the system's (the same results, or an error naming the packages).
+if not os.environ.get("MOTIONFUSION_LAPACK") and bundled_lapack() is not None:
+    use_lapack(bundled_lapack())

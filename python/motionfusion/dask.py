@@ -26,8 +26,11 @@ import sys
 import tempfile
 import time
 import uuid
+import warnings
 from contextlib import contextmanager
 from typing import Any, Iterator, Sequence
+
+import numpy as np
 
 from . import _native
 from ._core import MotionFusionError, PathLike, folder_plan
@@ -175,37 +178,56 @@ def _run_folder(
     for note in plan.notes:
         print(note, file=sys.stderr)
 
+    with _client(n_workers, client, processes) as run_on:
+        n = len(plan.inputs)
+        results = _gather(run_on, _run_trace, [command] * n, plan.inputs, plan.outputs, [args] * n, progress=progress)
+    return _report(results)
+
+
+@contextmanager
+def _client(n_workers: int | None, client: Any, processes: bool) -> Iterator[Any]:
+    """The client to run on: `client`, or a LocalCluster started for the run and closed after it
+    (threads of this process, or single-threaded worker processes with `processes`)."""
+    if client is not None:
+        yield client
+        return
     from dask.distributed import Client, LocalCluster
 
-    own = None
-    if client is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        workers = n_workers or cores
-        if processes:
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
-        else:
-            cluster = LocalCluster(n_workers=1, threads_per_worker=workers, processes=False, dashboard_address=":0")
-        own = client = Client(cluster)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = n_workers or cores
+    if processes:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+    else:
+        cluster = LocalCluster(n_workers=1, threads_per_worker=workers, processes=False, dashboard_address=":0")
+    own = Client(cluster)
+    try:
+        yield own
+    finally:
+        with _quiet_shutdown():
+            own.close()
+            cluster.close()
+
+
+def _gather(client: Any, function: Any, *iterables: Sequence[Any], progress: bool) -> list[Any]:
+    """`function` mapped over `iterables` on `client`, one task each, gathered in order; an
+    interruption or a failure cancels what is left."""
     futures: list = []
     try:
-        n = len(plan.inputs)
-        futures = client.map(_run_trace, [command] * n, plan.inputs, plan.outputs, [args] * n, pure=False)
+        futures = client.map(function, *iterables, pure=False)
         if progress:
             from dask.distributed import progress as show_progress
 
             show_progress(futures)
-        results = client.gather(futures)
+        return client.gather(futures)
     except BaseException:
         # Interrupted (Ctrl-C) or failed: nothing is left running on the cluster.
         with _quiet_shutdown():
             client.cancel(futures)
         raise
-    finally:
-        if own is not None:
-            with _quiet_shutdown():
-                cluster = own.cluster
-                own.close()
-                cluster.close()
+
+
+def _report(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Prints each task's messages; raises once, after all finished, when any failed."""
     for r in results:
         if r["messages"]:
             sys.stderr.write(r["messages"])
@@ -228,4 +250,126 @@ def _run_trace(command: str, trace: str, output: str, args: list[str]) -> dict[s
             "seconds": time.perf_counter() - start}
 
 
-__all__ = ["reconstruct_folder", "replay_folder"]
+# ---- Parquet datasets ---------------------------------------------------------------------------
+
+#: The columns of a written estimate table: the command line's estimate-file names where they exist.
+PARQUET_COLUMNS = {
+    "quaternion": ("qw", "qx", "qy", "qz"), "euler_deg": ("roll", "pitch", "yaw"), "heading_deg": ("heading",),
+    "used": ("used",), "gyro_bias": ("bias_x", "bias_y", "bias_z"), "sigma_attitude_deg": ("sigma_attitude_deg",),
+    "sigma_heading_deg": ("sigma_heading_deg",),
+}
+
+
+def _parquet_inputs(src: PathLike) -> list[str]:
+    """The Parquet files of `src`: the file itself, or every *.parquet below the folder (a dataset,
+    partitioned or not), in sorted order."""
+    path = os.fspath(src)
+    if os.path.isfile(path):
+        return [path]
+    if not os.path.isdir(path):
+        raise MotionFusionError(f"{path}: no such file or folder", _native.ERROR_INPUT)
+    found = sorted(os.path.join(root, f) for root, _, files in os.walk(path) for f in files if f.endswith(".parquet"))
+    if not found:
+        raise MotionFusionError(f"{path}: no .parquet files in the folder", _native.ERROR_INPUT)
+    return found
+
+
+def replay_parquet(
+    src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
+    mode: str | None = None, frame: str = "enu", declination: float | None = None,
+    parameters: dict[str, float] | None = None, reconstruct: bool = False, progress: bool = True,
+    processes: bool = False,
+) -> list[dict[str, Any]]:
+    """Replays every trace of a Parquet dataset on Dask, one task per file, writing Parquet.
+
+    ``src`` is a Parquet file or a folder of them (searched recursively, e.g. a partitioned
+    dataset), one trace per file with the native column names :func:`motionfusion.from_table` reads
+    (``t``, ``gyr_x``..., ``acc_x``..., ``mag_x``..., or 3-value list columns). Each trace's estimates go to
+    ``dst/<the file's path below src>`` (a single file: ``dst/<its name>``), written atomically: ``t``
+    and the outputs of :func:`motionfusion.replay` under the command line's column names (``qw``, ``qx``,
+    ``qy``, ``qz``, ``roll``, ``pitch``, ``yaw``, ``heading``, ``used``, ``bias_x``..., ``sigma_attitude_deg``,
+    ``sigma_heading_deg``). ``filter``, ``mode``, ``frame``, ``declination`` and ``parameters`` are
+    :func:`~motionfusion.replay`'s; ``reconstruct=True`` runs :func:`~motionfusion.reconstruct` instead.
+    ``n_workers``, ``client``, ``progress`` and ``processes`` are as for :func:`replay_folder`.
+
+    Returns one dict per file (``input``, ``output``, ``status``, ``messages``: its warnings, ``seconds``).
+    Options are checked once before any task; an output that would overwrite an input is refused
+    before anything runs; a failing trace does not stop the others, and
+    :class:`motionfusion.MotionFusionError` is raised after all finished (``results`` attribute).
+    Needs pyarrow (``pip install "motionfusion[arrow,dask]"``).
+    """
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError as e:
+        raise ImportError(f'replay_parquet needs pyarrow: pip install "motionfusion[arrow]" ({e})') from e
+    from . import _core
+
+    options = {"filter": filter, "mode": mode, "frame": frame, "declination": declination, "parameters": parameters}
+    run = _core.reconstruct if reconstruct else _core.replay
+    # Everything that would fail in every task fails here, once: the options on a two-sample recording.
+    probe = np.array([0.0, 0.01])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            _core.replay(probe, np.zeros((2, 3)), np.tile([0.0, 0.0, 9.81], (2, 1)), np.tile([20.0, 0, -40], (2, 1)),
+                         **options)
+        except MotionFusionError as e:
+            if e.code == _native.ERROR_USAGE:
+                raise
+    if reconstruct and str(filter).lower() != "ekf":
+        raise MotionFusionError("reconstruct runs the EKF (filter ekf)", _native.ERROR_USAGE)
+    inputs = _parquet_inputs(src)
+    base = os.fspath(src) if os.path.isdir(os.fspath(src)) else os.path.dirname(os.fspath(src))
+    outputs = [os.path.join(os.fspath(dst), os.path.relpath(i, base)) for i in inputs]
+    taken = {os.path.realpath(i) for i in inputs}
+    for o in outputs:
+        if os.path.realpath(o) in taken:
+            raise MotionFusionError(f"{o}: the output would overwrite an input; choose another dst", _native.ERROR_USAGE)
+    if client is None and processes:
+        where = _unguarded_call()
+        if where:
+            raise MotionFusionError(
+                f"{where}: processes=True starts worker processes, which re-run this script from the top: put "
+                "the call under `if __name__ == \"__main__\":`, or leave processes=False", _native.ERROR_USAGE)
+    n = len(inputs)
+    with _client(n_workers, client, processes) as run_on:
+        results = _gather(run_on, _replay_parquet_file, inputs, outputs, [run] * n, [options] * n, progress=progress)
+    return _report(results)
+
+
+def _replay_parquet_file(source: str, output: str, run: Any, options: dict[str, Any]) -> dict[str, Any]:
+    """One task: one Parquet trace replayed into one Parquet estimate table, written atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .tables import from_table
+
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            arrays = from_table(pq.read_table(source))
+            out = run(**arrays, **options)
+        except (MotionFusionError, ValueError, OSError) as e:
+            code = getattr(e, "code", _native.ERROR_INPUT)
+            return {"input": source, "output": output, "status": code, "messages": f"{source}: error: {e}\n",
+                    "seconds": time.perf_counter() - start}
+    columns = {"t": arrays["t"]}
+    for key, names in PARQUET_COLUMNS.items():
+        values = out[key].reshape(len(arrays["t"]), -1)
+        for i, name in enumerate(names):
+            columns[name] = values[:, i]
+    os.makedirs(os.path.dirname(output) or ".", exist_ok=True)
+    fd, partial = tempfile.mkstemp(prefix=".", suffix=".parquet.part", dir=os.path.dirname(output) or ".")
+    os.close(fd)
+    try:
+        pq.write_table(pa.table(columns), partial)
+        os.replace(partial, output)
+    except BaseException:
+        os.unlink(partial)
+        raise
+    messages = "".join(f"{source}: warning: {w.message}\n" for w in caught)
+    return {"input": source, "output": output, "status": 0, "messages": messages, "seconds": time.perf_counter() - start}
+
+
+__all__ = ["reconstruct_folder", "replay_folder", "replay_parquet"]

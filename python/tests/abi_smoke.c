@@ -86,6 +86,13 @@ int main(int argc, char **argv) {
     printf("unknown_filter %d %s\n", status, error);
     status = mf_trace_load("/nonexistent/trace.csv", NULL, &trace, error, 8);
     printf("short_buffer %d %zu\n", status, strlen(error));
+    char *warned = mf_run_warnings(); /* of the failed call above: none */
+    char *lapack = mf_lapack_library(); /* nothing needed LAPACK yet */
+    printf("unused [%s] [%s]\n", warned, lapack);
+    mf_string_free(warned), mf_string_free(lapack);
+    printf("use_lapack_without_path %d\n", mf_use_lapack(NULL, error, sizeof error));
+    status = mf_trace_load_ex(argv[1], NULL, NULL, NULL, NAN, "x,x,z", -1, &trace, error, sizeof error);
+    printf("bad_remap %d\n", status);
     free(t), free(gyr), free(acc), free(mag), free(q);
     return 0;
 }

@@ -51,8 +51,15 @@ def test_version_is_the_libraries(cli):
 
 @pytest.mark.skipif("MOTIONFUSION_LIBRARY" in os.environ, reason="testing a development library")
 def test_the_installed_wheel_is_tested():
+    """The tests import an installed package: a wheel, or an editable install of this checkout
+    (`pip install -e ./python`, which builds the library into python/motionfusion/_lib)."""
+    import importlib.metadata
+    import json
+
     package = Path(mf.__file__).resolve().parent
-    assert package != REPO / "python" / "motionfusion", "tests must import the installed package"
+    if package == REPO / "python" / "motionfusion":
+        direct = importlib.metadata.distribution("motionfusion").read_text("direct_url.json") or "{}"
+        assert json.loads(direct).get("dir_info", {}).get("editable"), "tests must import the installed package"
     assert (package / "_lib" / "libMotionFusionC.so").exists()
     assert (package / "_lib" / "motionfusion.h").exists()
     assert (package / "py.typed").exists()
@@ -222,31 +229,6 @@ def test_reconstruct_matches_the_command_line(sim, cli, tmp_path):
         out = mf.reconstruct(sim["t"], sim["gyr"], sim["acc"], sim["mag"], mode=mode)
         cli("reconstruct", SIM, "--mode", mode, "--output", tmp_path / "e.csv")
         assert_matches_estimate_file(out, read_estimates(tmp_path / "e.csv"), uncertainty=True)
-
-
-def test_reconstruct_raises_without_lapack(tmp_path):
-    """With another library under OpenBLAS's and LAPACKE's names, reconstruct raises, naming the fix."""
-    zlib = next(
-        p.resolve()
-        for d in ("/lib", "/usr/lib", "/lib64", "/usr/lib64")
-        for p in (Path(d) / "libz.so.1", Path(d) / "x86_64-linux-gnu/libz.so.1", Path(d) / "aarch64-linux-gnu/libz.so.1")
-        if p.exists()
-    )
-    for name in ("libopenblas.so.0", "libopenblas.so", "liblapacke.so.3", "liblapacke.so"):
-        shutil.copyfile(zlib, tmp_path / name)
-    script = (
-        "import numpy as np, motionfusion as mf\n"
-        "t = np.arange(500) / 100.0\n"
-        "acc = np.tile([0.0, 0.0, 9.81], (500, 1)); gyr = np.zeros((500, 3))\n"
-        "try:\n"
-        "    mf.reconstruct(t, gyr, acc, None, mode='6d')\n"
-        "except mf.MotionFusionError as e:\n"
-        "    print('raised:', e)\n"
-    )
-    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path))
-    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    assert "raised:" in run.stdout and "apt-get install libopenblas0 liblapacke" in run.stdout, run.stdout
 
 
 def test_9d_without_magnetometer_runs_6d_and_says_so(sim):

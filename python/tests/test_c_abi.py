@@ -46,6 +46,8 @@ def test_a_c_program_uses_the_header_and_library(tmp_path):
     assert lines["unknown_filter"].startswith("2 filter must be one of ekf")
     status, length = lines["short_buffer"].split()
     assert status == "1" and length == "7"  # the message cut to the 8-byte buffer
+    assert lines["unused"] == "[] []"
+    assert lines["use_lapack_without_path"] == "2" and lines["bad_remap"] == "2"
 
 
 @pytest.mark.skipif("MOTIONFUSION_LIBRARY" in os.environ, reason="testing a development library")

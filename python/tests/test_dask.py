@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import motionfusion as mf
@@ -162,3 +163,59 @@ def test_a_script_without_a_main_guard(traces, tmp_path):
     assert r.returncode == 1
     assert f"{tmp_path / 'script.py'}:2: processes=True starts worker processes" in r.stderr
     assert 'if __name__ == "__main__":' in r.stderr and len(r.stderr.splitlines()) < 12
+
+
+def test_replay_parquet_writes_replays_estimates(tmp_path, client):
+    """A Parquet dataset (one trace per file, one of them in a partition folder) replayed into Parquet:
+    each table holds replay's outputs for its trace; options are checked once; inputs are protected."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    from motionfusion.dask import replay_parquet
+
+    src = tmp_path / "dataset"
+    (src / "day=2").mkdir(parents=True)
+    traces = {"a.parquet": DATA / "sim_mixed_100hz.csv", "day=2/b.parquet": DATA / "sim_magnetic_disturbance_50hz.csv"}
+    loaded = {}
+    for name, path in traces.items():
+        trace = mf.load(path)
+        columns = {"t": trace["t"]}
+        for key in ("gyr", "acc", "mag"):
+            for i, axis in enumerate("xyz"):
+                columns[f"{key}_{axis}"] = trace[key][:, i]
+        pq.write_table(pa.table(columns), src / name)
+        loaded[name] = trace
+    dst = tmp_path / "out"
+    results = replay_parquet(src, dst, client=client, filter="mahony", mode="9d", frame="ned",
+                             parameters={"kp": 0.4}, progress=False)
+    assert [Path(r["output"]).relative_to(dst).as_posix() for r in results] == list(traces)
+    assert all(r["status"] == 0 for r in results)
+    for name, trace in loaded.items():
+        table = pq.read_table(dst / name)
+        expected = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], filter="mahony", mode="9d",
+                             frame="ned", parameters={"kp": 0.4})
+        assert table.column_names[:5] == ["t", "qw", "qx", "qy", "qz"]
+        q = np.column_stack([table.column(c).to_numpy() for c in ("qw", "qx", "qy", "qz")])
+        assert np.array_equal(q, expected["quaternion"])
+        assert np.array_equal(table.column("heading").to_numpy(), expected["heading_deg"])
+        assert np.array_equal(table.column("t").to_numpy(), trace["t"])
+
+    # reconstruct=True runs the reconstruction; a single file goes to dst/<its name>.
+    one = replay_parquet(src / "a.parquet", tmp_path / "rec", client=client, reconstruct=True, progress=False)
+    rec = pq.read_table(one[0]["output"])
+    trace = loaded["a.parquet"]
+    expected = mf.reconstruct(trace["t"], trace["gyr"], trace["acc"], trace["mag"])["quaternion"]
+    assert np.array_equal(np.column_stack([rec.column(c).to_numpy() for c in ("qw", "qx", "qy", "qz")]), expected)
+
+    # A bad option fails once, before any task; an output onto an input is refused; nothing written.
+    with pytest.raises(mf.MotionFusionError, match="filter"):
+        replay_parquet(src, tmp_path / "never", client=client, filter="nonsense", progress=False)
+    with pytest.raises(mf.MotionFusionError, match="overwrite an input"):
+        replay_parquet(src, src, client=client, progress=False)
+    assert not (tmp_path / "never").exists()
+    # A table that is not a trace fails its own task only.
+    pq.write_table(pa.table({"time": [0.0, 1.0]}), src / "c.parquet")
+    with pytest.raises(mf.MotionFusionError, match="1 of 3 traces failed") as e:
+        replay_parquet(src, tmp_path / "again", client=client, progress=False)
+    status = {Path(r["input"]).name: r for r in e.value.results}
+    assert [status[n]["status"] for n in ("a.parquet", "b.parquet", "c.parquet")] == [0, 0, 1]
+    assert "no 't' column" in status["c.parquet"]["messages"]

@@ -101,6 +101,31 @@ int32_t mf_reconstruct(const char *filter, const char *mode, const char *paramet
                        double *sigma_attitude_deg, double *sigma_heading_deg, char *error,
                        size_t error_capacity);
 
+/* The warnings of the calling thread's last mf_replay or mf_reconstruct call, one per line ("" when
+ * none): a 9D replay whose magnetometer was rejected on more than half of its samples gets the
+ * command line's warning (without the trace's name). Each call replaces them; fetching clears
+ * them. Free with mf_string_free. */
+char *mf_run_warnings(void);
+
+/* mf_reconstruct fails (MF_ERROR_INPUT) when a window's normal equations could not be solved, with
+ * LAPACK's routine and info code in the message; the outputs are written all the same, those
+ * windows' samples holding the initialising smoother's attitude. */
+
+/* ---- BLAS and LAPACK ---------------------------------------------------------------------------
+ *
+ * mf_reconstruct (and calibration fits) load OpenBLAS and LAPACKE on first use, from the first of:
+ * the file named by the environment variable MOTIONFUSION_LAPACK ("system": the system's, whatever
+ * mf_use_lapack names); the file named by mf_use_lapack; the system's (libopenblas.so.0 and liblapacke.so.3). A named file holds CBLAS and LAPACKE in one
+ * library with 32-bit integers, entry points plain or prefixed "scipy_" (the libscipy_openblas.so
+ * of PyPI's scipy-openblas32). A library that cannot be used is an error naming it, never a
+ * fallback to the next.
+ *
+ * mf_use_lapack names the file; call it before the first use (afterwards naming another file is
+ * MF_ERROR_USAGE). mf_lapack_library returns where the library was loaded from ("" before first
+ * use); free it with mf_string_free. */
+int32_t mf_use_lapack(const char *path, char *error, size_t error_capacity);
+char *mf_lapack_library(void);
+
 /* ---- Evaluation --------------------------------------------------------------------------------
  *
  * The BROAD metric of `motionfusion evaluate`: estimates quaternion[n][4] (in `frame`, NULL =
@@ -151,6 +176,11 @@ int32_t mf_trace_load(const char *path, const char *format, mf_trace **trace, ch
 int32_t mf_trace_load_options(const char *path, const char *format, const char *columns,
                               const char *units, double sample_rate, mf_trace **trace, char *error,
                               size_t error_capacity);
+/* As mf_trace_load_options, with --remap (remap "x,-z,y" or "+X-Z+Y", NULL or "" for none) and
+ * --header-rows (header_rows 0...1000, or -1 for the reader's choice). */
+int32_t mf_trace_load_ex(const char *path, const char *format, const char *columns, const char *units,
+                         double sample_rate, const char *remap, int32_t header_rows, mf_trace **trace,
+                         char *error, size_t error_capacity);
 /* Number of samples. */
 size_t mf_trace_count(const mf_trace *trace);
 /* MF_TRACE_* bits. */
