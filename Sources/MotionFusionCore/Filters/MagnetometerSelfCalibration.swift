@@ -55,6 +55,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         public var maximumOffset = 10.0
         /// Residual ratio a fit of the same level must reach to replace the one in use. Default 0.8.
         public var improvement = 0.8
+        /// Smallest ratio of the readings' least to greatest variance (about their mean) for a fit:
+        /// readings on one circle (a device turning about one axis) lie in a plane, and every
+        /// sphere through the circle fits them, so their centre along its axis is unknown. A cap of
+        /// the sphere 35° across or more passes. Default 0.02.
+        public var minimumThickness = 0.02
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
             "minimumChange": .fraction, "refitInterval": .timeConstant, "lowCoverage": .fraction,
@@ -62,7 +67,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             "mediumResidual": .fraction,
             "highResidual": .fraction, "maximumAxisRatio": ParameterRange(1...100),
             "maximumOffset": ParameterRange(0...1000),
-            "improvement": .fraction,
+            "improvement": .fraction, "minimumThickness": .fraction,
         ]
         /// Default parameters.
         public init() {}
@@ -147,7 +152,9 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         sinceFit = 0
         fresh = false
         let points = zip(kept, filled).filter { $0.1 }.map(\.0)
-        guard points.count >= Self.sphereCells else { return false }
+        guard points.count >= Self.sphereCells, Self.thickness(points) >= parameters.minimumThickness else {
+            return false
+        }
         var best: Fit?
         for candidate in [
             Self.sphere(points),
@@ -220,6 +227,16 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             fit.accuracy = .low
         }
         return fit.accuracy == .uncalibrated ? nil : fit
+    }
+
+    /// The points' least variance about their mean over their greatest (0 for points in a plane).
+    static func thickness(_ points: [Vector3]) -> Double {
+        let mean = points.reduce(Vector3.zero, +) * (1 / Double(points.count))
+        var scatter = Matrix3.zero
+        for m in points { scatter += Matrix3.outer(m - mean, m - mean) }
+        let values = SymmetricEigen.decompose(scatter).values
+        let largest = max(values.x, values.y, values.z)
+        return largest > 0 ? max(0, min(values.x, values.y, values.z)) / largest : 0
     }
 
     /// Relative RMS of the calibrated strength about `strength`.
