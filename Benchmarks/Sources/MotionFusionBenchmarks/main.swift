@@ -127,7 +127,8 @@ func cycled(_ total: Int) -> () -> SensorSample? {
 // MARK: One filter once (instruction counts)
 
 if let (kind, mode) = once {
-    // `valgrind --tool=callgrind --toggle-collect='*AttitudeLoop*visit*'` counts the filter alone.
+    // `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*RunConfigurationV9attitudes*'`
+    // counts the filter alone (docs/Benchmarks.md).
     let q = RunConfiguration(kind, mode: mode).attitudes(trace.samples)
     consume(q[q.count / 2].w)
     if let dumpPath {
