@@ -63,27 +63,6 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// Returns whether the timestamp was faulty, and the finite magnetometer value.
     @inline(__always) @discardableResult
     public mutating func step(_ sample: SensorSample) -> (timeFault: Bool, magnetometer: Vector3?) {
-        // The steady case: the time advances by a step within the gap limit (so both times are
-        // finite), and the gyroscope and accelerometer are finite. What the general path below does
-        // then, without its other checks.
-        let step = sample.t - lastTime
-        if step > 0, step <= settings.maximumGap, let g = sample.gyroscope, g.isFinite, let a = sample.accelerometer,
-            a.isFinite
-        {
-            let mag = Self.finite(sample.magnetometer)
-            lastTime = sample.t
-            lastGyroscope = g
-            lastGyroscopeTime = sample.t
-            lastAccelerometer = a
-            filter.update(gyroscope: g, accelerometer: a, magnetometer: mag, dt: step)
-            return (false, mag)
-        }
-        return generalStep(sample)
-    }
-
-    /// ``step(_:)`` for any sample: missing or non-finite values, a first sample, faulty times and gaps.
-    @inline(never)
-    mutating func generalStep(_ sample: SensorSample) -> (timeFault: Bool, magnetometer: Vector3?) {
         var gyro = Self.finite(sample.gyroscope)
         let acc = Self.finite(sample.accelerometer)
         let mag = Self.finite(sample.magnetometer)

@@ -57,8 +57,7 @@ public struct MahonyFilter: AttitudeFilter {
     /// Diagnostics of the last update.
     public var diagnostics: FilterDiagnostics { FilterDiagnostics(state.use, initialised: state.initialised) }
 
-    /// One step (inlined into the runner's loop: no call, and the optional sensors stay in registers).
-    @inline(__always)
+    /// One step.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let mag = parameters.mode == .nineD ? magnetometer : nil
         state.use = SensorUse()
