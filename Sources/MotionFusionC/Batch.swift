@@ -81,7 +81,9 @@ func reconstruct(
     _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters,
     samples: () -> () throws -> SensorSample?, _ body: (MotionEstimate, SensorSample) throws -> Void
 ) throws {
-    guard configuration.filter.reconstructionFilter != nil else { throw CallError.usage("reconstruct runs the EKF (filter ekf)") }
+    guard configuration.filter.reconstructionFilter != nil else {
+        throw CallError.usage("reconstruct runs the EKF (filter ekf)")
+    }
     let calibration = configuration.calibration
     let first = samples()
     let seed =
