@@ -65,7 +65,7 @@ public func mf_trace_load_ex(
             do {
                 options.remap = try SensorRemap(spec: spec)
             } catch {
-                throw CallError.usage("remap: \(error)")
+                throw CallError.usage("\(error)")
             }
         }
         if headerRows >= 0 {

@@ -50,7 +50,7 @@ def test_load_remap_and_header_rows(tmp_path, sim):
     for key in ("t", "gyr", "acc", "mag"):
         np.testing.assert_array_equal(a[key], sim[key])
         np.testing.assert_array_equal(b[key], sim[key])
-    with pytest.raises(mf.MotionFusionError, match="remap expects three signed axes") as e:
+    with pytest.raises(mf.MotionFusionError, match="is not a remap: expected three signed axes") as e:
         mf.load(plain, remap="x,x,z")
     assert e.value.code == 2
     with pytest.raises(mf.MotionFusionError, match=r"header_rows must be within 0\.\.\.1000"):
