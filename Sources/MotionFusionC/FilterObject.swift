@@ -8,6 +8,8 @@ struct RunnerMemory: Codable {
     var lastGyroscope: Vector3?
     var lastGyroscopeTime: Double
     var lastAccelerometer: Vector3?
+    /// The gyroscope's saturation found so far (absent in states saved before it was kept).
+    var clipping: GyroscopeClipping?
 }
 
 /// A filter on the run path of `mf_replay` (a ``FilterRunner``: steps from timestamps, the last
@@ -41,13 +43,15 @@ final class RunnerBox<Filter: AttitudeFilter>: Stepper {
         get {
             RunnerMemory(
                 lastTime: runner.lastTime, lastGyroscope: runner.lastGyroscope,
-                lastGyroscopeTime: runner.lastGyroscopeTime, lastAccelerometer: runner.lastAccelerometer)
+                lastGyroscopeTime: runner.lastGyroscopeTime, lastAccelerometer: runner.lastAccelerometer,
+                clipping: runner.clipping)
         }
         set {
             runner.lastTime = newValue.lastTime
             runner.lastGyroscope = newValue.lastGyroscope
             runner.lastGyroscopeTime = newValue.lastGyroscopeTime
             runner.lastAccelerometer = newValue.lastAccelerometer
+            runner.clipping = newValue.clipping ?? GyroscopeClipping()
         }
     }
     func savedState() throws -> Data { try runner.filter.savedState() }

@@ -43,6 +43,9 @@ final class EstimateSink {
     /// rejection warning; `replay` fills it; a reconstruction's robust weights lower the
     /// magnetometer's share without dropping it, so `reconstruct` does not).
     @exclusivity(unchecked) var magnetometerUse = MagnetometerUse()
+    /// Estimates whose gyroscope reading sat at the end of its range, and the time of the first.
+    @exclusivity(unchecked) var clippedSamples = 0
+    @exclusivity(unchecked) var firstClipped = Double.nan
     /// A failure that leaves the estimates good (a calibration file that could not be written):
     /// the estimates are written, then the run fails with it.
     var failureAfterOutput: Error?
@@ -68,6 +71,10 @@ final class EstimateSink {
         sixDMetric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
         if input.magnetometer != nil { sawMagnetometer = true }
         if input.accelerometer != nil { sawAccelerometer = true }
+        if e.diagnostics.gyroscopeClipped {
+            if clippedSamples == 0 { firstClipped = e.t }
+            clippedSamples += 1
+        }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
     }
@@ -233,6 +240,11 @@ enum TraceRunCommand {
         }
         _ = printWarnings(reader, from: printed, console, calibratedGyroscope: calibratedGyroscope)
         for w in reader.faults.warnings { console.err("\(w)\n") }
+        if sink.clippedSamples > 0 {
+            console.err(
+                "\(reader.description.source): warning: the gyroscope read the end of its range on \(sink.clippedSamples) samples (from t = \(sink.firstClipped) s): the device turned faster than it measures, so those turns are short by an unknown angle and the attitude after them is off until the accelerometer and magnetometer pull it back. Set the sensor to a wider range if it has one\n"
+            )
+        }
         if run.mode == .nineD, sink.magnetometerUse.mostlyRejected {
             console.err(
                 sink.magnetometerUse.warning(

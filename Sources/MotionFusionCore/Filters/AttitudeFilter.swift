@@ -46,6 +46,8 @@ public struct FilterDiagnostics: Equatable, Sendable {
     /// The steady specific force across a proven steady turn's axis, left out of the tilt as
     /// centripetal, sensor frame, m/s²; zero otherwise (and for filters that do not judge turns).
     public var centripetal = Vector3.zero
+    /// Whether this sample's gyroscope reading sat at the end of its range (``GyroscopeClipping``).
+    public var gyroscopeClipped = false
 
     /// Creates diagnostics with default values.
     public init() {}
@@ -57,6 +59,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
             && a.atRest == b.atRest && a.initialising == b.initialising && a.timeFault == b.timeFault
             && same(a.attitudeUncertainty, b.attitudeUncertainty) && same(a.headingUncertainty, b.headingUncertainty)
             && a.magnetometerAccuracy == b.magnetometerAccuracy && a.centripetal == b.centripetal
+            && a.gyroscopeClipped == b.gyroscopeClipped
     }
 
     /// Diagnostics from a filter's sensor use and whether it has an attitude.

@@ -33,8 +33,12 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     public var lastGyroscopeTime = -Double.infinity
     /// Last finite accelerometer value, m/s².
     public var lastAccelerometer: Vector3?
+    /// The gyroscope's saturation, as found so far.
+    public var clipping = GyroscopeClipping()
+    /// Whether the last sample's gyroscope reading was clipped.
+    public private(set) var clipped = false
 
-    // The four values above are settable so that a saved runner (the C ABI's filter object) can be
+    // The five values above are settable so that a saved runner (the C ABI's filter object) can be
     // restored exactly.
 
     /// Creates a runner around a filter.
@@ -54,6 +58,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         let (timeFault, mag) = step(sample)
         var d = filter.diagnostics
         d.timeFault = timeFault
+        d.gyroscopeClipped = clipped
         return MotionEstimate(
             t: sample.t, attitude: filter.attitude, gyroscopeBias: filter.gyroscopeBias, diagnostics: d,
             gyroscope: lastGyroscope, accelerometer: lastAccelerometer, magnetometer: mag)
@@ -94,6 +99,10 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         } else {
             lastGyroscope = gyro
             if sample.t.isFinite { lastGyroscopeTime = sample.t }
+        }
+        clipped = false
+        if let g = Self.finite(sample.gyroscope) {
+            clipped = clipping.observe(g) != .zero
         }
         if let acc { lastAccelerometer = acc }
         filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
