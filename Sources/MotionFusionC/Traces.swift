@@ -67,7 +67,7 @@ public func mf_trace_load_ex(
                     "remap expects three signed axes naming each of x, y, z once with a proper rotation, e.g. x,-z,y or +Y-X+Z; got '\(spec.escapedForMessage)'"
                 )
             }
-            options.remap = r
+            options.remap = SensorRemap(r)
         }
         if headerRows >= 0 {
             guard headerRows <= 1000 else {
