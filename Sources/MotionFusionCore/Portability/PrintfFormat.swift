@@ -1,7 +1,7 @@
 import Glibc
 
 /// A value `String(printf:_:)` fills in: integers and floating-point numbers go through the C
-/// library's `vsnprintf`, text (`%@`) is padded to the field width here.
+/// library's `vsnprintf`, text (`%@`) goes in as it is.
 public protocol PrintfArgument {}
 extension Int: PrintfArgument {}
 extension Int32: PrintfArgument {}
@@ -14,8 +14,8 @@ extension String {
     /// `format` filled in with `arguments` as Foundation's `String(format:)` fills it in without a
     /// locale, so the library needs no Foundation (FoundationEssentials has no `String(format:)`).
     /// Each number conversion (`%d`, `%8d`, `%.3f`, `%+.3f`, `%g`, `%.3g`, `%e`…) is made by the C
-    /// library's `vsnprintf`, `%d` on an `Int` as `%ld`; `%@` takes text, right-aligned in a
-    /// field width counted in UTF-16 units (left-aligned with `-`); `%%` is a percent sign.
+    /// library's `vsnprintf`, `%d` on an `Int` as `%ld`; `%@` takes text as it is (a field width
+    /// is ignored, as Foundation on Linux ignores it); `%%` is a percent sign.
     public init(printf format: String, _ arguments: any PrintfArgument...) {
         var result = ""
         var next = arguments.makeIterator()
@@ -54,10 +54,8 @@ extension String {
         -> String
     {
         if conversion == "@" {
-            let text = (argument as? String) ?? (argument as? Substring).map(String.init) ?? ""
-            let width = Int(spec.dropFirst().filter(\.isNumber)) ?? 0
-            let padding = String(repeating: " ", count: Swift.max(0, width - text.utf16.count))
-            return spec.contains("-") ? text + padding : padding + text
+            // Foundation on Linux ignores a field width on `%@`: so does this.
+            return (argument as? String) ?? (argument as? Substring).map(String.init) ?? ""
         }
         let value: CVarArg
         var format = spec
