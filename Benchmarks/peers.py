@@ -92,6 +92,11 @@ with tempfile.TemporaryDirectory() as tmp:
 for mode in ['9d', '6d']:
     for label, _, note in PY_VARIANTS:
         rows.append((label, mode, score(py_out[(label, mode)], mode == '6d'), min(py_ns[(label, mode)]), note))
+# reconstruct in this process, on the same arrays as offlineVQF below (one call through the C ABI).
+recon_q, recon_sec = timed(lambda: motionfusion.reconstruct(t, gyr, acc, mag, outputs=['quaternion'])['quaternion'],
+                           repeats=3)
+rows.append(('MotionFusion Python reconstruct', '9d', score(recon_q), recon_sec / n * 1e9,
+             'offline (batch), one Python call'))
 
 import vqf
 for mode in ['9d', '6d']:
@@ -102,6 +107,7 @@ for mode in ['9d', '6d']:
     rows.append(('vqf (VQF 2, batch)', mode, score(out, mode == '6d'), sec / n * 1e9, 'C++ loop, one Python call'))
     if mode == '9d':
         out, sec = timed(lambda: vqf.offlineVQF(gyr, acc, mag, ts)['quat9D'], repeats=3)
+        offline_vqf_ns = sec / n * 1e9
     else:
         out, sec = timed(lambda: vqf.offlineVQF(gyr, acc, None, ts)['quat6D'], repeats=3)
     rows.append(('vqf offline', mode, score(out, mode == '6d'), sec / n * 1e9, 'C++, one Python call'))
@@ -176,20 +182,50 @@ gyr, acc, mag = (np.ascontiguousarray(d[:, k:k + 3]) for k in (1, 4, 7))
 out = VQF(float(np.median(np.diff(d[:, 0])))).updateBatch(gyr, acc, mag)
 np.savetxt(sys.argv[1], np.column_stack([d[:, 0], out['quat9D']]), delimiter=',', fmt='%.9g')
 '''
+offline_script = script.replace('from vqf import VQF', 'from vqf import offlineVQF').replace(
+    "VQF(float(np.median(np.diff(d[:, 0])))).updateBatch(gyr, acc, mag)",
+    "offlineVQF(gyr, acc, mag, float(np.median(np.diff(d[:, 0]))))")
+assert 'offlineVQF(gyr' in offline_script
 cli = os.environ.get('MOTIONFUSION_CLI', os.path.join(os.path.dirname(__file__), '..', '.build', 'release', 'motionfusion'))
 with tempfile.TemporaryDirectory() as tmp:
     script_path = os.path.join(tmp, 'vqf_script.py')
     with open(script_path, 'w') as f:
         f.write(script)
-    walls = {'cli': [], 'script': []}
+    offline_path = os.path.join(tmp, 'offline_script.py')
+    with open(offline_path, 'w') as f:
+        f.write(offline_script)
+    walls = {'cli': [], 'script': [], 'recon': [], 'offline': []}
     for _ in range(7):
         for key, argv in [('cli', [cli, 'replay', trace, '--output', os.path.join(tmp, 'mf.csv')]),
-                          ('script', [sys.executable, script_path, os.path.join(tmp, 'vqf.csv')])]:
+                          ('script', [sys.executable, script_path, os.path.join(tmp, 'vqf.csv')]),
+                          ('recon', [cli, 'reconstruct', trace, '--output', os.path.join(tmp, 'mfr.csv')]),
+                          ('offline', [sys.executable, offline_path, os.path.join(tmp, 'vqfo.csv')])]:
             t0 = time.perf_counter()
             subprocess.run(argv, check=True, stderr=subprocess.DEVNULL)
             walls[key].append(time.perf_counter() - t0)
-    cli_ms, script_ms = (1e3 * float(np.median(walls[k])) for k in ('cli', 'script'))
+    cli_ms, script_ms, recon_ms, offline_ms = (1e3 * float(np.median(walls[k]))
+                                               for k in ('cli', 'script', 'recon', 'offline'))
 print(f'\nEnd to end (read, filter 9D, write CSV), {n} samples, separate processes, same run:')
 print(f'{"motionfusion replay (EKF, every column)":44} {cli_ms:8.1f} ms')
 print(f'{"Python script: loadtxt + vqf.updateBatch + savetxt":44} {script_ms:8.1f} ms')
 print(f'{"ratio (MotionFusion / script)":44} {cli_ms / script_ms:8.2f}')
+print(f'{"motionfusion reconstruct (every column)":44} {recon_ms:8.1f} ms')
+print(f'{"Python script: loadtxt + offlineVQF + savetxt":44} {offline_ms:8.1f} ms')
+print(f'{"ratio (MotionFusion / script)":44} {recon_ms / offline_ms:8.2f}')
+
+# The ratios issue #28 sets targets for, each from the figures above (same run).
+vqf_ns = {mode: ns for label, mode, _, ns, _ in rows if label == 'vqf (VQF 2, batch)'}
+targets = [
+    ('EKF 9D / vqf batch', mf_ns[('ekf', '9d')] / vqf_ns['9d'], '<= 0.35'),
+    ('EKF 6D / vqf batch', mf_ns[('ekf', '6d')] / vqf_ns['6d'], '(<= 0.35)'),
+] + [
+    (f'{name} 9D ns/sample / 40 ns', mf_ns[(name, '9d')] / 40, '<= 1')
+    for name in ['complementary', 'mahony', 'madgwick']
+] + [
+    ('reconstruct / offlineVQF, one process (Python)', recon_sec / n * 1e9 / offline_vqf_ns, '<= 1.0'),
+    ('reconstruct command / offlineVQF script', recon_ms / offline_ms, '<= 0.15'),
+    ('replay command / vqf script', cli_ms / script_ms, '<= 0.10'),
+]
+print('\nTargets (issue #28), same run:')
+for label, value, target in targets:
+    print(f'{label:48} {value:8.2f}   target {target}')

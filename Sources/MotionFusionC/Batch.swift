@@ -81,7 +81,9 @@ func reconstruct(
     _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters,
     samples: () -> () throws -> SensorSample?, _ body: (MotionEstimate, SensorSample) throws -> Void
 ) throws {
-    guard case .ekf = configuration.filter else { throw CallError.usage("reconstruct runs the EKF (filter ekf)") }
+    guard configuration.filter.reconstructionFilter != nil else {
+        throw CallError.usage("reconstruct runs the EKF (filter ekf)")
+    }
     let calibration = configuration.calibration
     let first = samples()
     let seed =
@@ -140,7 +142,7 @@ func batch(
         let input = SensorArrays(count: n, t: t, gyroscope: gyr, accelerometer: acc, magnetometer: mag)
         let output = ArrayOutput(
             q, euler, heading, used, bias, sigmaAttitude, sigmaHeading, count: n, configuration: run,
-            uncertainty: offline || run.filter.kind == .ekf)
+            uncertainty: offline || run.filter.hasUncertainty)
         if offline {
             var i = 0
             try reconstruct(run, batch: tuning, samples: { input.reader() }) { e, _ in

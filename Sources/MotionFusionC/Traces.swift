@@ -62,12 +62,11 @@ public func mf_trace_load_ex(
             options.sampleRate = sampleRate
         }
         if let spec = text(remap), !spec.isEmpty {
-            guard let r = AxisRemap(spec: spec) else {
-                throw CallError.usage(
-                    "remap expects three signed axes naming each of x, y, z once with a proper rotation, e.g. x,-z,y or +Y-X+Z; got '\(spec.escapedForMessage)'"
-                )
+            do {
+                options.remap = try SensorRemap(spec: spec)
+            } catch {
+                throw CallError.usage("\(error)")
             }
-            options.remap = SensorRemap(r)
         }
         if headerRows >= 0 {
             guard headerRows <= 1000 else {

@@ -4,7 +4,7 @@ import MotionFusion
 enum ReplayCommand {
     static let command = TraceRunCommand.command(
         name: "replay", summary: "Run a filter over a recorded trace and write the attitude per sample", filters: true,
-        extra: [], uncertainty: { $0.filter.kind == .ekf }, job: replay)
+        extra: [], uncertainty: { $0.filter.hasUncertainty }, job: replay)
 
     /// Runs the configured filter over the trace, resampled when an output rate is set.
     static func replay(

@@ -220,7 +220,7 @@ enum TraceRunCommand {
             }
             if mode == .nineD && samples > 0 && !sink.sawMagnetometer {
                 // Magnetometer columns without a single value: as if there were none.
-                if run.filter.kind == .ecompass {
+                if run.filter.needsMagnetometer {
                     throw CommandLineError.input(
                         "\(reader.description.source): the magnetometer has no value in the whole recording: the e-compass needs one (try the tilt filter)"
                     )

@@ -28,9 +28,9 @@ public struct Matrix3: Hashable, Sendable, Codable {
     }
 
     /// The zero matrix.
-    public static let zero = Matrix3(.zero, .zero, .zero)
+    @inlinable public static var zero: Matrix3 { Matrix3(.zero, .zero, .zero) }
     /// The identity matrix.
-    public static let identity = Matrix3(.unitX, .unitY, .unitZ)
+    @inlinable public static var identity: Matrix3 { Matrix3(.unitX, .unitY, .unitZ) }
 
     /// `s · I`.
     @inlinable @inline(__always)

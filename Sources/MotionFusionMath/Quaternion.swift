@@ -30,7 +30,7 @@ public struct Quaternion: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// The identity rotation.
-    public static let identity = Quaternion(w: 1, x: 0, y: 0, z: 0)
+    @inlinable public static var identity: Quaternion { Quaternion(w: 1, x: 0, y: 0, z: 0) }
 
     /// The vector part `(x, y, z)`.
     @inlinable @inline(__always)

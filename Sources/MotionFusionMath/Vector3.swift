@@ -25,13 +25,13 @@ public struct Vector3: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 
     /// The zero vector.
-    public static let zero = Vector3(0, 0, 0)
+    @inlinable public static var zero: Vector3 { Vector3(0, 0, 0) }
     /// Unit vector along x.
-    public static let unitX = Vector3(1, 0, 0)
+    @inlinable public static var unitX: Vector3 { Vector3(1, 0, 0) }
     /// Unit vector along y.
-    public static let unitY = Vector3(0, 1, 0)
+    @inlinable public static var unitY: Vector3 { Vector3(0, 1, 0) }
     /// Unit vector along z.
-    public static let unitZ = Vector3(0, 0, 1)
+    @inlinable public static var unitZ: Vector3 { Vector3(0, 0, 1) }
 
     /// Component by index 0, 1, 2.
     @inlinable

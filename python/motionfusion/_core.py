@@ -357,8 +357,8 @@ def load(
     x column, y and z follow) reads any delimited file; ``units={"gyr": "deg/s", "acc": "g", "t":
     "ms"}`` overrides the header's unit hints. ``sample_rate`` (Hz) is ``--sample-rate``: the rate of
     rows without a time column, or of a sample counter (``units={"t": "count"}``). ``remap`` is
-    ``--remap`` (body axes from the raw ones, e.g. ``"x,-z,y"`` or ``"+Y-X+Z"``, applied to every
-    sensor) and ``header_rows`` is ``--header-rows`` (lines before the data, the first naming the
+    ``--remap`` (body axes from the raw ones, e.g. ``"x,-z,y"`` or ``"+Y-X+Z"`` for every sensor, or
+    per sensor: ``"mag=+Y+X-Z"``, ``"acc=x,-z,y,mag=-y,-x,-z"``) and ``header_rows`` is ``--header-rows`` (lines before the data, the first naming the
     columns; 0 needs ``columns``).
 
     ROS bags (a ROS 1 ``.bag``, a ROS 2 bag folder or ``.mcap``) are read with the ``rosbags``
@@ -391,7 +391,7 @@ def load(
     if header_rows is not None and not 0 <= header_rows <= 1000:
         raise MotionFusionError(f"header_rows must be within 0...1000; got {header_rows}", _native.ERROR_USAGE)
     if remap is not None and not isinstance(remap, str):
-        raise TypeError(f"remap must be a string such as 'x,-z,y'; got {type(remap).__name__}")
+        raise TypeError(f"remap must be a string such as 'x,-z,y' or 'mag=+Y+X-Z'; got {type(remap).__name__}")
     handle = ctypes.c_void_p()
     err = error_buffer()
     rate = math.nan if sample_rate is None else float(sample_rate)

@@ -34,6 +34,12 @@ def test_load_remap_and_header_rows(tmp_path, sim):
         np.testing.assert_array_equal(r[key][:, 0], sim[key][:, 1])
         np.testing.assert_array_equal(r[key][:, 1], -sim[key][:, 0])
         np.testing.assert_array_equal(r[key][:, 2], sim[key][:, 2])
+    # Per sensor: only the magnetometer remapped.
+    m = mf.load(plain, remap="mag=y,-x,z")
+    np.testing.assert_array_equal(m["mag"][:, 0], sim["mag"][:, 1])
+    np.testing.assert_array_equal(m["mag"][:, 1], -sim["mag"][:, 0])
+    np.testing.assert_array_equal(m["acc"], sim["acc"])
+    np.testing.assert_array_equal(m["gyr"], sim["gyr"])
     # Two header rows (names, then units) and no header at all, read with columns.
     two = tmp_path / "two.csv"
     write_csv(two, sim, ",".join(COLUMNS) + "\n" + ",".join(["s"] + ["rad/s"] * 3 + ["m/s2"] * 3 + ["uT"] * 3))
@@ -44,7 +50,7 @@ def test_load_remap_and_header_rows(tmp_path, sim):
     for key in ("t", "gyr", "acc", "mag"):
         np.testing.assert_array_equal(a[key], sim[key])
         np.testing.assert_array_equal(b[key], sim[key])
-    with pytest.raises(mf.MotionFusionError, match="remap expects three signed axes") as e:
+    with pytest.raises(mf.MotionFusionError, match="is not a remap: expected three signed axes") as e:
         mf.load(plain, remap="x,x,z")
     assert e.value.code == 2
     with pytest.raises(mf.MotionFusionError, match=r"header_rows must be within 0\.\.\.1000"):

@@ -18,6 +18,8 @@ var only: Set<String> = []
 var scaleSamples: Int?
 var scaleMethod = ReconstructionMethod.default
 var longRunSamples: Int?
+var once: (FilterKind, FusionMode)?
+var dumpPath: String?
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
@@ -30,11 +32,20 @@ while !args.isEmpty {
         if !args.isEmpty, let m = ReconstructionMethod(rawValue: args.removeFirst()) { scaleMethod = m }
     case "--long-run":
         if !args.isEmpty { longRunSamples = Int(args.removeFirst()) }
+    case "--once":
+        // One filter over the trace, once: for instruction counts (valgrind), not for timing.
+        if args.count >= 2, let k = FilterKind(rawValue: args[0]), let m = FusionMode(rawValue: args[1]) {
+            once = (k, m)
+            args.removeFirst(2)
+        }
+    case "--dump":
+        // With --once: the attitudes, every bit (w, x, y, z as little-endian Double), to compare runs.
+        if !args.isEmpty { dumpPath = args.removeFirst() }
     case "--quick": quick = true
     case "--json": json = true
     case "--help", "-h":
         print(
-            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|many|parse|write|imports|replay|folder|memory] [TRACE]"
+            "usage: Benchmarks/run.sh [--quick] [--json] [--only filters|many|parse|write|imports|replay|folder|memory] [--once KIND MODE [--dump FILE]] [TRACE]"
         )
         exit(0)
     default: tracePath = a
@@ -111,6 +122,21 @@ func cycled(_ total: Int) -> () -> SensorSample? {
         i += 1
         return s
     }
+}
+
+// MARK: One filter once (instruction counts)
+
+if let (kind, mode) = once {
+    // `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*RunConfigurationV9attitudes*'`
+    // counts the filter alone (docs/Benchmarks.md).
+    let q = RunConfiguration(kind, mode: mode).attitudes(trace.samples)
+    consume(q[q.count / 2].w)
+    if let dumpPath {
+        let bits = q.flatMap { [$0.w, $0.x, $0.y, $0.z] }
+        try! bits.withUnsafeBytes { Data($0) }.write(to: URL(fileURLWithPath: dumpPath))
+    }
+    print("\(kind.rawValue) \(mode.rawValue): \(n) samples, sink \(sink)")
+    exit(0)
 }
 
 // MARK: Reconstruct scaling (run in its own process so peak memory is its own)

@@ -17,7 +17,7 @@ extension RunConfiguration {
         next: () throws -> SensorSample?,
         _ body: (ReconstructedSample) throws -> Void
     ) throws -> OfflineReconstruction.Result {
-        guard case .ekf(let filter) = self.filter else {
+        guard let filter = self.filter.reconstructionFilter else {
             throw ParameterError(
                 description: "offline reconstruction runs the EKF (filter ekf), not \(self.filter.kind.rawValue)")
         }

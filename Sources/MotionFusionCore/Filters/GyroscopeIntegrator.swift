@@ -36,6 +36,7 @@ public struct GyroscopeIntegrator: Sendable, Codable {
     public init() {}
 
     /// The mean rate over the step of `dt` seconds that ends with the gyroscope sample `g`.
+    @inline(__always)
     public mutating func meanRate(_ g: Vector3, dt: Double, _ p: Parameters) -> Vector3 {
         var rate = g
         guard dt > 0 else { return g }

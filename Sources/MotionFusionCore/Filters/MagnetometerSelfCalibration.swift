@@ -55,6 +55,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         public var maximumOffset = 10.0
         /// Residual ratio a fit of the same level must reach to replace the one in use. Default 0.8.
         public var improvement = 0.8
+        /// Smallest ratio of the readings' least to greatest variance (about their mean) for a fit:
+        /// readings on one circle (a device turning about one axis) lie in a plane, and every
+        /// sphere through the circle fits them, so their centre along its axis is unknown. A cap of
+        /// the sphere 35° across or more passes. Default 0.02.
+        public var minimumThickness = 0.02
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
             "minimumChange": .fraction, "refitInterval": .timeConstant, "lowCoverage": .fraction,
@@ -62,7 +67,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             "mediumResidual": .fraction,
             "highResidual": .fraction, "maximumAxisRatio": ParameterRange(1...100),
             "maximumOffset": ParameterRange(0...1000),
-            "improvement": .fraction,
+            "improvement": .fraction, "minimumThickness": .fraction,
         ]
         /// Default parameters.
         public init() {}
@@ -76,6 +81,88 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         let r = (1 - z * z).squareRoot()
         let phi = Double(i) * Double.pi * (3 - 5.0.squareRoot())
         return Vector3(r * phi.cos, r * phi.sin, z)
+    }
+
+    /// Squares per edge of each face of the cube around the sphere, for ``nearestCell(_:)``.
+    static let cubeDivisions = 8
+
+    /// The square of the cube, out of 6 × 8 × 8, that the direction `u` passes through: the face
+    /// of its largest component, then the other two components over it, each in [−1, 1].
+    @inline(__always)
+    static func cubeSquare(_ u: Vector3) -> Int {
+        let ax = abs(u.x), ay = abs(u.y), az = abs(u.z)
+        let face: Int, s: Double, t: Double
+        if ax >= ay && ax >= az {
+            (face, s, t) = (u.x >= 0 ? 0 : 1, u.y / ax, u.z / ax)
+        } else if ay >= az {
+            (face, s, t) = (u.y >= 0 ? 2 : 3, u.x / ay, u.z / ay)
+        } else {
+            (face, s, t) = (u.z >= 0 ? 4 : 5, u.x / az, u.y / az)
+        }
+        let n = cubeDivisions
+        let half = Double(n) / 2
+        let i = min(n - 1, max(0, Int((s + 1) * half)))
+        let j = min(n - 1, max(0, Int((t + 1) * half)))
+        return (face * n + i) * n + j
+    }
+
+    /// The unit direction through the point (s, t) of a face of the cube (the inverse of
+    /// ``cubeSquare(_:)``'s projection).
+    static func cubeDirection(face: Int, _ s: Double, _ t: Double) -> Vector3 {
+        let m = face % 2 == 0 ? 1.0 : -1.0
+        switch face / 2 {
+        case 0: return Vector3(m, s, t).normalized!
+        case 1: return Vector3(s, m, t).normalized!
+        default: return Vector3(s, t, m).normalized!
+        }
+    }
+
+    /// For each square of the cube, the cells that can be nearest to a direction through it, in
+    /// increasing order: `cellCandidates[cellCandidateStart[k] ..< cellCandidateStart[k + 1]]`.
+    /// Every direction of a square lies within its radius ρ (the angle from its centre to its
+    /// farthest corner) of the centre, so the nearest cell to any of them lies within
+    /// (nearest to the centre) + 2ρ of the centre (triangle inequality). ρ is widened by 1e-6 rad,
+    /// so a cell left out is worse by far more than rounding (about 1e-16, 1e-8 rad through the
+    /// arc cosine below).
+    static let (cellCandidateStart, cellCandidates): ([Int], [UInt8]) = {
+        let n = cubeDivisions
+        var start = [0], list = [UInt8]()
+        for face in 0..<6 {
+            for i in 0..<n {
+                for j in 0..<n {
+                    let s0 = -1 + 2 * Double(i) / Double(n), s1 = -1 + 2 * Double(i + 1) / Double(n)
+                    let t0 = -1 + 2 * Double(j) / Double(n), t1 = -1 + 2 * Double(j + 1) / Double(n)
+                    let centre = cubeDirection(face: face, (s0 + s1) / 2, (t0 + t1) / 2)
+                    let corners = [(s0, t0), (s0, t1), (s1, t0), (s1, t1)].map { cubeDirection(face: face, $0.0, $0.1) }
+                    let radius = corners.map { centre.dot($0).acosClamped }.max()! + 1e-6
+                    // Within an angle of the centre: a dot product with it above the angle's cosine.
+                    let dots = cells.map { $0.dot(centre) }
+                    let reach = min(Double.pi, dots.max()!.acosClamped + 2 * radius).cos
+                    list += dots.indices.filter { dots[$0] >= reach }.map { UInt8($0) }
+                    start.append(list.count)
+                }
+            }
+        }
+        return (start, list)
+    }()
+
+    /// The first cell with the largest dot product with the unit vector `u`: what a search of all
+    /// 64 cells finds, searching only the few candidates of the cube square `u` passes through.
+    @inline(__always)
+    static func nearestCell(_ u: Vector3) -> Int {
+        let square = cubeSquare(u)
+        let cells = Self.cells, start = Self.cellCandidateStart, candidates = Self.cellCandidates
+        var best = 0
+        var bestDot = -2.0
+        for k in start[square]..<start[square + 1] {
+            let i = Int(candidates[k])
+            let d = cells[i].dot(u)
+            if d > bestDot {
+                bestDot = d
+                best = i
+            }
+        }
+        return best
     }
 
     /// Tuning.
@@ -126,15 +213,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         mean += (raw - mean) * (1 / meanCount)
         let centre = accuracy == .uncalibrated ? mean : hardIron
         if let u = (raw - centre).normalized {
-            var best = 0
-            var bestDot = -2.0
-            for (i, c) in Self.cells.enumerated() {
-                let d = c.dot(u)
-                if d > bestDot {
-                    bestDot = d
-                    best = i
-                }
-            }
+            let best = Self.nearestCell(u)
             kept[best] = raw
             filled[best] = true
             fresh = true
@@ -147,7 +226,9 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         sinceFit = 0
         fresh = false
         let points = zip(kept, filled).filter { $0.1 }.map(\.0)
-        guard points.count >= Self.sphereCells else { return false }
+        guard points.count >= Self.sphereCells, Self.thickness(points) >= parameters.minimumThickness else {
+            return false
+        }
         var best: Fit?
         for candidate in [
             Self.sphere(points),
@@ -220,6 +301,16 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             fit.accuracy = .low
         }
         return fit.accuracy == .uncalibrated ? nil : fit
+    }
+
+    /// The points' least variance about their mean over their greatest (0 for points in a plane).
+    static func thickness(_ points: [Vector3]) -> Double {
+        let mean = points.reduce(Vector3.zero, +) * (1 / Double(points.count))
+        var scatter = Matrix3.zero
+        for m in points { scatter += Matrix3.outer(m - mean, m - mean) }
+        let values = SymmetricEigen.decompose(scatter).values
+        let largest = max(values.x, values.y, values.z)
+        return largest > 0 ? max(0, min(values.x, values.y, values.z)) / largest : 0
     }
 
     /// Relative RMS of the calibrated strength about `strength`.

@@ -213,6 +213,7 @@ public struct RestBiasJudge: Sendable, Codable {
     /// gravity, fixed in the world, then lies along the axis, and the specific force across it is
     /// a steady acceleration (the centripetal force of a vehicle in a bend or an off-centre
     /// turntable), not tilt.
+    @inline(__always)
     public func steadyTurnAxis(rest: RestDetector, bias: Vector3) -> Vector3? {
         let p = parameters
         guard rest.still, startAccelerometer != nil else { return nil }
@@ -229,6 +230,7 @@ public struct RestBiasJudge: Sendable, Codable {
     /// (``steadyTurnAxis(rest:bias:)``): the part that tells the tilt. `a` itself otherwise.
     /// The axis is known only to within the angle a bias error could tilt it (``biasLimit`` over
     /// the rate): a steady force across it within that angle is left to the accelerometer.
+    @inline(__always)
     public func tiltSpecificForce(_ a: Vector3, rest: RestDetector, bias: Vector3) -> Vector3 {
         guard let axis = steadyTurnAxis(rest: rest, bias: bias) else { return a }
         let f = rest.accelerometerMean

@@ -133,6 +133,24 @@ public enum FilterSetup: Sendable {
         }
     }
 
+    /// Whether the filter estimates its own uncertainty (written as `sigma_*`; NaN otherwise).
+    public var hasUncertainty: Bool {
+        if case .ekf = self { return true }
+        return false
+    }
+
+    /// Whether the filter cannot run without a magnetometer (no 6D fallback).
+    public var needsMagnetometer: Bool {
+        if case .ecompass = self { return true }
+        return false
+    }
+
+    /// The Kalman filter's parameters, which offline reconstruction runs on; nil for the others.
+    public var reconstructionFilter: KalmanFilter.Parameters? {
+        if case .ekf(let p) = self { return p }
+        return nil
+    }
+
     /// Sensors fused (kept in the filter's parameters). The filters with one mode (``FilterKind/modes``:
     /// the e-compass, the tilt) keep it whatever is set.
     public var mode: FusionMode {

@@ -70,7 +70,7 @@ public struct RunConfiguration: Sendable {
             )
         }
         guard mode == .nineD && !sensors.contains(.magnetometer) else { return (self, false) }
-        if filter.kind == .ecompass {
+        if filter.needsMagnetometer {
             throw ParameterError(description: "no magnetometer: the e-compass needs one (try the tilt filter)")
         }
         var c = self
