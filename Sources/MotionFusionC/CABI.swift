@@ -1,6 +1,11 @@
-import Foundation
+import Glibc
 import MotionFusion
 import MotionFusionCommandLine
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 // The C ABI of MotionFusion: `@_cdecl` functions declared in include/motionfusion.h. Only C types
 // cross the boundary (numbers, pointers to caller-owned arrays, NUL-terminated strings, opaque

@@ -1,6 +1,11 @@
-import Foundation
+import Glibc
 import MotionFusion
 import MotionFusionCommandLine
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// C strings `argv[0..<count]`.
 func strings(_ argv: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int32) -> [String] {
@@ -17,7 +22,7 @@ public func mf_cli_run(
     let arguments = strings(argv, argc)
     guard capture != 0 else { return MotionFusionCLI.run(arguments) }
     // Folder runs print from several threads.
-    let lock = NSLock()
+    let lock = Lock()
     var outText = ""
     var errText = ""
     var console = ConsoleOutput(

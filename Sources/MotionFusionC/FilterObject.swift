@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// What a ``FilterRunner`` carries from one sample to the next besides its filter, saved with the
 /// filter's state so that a restored filter continues exactly.
@@ -253,7 +258,7 @@ public func mf_filter_restore_state(
         let text = String(cString: json)
         // The header names the filter the state belongs to; the state itself is restored verbatim
         // (bit-exact), so it is cut out of the text rather than re-encoded.
-        guard let key = text.range(of: FilterObject.stateKey), text.hasSuffix("}") else {
+        guard let key = text.firstRange(of: FilterObject.stateKey), text.hasSuffix("}") else {
             throw CallError.input(
                 "not a saved state of this filter (\(o.setup.kind.rawValue)): expected what mf_filter_save_state wrote")
         }
@@ -261,14 +266,14 @@ public func mf_filter_restore_state(
         // filter object ran through the runner has none: the runner then starts afresh).
         var header = String(text[..<key.lowerBound])
         var memory: Substring?
-        if let r = header.range(of: FilterObject.runnerKey) {
+        if let r = header.firstRange(of: FilterObject.runnerKey) {
             memory = header[r.upperBound...]
             header = String(header[..<r.lowerBound])
         }
         guard header == o.stateHeader else {
-            let saved = (try? JSONSerialization.jsonObject(with: Data((header + "}").utf8))) as? [String: Any]
-            let kind = saved?["filter"] as? String ?? "?"
-            let mode = saved?["mode"] as? String ?? "?"
+            let saved = try? JSONValue.parse(Array((header + "}").utf8))
+            let kind = saved?["filter"]?.stringValue ?? "?"
+            let mode = saved?["mode"]?.stringValue ?? "?"
             let same = kind == o.setup.kind.rawValue && mode == o.stepper.mode.rawValue
             throw CallError.input(
                 "not a saved state of this filter (\(o.setup.kind.rawValue) \(o.stepper.mode.rawValue)): it belongs to a \(kind) \(mode) filter\(same ? " with other parameters" : "")"

@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Screens samples that come as arrays or one at a time (the Python API's inputs) the way a trace
 /// reader screens a file's values: a sensor value beyond any real sensor's range, an infinite or
@@ -108,7 +113,7 @@ struct SampleScreen {
                 !reported.contains(kind)
             else { continue }
             reported.insert(kind)
-            let message = w.message.replacingOccurrences(of: " (--strict makes this an error)", with: "")
+            let message = w.message.replacing(" (--strict makes this an error)", with: "")
             lines.append("\(w.location): \(message)")
         }
         pending = false

@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// How input traces are read: the options of every command that reads a trace.
 struct InputSettings {
@@ -207,7 +212,7 @@ struct LocationSettings {
         if text.isEmpty {
             let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
             year = WorldMagneticModel.decimalYear(year: c.year ?? 2026, month: c.month ?? 1, day: c.day ?? 1) ?? 2026
-            text = String(format: "%04d-%02d-%02d", c.year ?? 2026, c.month ?? 1, c.day ?? 1)
+            text = String(printf: "%04d-%02d-%02d", c.year ?? 2026, c.month ?? 1, c.day ?? 1)
         } else {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
             guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2],
@@ -253,11 +258,11 @@ public enum TraceInputs {
     /// to `skipped` with the reason, for a notice.
     static func expand(_ path: String, format: TraceFormat?, skipped: inout [String]) throws -> [String] {
         if path == "-" { return [path] }
-        var isDir: ObjCBool = false
+        var isDir = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw CommandLineError.input("\(path.escapedForMessage): no such file or folder")
         }
-        if !isDir.boolValue { return [path] }
+        if !isDir { return [path] }
         if format != nil || TraceFormat.isROSRecording(path) || (try? TraceFormat.detect(path: path)) != nil {
             return [path]
         }
@@ -265,10 +270,10 @@ public enum TraceInputs {
         var result = [String]()
         for e in entries.sorted() where !e.hasPrefix(".") {
             let p = PathText.join(path, e)
-            var sub: ObjCBool = false
+            var sub = false
             _ = FileManager.default.fileExists(atPath: p, isDirectory: &sub)
             let lower = e.lowercased()
-            if sub.boolValue {
+            if sub {
                 if (try? TraceFormat.detect(path: p)) != nil {
                     result.append(p)
                 } else {

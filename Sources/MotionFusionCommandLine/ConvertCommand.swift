@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of `convert`.
 struct ConvertSettings {

@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of `declination`.
 struct DeclinationSettings {
@@ -51,7 +56,7 @@ enum DeclinationCommand {
         }
         output.out(
             String(
-                format: """
+                printf: """
                     World Magnetic Model 2025 at %.4f°, %.4f°, %.3f km, %@ (%.3f)
                     declination          %8.3f°  (%+.3f°/yr, east positive)
                     inclination          %8.3f°  (%+.3f°/yr, down positive)
@@ -65,6 +70,6 @@ enum DeclinationCommand {
                 location.decimalYear,
                 f.declination, r.declinationChange, f.inclination, r.inclinationChange, f.totalIntensity,
                 f.horizontalIntensity, f.x, f.y, f.z))
-        if let gv = r.gridVariation { output.out(String(format: "grid variation       %8.3f°\n", gv)) }
+        if let gv = r.gridVariation { output.out(String(printf: "grid variation       %8.3f°\n", gv)) }
     }
 }

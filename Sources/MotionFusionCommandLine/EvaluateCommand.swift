@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of `evaluate`.
 struct EvaluateSettings {
@@ -92,11 +97,11 @@ enum EvaluateCommand {
     static func matchPairs(_ estimate: String, _ truth: String, _ format: TraceFormat?) throws -> [(
         String, String, String
     )] {
-        var isDir: ObjCBool = false
+        var isDir = false
         guard FileManager.default.fileExists(atPath: estimate, isDirectory: &isDir) else {
             throw CommandLineError.input("\(estimate): no such file or folder")
         }
-        if !isDir.boolValue { return [(PathText.name(estimate), estimate, truth)] }
+        if !isDir { return [(PathText.name(estimate), estimate, truth)] }
         let truths = try TraceInputs.expand(truth, format: format)
         var pairs = [(String, String, String)]()
         for (t, name) in zip(truths, FolderRunner.outputNames(truths)) {
@@ -144,12 +149,12 @@ enum EvaluateCommand {
 
     static func table(_ rows: [Row]) -> String {
         let width = max(5, rows.map(\.name.count).max() ?? 0)
-        func pad(_ s: String) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
+        func pad(_ s: String) -> String { s.paddedWithSpaces(toLength: width) }
         var out = pad("trace") + "   total °  heading °  inclination °  samples  mode\n"
         func line(_ name: String, _ r: AttitudeErrorMetric.Result, _ mode: String) -> String {
             pad(name)
                 + String(
-                    format: "  %8.3f  %9.3f  %13.3f  %7d  %@\n", r.totalRMSE, r.headingRMSE, r.inclinationRMSE,
+                    printf: "  %8.3f  %9.3f  %13.3f  %7d  %@\n", r.totalRMSE, r.headingRMSE, r.inclinationRMSE,
                     r.samplesUsed, mode)
         }
         for r in rows { out += line(r.name, r.result, r.mode.rawValue) }

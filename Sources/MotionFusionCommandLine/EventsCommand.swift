@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of `events`.
 struct EventsSettings {
@@ -55,7 +60,7 @@ enum EventsCommand {
                 if let orientation { object["orientation"] = .string(orientation) }
                 output.out(JSONValue.object(object).text + "\n")
             } else {
-                output.out(String(format: "%10.3f  %@%@\n", e.t, name, orientation.map { " " + $0 } ?? ""))
+                output.out(String(printf: "%10.3f  %@%@\n", e.t, name, orientation.map { " " + $0 } ?? ""))
             }
         }
     }
@@ -137,7 +142,7 @@ enum CalibrateCommand {
         if let m = cal.magnetometer {
             output.err(
                 String(
-                    format:
+                    printf:
                         "magnetometer: hard iron (%.3g, %.3g, %.3g), field %.3g, residual %.2g (%.1f%%), coverage %.0f%%\n",
                     m.hardIron.x, m.hardIron.y, m.hardIron.z, m.fieldStrength, m.residual,
                     100 * m.residual / m.fieldStrength, m.coverage * 100))
@@ -145,13 +150,13 @@ enum CalibrateCommand {
         if let b = cal.gyroscopeBias {
             output.err(
                 String(
-                    format: "gyroscope: bias (%.5f, %.5f, %.5f) rad/s from %d rest samples\n", b.x, b.y, b.z,
+                    printf: "gyroscope: bias (%.5f, %.5f, %.5f) rad/s from %d rest samples\n", b.x, b.y, b.z,
                     cal.gyroscopeRestSamples))
         }
         if let a = cal.accelerometer {
             output.err(
                 String(
-                    format: "accelerometer: bias (%.4f, %.4f, %.4f) m/s², scale (%.5f, %.5f, %.5f), %d poses\n",
+                    printf: "accelerometer: bias (%.4f, %.4f, %.4f) m/s², scale (%.5f, %.5f, %.5f), %d poses\n",
                     a.bias.x,
                     a.bias.y, a.bias.z, a.scale.x, a.scale.y, a.scale.z, a.poses))
         }

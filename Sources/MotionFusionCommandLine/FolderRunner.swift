@@ -1,6 +1,11 @@
-import Foundation
+import Dispatch
 import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Runs one job per trace of a folder on all cores, with a progress bar on a terminal, and prints a
 /// summary table. Every trace gets its own output name (made distinct when two inputs map to the
@@ -55,18 +60,23 @@ public enum FolderRunner {
         guard let folder = outputFolder, folder != "-" else {
             throw CommandLineError.usage("a folder of traces needs --output FOLDER (one estimate file per trace)")
         }
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir.boolValue {
+        var isDir = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), !isDir {
             throw CommandLineError.usage("\(folder): is a file; a folder of traces needs --output FOLDER")
         }
         let protected = InputFiles([source] + extraInputs)
         let names = outputNames(inputs)
-        if !isDir.boolValue {
+        if !isDir {
             // A new folder holds no input, so nothing in it can collide with one.
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch let error as CocoaError {
+                // The words Foundation's `localizedDescription` gave this error.
+                throw CommandLineError.input(
+                    "\(folder): cannot create output folder: The operation could not be completed. (NSCocoaErrorDomain error \(error.code.rawValue).)"
+                )
             } catch {
-                throw CommandLineError.input("\(folder): cannot create output folder: \(error.localizedDescription)")
+                throw CommandLineError.input("\(folder): cannot create output folder: \(error)")
             }
         }
         // Every output is resolved, and checked against every input, before anything is written.
@@ -91,7 +101,7 @@ public enum FolderRunner {
         let plan = try Self.plan(inputs, from: source, outputFolder: outputFolder, extraInputs: extraInputs)
         for note in plan.renamed { console.err(note + "\n") }
         let targets = plan.outputs
-        let lock = NSLock()
+        let lock = Lock()
         // The jobs print through a lock and draw no progress of their own: the folder's bar is the one.
         var locked = console.with(
             out: { t in lock.withLock { console.out(t) } }, err: { t in lock.withLock { console.err(t) } })
@@ -132,7 +142,7 @@ public enum FolderRunner {
     /// The summary table: one row per trace, then the mean over the scored ones.
     static func summary(_ outcomes: [Outcome]) -> String {
         let width = max(5, outcomes.map(\.name.count).max() ?? 0)
-        func pad(_ s: String) -> String { s.padding(toLength: width, withPad: " ", startingAt: 0) }
+        func pad(_ s: String) -> String { s.paddedWithSpaces(toLength: width) }
         var out = pad("trace") + "   samples   total °  heading °  inclination °   time s\n"
         var scored = [AttitudeErrorMetric.Result]()
         for o in outcomes {
@@ -145,11 +155,11 @@ public enum FolderRunner {
                 out +=
                     pad(o.name)
                     + String(
-                        format: "  %8d  %8.3f  %9.3f  %13.3f  %7.2f\n", o.samples, s.totalRMSE, s.headingRMSE,
+                        printf: "  %8d  %8.3f  %9.3f  %13.3f  %7.2f\n", o.samples, s.totalRMSE, s.headingRMSE,
                         s.inclinationRMSE, o.seconds)
             } else {
                 out +=
-                    pad(o.name) + String(format: "  %8d  %8@  %9@  %13@  %7.2f\n", o.samples, "–", "–", "–", o.seconds)
+                    pad(o.name) + String(printf: "  %8d  %8@  %9@  %13@  %7.2f\n", o.samples, "–", "–", "–", o.seconds)
             }
         }
         if !scored.isEmpty {
@@ -157,7 +167,7 @@ public enum FolderRunner {
             out +=
                 pad("mean")
                 + String(
-                    format: "  %8d  %8.3f  %9.3f  %13.3f\n", outcomes.map(\.samples).reduce(0, +),
+                    printf: "  %8d  %8.3f  %9.3f  %13.3f\n", outcomes.map(\.samples).reduce(0, +),
                     scored.map(\.totalRMSE).reduce(0, +) / n, scored.map(\.headingRMSE).reduce(0, +) / n,
                     scored.map(\.inclinationRMSE).reduce(0, +) / n)
         }

@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of `info`.
 struct InfoSettings {
@@ -110,7 +115,7 @@ enum InfoCommand {
     }
 
     static func table(_ s: TraceSummary, _ m: MagnetometerReport?, source: String, faults: ValueFaults) -> String {
-        func f(_ v: Double, _ d: Int) -> String { String(format: "%.\(d)f", v) }
+        func f(_ v: Double, _ d: Int) -> String { String(printf: "%.\(d)f", v) }
         var out = """
             trace         \(source)
             format        \(s.format)
@@ -124,12 +129,12 @@ enum InfoCommand {
             """
         for k in SensorKind.allCases {
             guard let t = s.timing[k] else {
-                out += k.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0) + "absent\n"
+                out += k.rawValue.paddedWithSpaces(toLength: 16) + "absent\n"
                 continue
             }
-            out += k.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)
+            out += k.rawValue.paddedWithSpaces(toLength: 16)
             out += String(
-                format: "%7d  %8.3f   %12.3f   %9.3f   %4d   %10.3f\n", t.count, t.rateHz, t.medianInterval * 1000,
+                printf: "%7d  %8.3f   %12.3f   %9.3f   %4d   %10.3f\n", t.count, t.rateHz, t.medianInterval * 1000,
                 t.intervalStdDev * 1000, t.gaps, t.longestInterval * 1000)
         }
         out += "\nnorms at rest (\(s.restSamples) samples)\n"
@@ -146,13 +151,13 @@ enum InfoCommand {
             + "\n"
         if let g = s.gyroscopeOffset {
             out += String(
-                format: "gyro offset   (%.3f, %.3f, %.3f) rad/s while still: calibrate it (see warnings)\n", g.offset.x,
+                printf: "gyro offset   (%.3f, %.3f, %.3f) rad/s while still: calibrate it (see warnings)\n", g.offset.x,
                 g.offset.y, g.offset.z)
         }
         out += "value faults  " + (faults.total == 0 ? "none" : "\(faults.total) (see warnings)") + "\n"
         if let m {
             out += String(
-                format:
+                printf:
                     "magnetometer  rejected on %.0f %% of samples by the default 9D filter (its on-line calibration: %@)\n",
                 100 * m.use.share, "\(m.use.accuracy)")
             let h = m.fit.hardIron
@@ -160,7 +165,7 @@ enum InfoCommand {
                 m.fit.accuracy == .uncalibrated
                 ? "mag fit       none: the readings cover too few directions or fit no sphere or ellipsoid\n"
                 : String(
-                    format: "mag fit       %@ (coverage %.2f, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
+                    printf: "mag fit       %@ (coverage %.2f, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
                     "\(m.fit.accuracy)", m.fit.coverage, 100 * m.fit.residual, h.x, h.y, h.z)
         }
         return out + "\n"

@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where a command writes: standard output and standard error, replaceable in tests and by callers
 /// that capture a run (the C ABI's `mf_cli_run`).
@@ -44,7 +49,7 @@ public struct ConsoleOutput {
 
     /// The first error recorded, shared safely between threads (folder runs write from workers).
     final class FirstError: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Lock()
         var error: Int32?
         var value: Int32? { lock.withLock { error } }
         func set(_ e: Int32) { lock.withLock { if error == nil { error = e } } }
@@ -90,7 +95,7 @@ public struct ConsoleOutput {
             return text
         }
         return text.split(separator: "\n", omittingEmptySubsequences: false).map {
-            String($0).escapedForMessage.replacingOccurrences(of: "\\t", with: "\t")
+            String($0).escapedForMessage.replacing("\\t", with: "\t")
         }.joined(separator: "\n")
     }
 }

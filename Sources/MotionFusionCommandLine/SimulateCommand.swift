@@ -1,6 +1,10 @@
-import Foundation
 import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of `simulate`.
 struct SimulateSettings {
@@ -138,7 +142,7 @@ enum SimulateCommand {
 
     static func sizeText(_ bytes: Double) -> String {
         bytes >= 1e12
-            ? String(format: "%.1f TB", bytes / 1e12)
-            : bytes >= 1e9 ? String(format: "%.1f GB", bytes / 1e9) : String(format: "%.0f MB", bytes / 1e6)
+            ? String(printf: "%.1f TB", bytes / 1e12)
+            : bytes >= 1e9 ? String(printf: "%.1f GB", bytes / 1e9) : String(printf: "%.0f MB", bytes / 1e6)
     }
 }

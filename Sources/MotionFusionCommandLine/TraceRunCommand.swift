@@ -1,5 +1,10 @@
-import Foundation
+import Glibc
 import MotionFusion
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The settings of the commands that turn traces into estimate files: `replay` and `reconstruct`.
 struct TraceRunSettings {
@@ -266,7 +271,7 @@ enum TraceRunCommand {
     static func scoreLine(_ path: String, _ what: String, _ outcome: TraceOutcome) -> String {
         guard let r = outcome.score else { return "\(path): no ground truth to score against\n" }
         return String(
-            format: "%@ %@ %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n", path, what,
+            printf: "%@ %@ %@: total %.3f°, heading %.3f°, inclination %.3f° over %d samples\n", path, what,
             outcome.mode.rawValue, r.totalRMSE, r.headingRMSE, r.inclinationRMSE, r.samplesUsed)
     }
 

@@ -61,6 +61,20 @@ def test_the_swift_runtime_is_loaded_from_the_package():
         assert "[$ORIGIN]" in dynamic and "/opt/swift" not in dynamic
 
 
+def test_the_library_needs_no_foundation_or_icu():
+    """The library is on FoundationEssentials (issue #26): Foundation, its internationalization
+    layer and ICU are neither linked, loaded after a run, nor bundled."""
+    mf.run_cli(["info", str(SIM)])
+    heavy = ("libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so")
+    loaded = {Path(line.split()[-1]).name for line in Path("/proc/self/maps").read_text().splitlines()}
+    assert not loaded & set(heavy), loaded & set(heavy)
+    assert not [name for name in heavy if (LIB.parent / name).exists()]
+    readelf = shutil.which("readelf")
+    if readelf:
+        dynamic = subprocess.run([readelf, "-d", str(LIB)], capture_output=True, text=True, check=True).stdout
+        assert "libFoundationEssentials.so" in dynamic and not any(f"[{name}]" in dynamic for name in heavy)
+
+
 @pytest.mark.skipif("MOTIONFUSION_LIBRARY" in os.environ, reason="testing a development library")
 def test_the_package_runs_without_the_toolchain():
     """With the toolchain's folder hidden (a private mount namespace, as root), the package still

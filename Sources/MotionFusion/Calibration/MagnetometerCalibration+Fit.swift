@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension MagnetometerCalibration {
     /// Fits the calibration to raw readings (µT, or arbitrary units when `arbitraryUnits`). Throws
@@ -79,7 +84,7 @@ extension MagnetometerCalibration {
         let det = wUnit.determinant
         guard det > 0 else { throw FitError.notAnEllipsoid }
         // Normalise W to determinant 1; the unit sphere then has radius det^(1/3)·scale in µT.
-        let norm = Foundation.cbrt(det)
+        let norm = Glibc.cbrt(det)
         let soft = Matrix3(wUnit.row0 / norm, wUnit.row1 / norm, wUnit.row2 / norm)
         let strength = scale / norm
         let inliers = weights.indices.filter { weights[$0] > 0 }

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension BatchAttitudeEstimator {
     /// What magnetometer readings show about their calibration: the ellipsoid fit (or why there is
@@ -113,7 +118,7 @@ extension BatchAttitudeEstimator.Driver {
         let det = soft.determinant
         let g = w.globals
         guard det > 0, det.isFinite, g.allSatisfy(\.isFinite) else { return nil }
-        let norm = Foundation.cbrt(det)
+        let norm = Glibc.cbrt(det)
         let normalised = Matrix3(soft.row0 / norm, soft.row1 / norm, soft.row2 / norm)
         let strength = (g[9] * g[9] + g[10] * g[10]).squareRoot() / norm
         let calibrated = calibrationReadings.values.map { normalised * ($0 - w.hardIron) }

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension BatchAttitudeEstimator.Driver {
     /// Emits samples `0 ..< end` of the window.

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension BatchAttitudeEstimator.Driver {
     /// A loose prior on a knot's state (the first window's, or a fallback).
@@ -261,8 +266,8 @@ extension BatchAttitudeEstimator.Driver {
             w.fieldDip = Self.median(&dips)
         }
         if calibrationStarts && w.fieldNorm.isFinite && w.fieldDip.isFinite {
-            w.globals[9] = w.fieldNorm * Foundation.cos(w.fieldDip)
-            w.globals[10] = w.fieldNorm * Foundation.sin(w.fieldDip)
+            w.globals[9] = w.fieldNorm * Glibc.cos(w.fieldDip)
+            w.globals[10] = w.fieldNorm * Glibc.sin(w.fieldDip)
         }
     }
 

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Where the batch estimator's iterations start.
 public enum BatchInitialiser: String, CaseIterable, Sendable, Codable {

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The normal equations of a window while they are assembled, over buffers the caller owns: the
 /// band (LAPACK lower band storage, in the physical order of ``BatchWindow/physical(_:)``), the
@@ -180,9 +185,9 @@ extension BatchWindow {
         var corner = Matrix(rows: pw, columns: pw)
         var sums = FieldSums()
         // Field reference for the disturbance weights (``fieldWeight(norm:sinDip:)``).
-        referenceSinDip = Foundation.sin(fieldDip)
+        referenceSinDip = Glibc.sin(fieldDip)
         // A dip departure δ moves the sine by cos(dip)·δ.
-        referenceDipScale = max(Foundation.cos(fieldDip), 0.05) * parameters.dipTolerance
+        referenceDipScale = max(Glibc.cos(fieldDip), 0.05) * parameters.dipTolerance
 
         // The weights live outside `self` while assembling (no uniqueness check per write).
         let weights = UnsafeMutableBufferPointer<Float>.allocate(capacity: magWeight.count)
@@ -213,7 +218,7 @@ extension BatchWindow {
             // Re-learnt from the weighted samples.
             fieldNorm = sums.norm / sums.weight
             fieldDip =
-                calibrating ? sums.dip / sums.weight : Foundation.asin(max(-1, min(1, sums.dip / sums.weight)))
+                calibrating ? sums.dip / sums.weight : Glibc.asin(max(-1, min(1, sums.dip / sums.weight)))
         }
         var system = BorderedBandedSystem(order: n, bandwidth: Self.bandwidth, borderWidth: pw)
         system.band.band = band

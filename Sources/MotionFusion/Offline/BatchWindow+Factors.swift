@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The factors of the window other than the magnetometer's (``BatchWindow+Magnetometer.swift``),
 /// each added to the normal equations at the current state. Knot `k`'s unknowns start at logical

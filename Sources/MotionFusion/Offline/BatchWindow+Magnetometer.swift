@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The magnetometer's factors: per sample, on the fast path (azimuth only, integration cached),
 /// with a hard iron, or as the full vector of a calibration; gathered per knot in the scratch and
@@ -135,7 +140,7 @@ extension BatchWindow {
         sums.norm += weight * norm
         sums.dip += weight * dip
         sums.weight += weight
-        let sigma = p.magnetometerNoise * max(0.2, Foundation.cos(fieldDip.isFinite ? fieldDip : 1))
+        let sigma = p.magnetometerNoise * max(0.2, Glibc.cos(fieldDip.isFinite ? fieldDip : 1))
         let lambda = weight * magTime[i] / (sigma * sigma)
         guard lambda > 0 else { return }
         // Jacobian rows (3) over 16 unknowns.

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One window of the batch estimator: the samples, the knots and their states, and the
 /// Gauss–Newton solver over them (see ``BatchAttitudeEstimator`` for the model).

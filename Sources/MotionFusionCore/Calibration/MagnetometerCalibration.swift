@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Hard- and soft-iron magnetometer calibration by a robust ellipsoid (quadric) fit.
 ///
@@ -66,19 +71,19 @@ public struct MagnetometerCalibration: Sendable, Equatable {
                 let shape =
                     span >= 180
                     ? "directions on a band around one axis: the device turned about one axis only"
-                    : String(format: "directions within %.0f° of each other", span)
+                    : String(printf: "directions within %.0f° of each other", span)
                 return String(
-                    format:
+                    printf:
                         "the field directions cover the sphere too little to fit an ellipsoid (coverage %.0f%%, %@; %.0f%% is needed): rotate the device slowly through all orientations — face up, on each edge, face down — and record again",
                     c * 100, shape, MagnetometerCalibration.minimumCoverage * 100)
             case .notAnEllipsoid:
                 return
                     "magnetometer readings do not fit an ellipsoid: too little rotation, or strong disturbances; rotate the device through all orientations away from metal and magnets"
             case .implausibleStrength(let r, let why):
-                return String(format: "the fitted field strength %.3g is implausible: %@", r, why)
+                return String(printf: "the fitted field strength %.3g is implausible: %@", r, why)
             case .residualTooLarge(let rel):
                 return String(
-                    format:
+                    printf:
                         "the readings scatter %.0f%% around the fitted sphere: magnetic disturbances during the recording? record again away from metal, magnets and electronics",
                     rel * 100)
             }

@@ -1,4 +1,10 @@
-import Foundation
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A sensor calibration: what `motionfusion calibrate` writes and `--calibration FILE` applies.
 /// Any part may be absent.
@@ -85,9 +91,9 @@ public struct SensorCalibration: Sendable, Equatable {
         } catch {
             throw FileError(description: "\(error)")
         }
-        let parsed: Any
+        let parsed: JSONValue
         do {
-            parsed = try JSONSerialization.jsonObject(with: data)
+            parsed = try JSONValue.parse(Array(data))
         } catch {
             let (offset, why) = Self.syntaxError(error, in: data)
             let key = Self.lastKey(before: offset, in: data).map { " in \"\($0)\"" } ?? ""
@@ -100,12 +106,12 @@ public struct SensorCalibration: Sendable, Equatable {
                     "\(path):\(Self.lineColumn(offset, in: data)): \"\(key)\" appears twice in the same object; only one can hold"
             )
         }
-        guard let top = parsed as? [String: Any] else {
+        guard let top = parsed.objectValue else {
             throw FileError(description: "\(path):1:1: not a JSON object (a calibration is {\"magnetometer\": …})")
         }
-        func vector(_ any: Any?, _ what: String) throws -> Vector3 {
-            guard let a = any as? [Any], a.count == 3, let x = a[0] as? Double, let y = a[1] as? Double,
-                let z = a[2] as? Double,
+        func vector(_ any: JSONValue?, _ what: String) throws -> Vector3 {
+            guard let a = any?.arrayValue, a.count == 3, let x = a[0].doubleValue, let y = a[1].doubleValue,
+                let z = a[2].doubleValue,
                 x.isFinite, y.isFinite, z.isFinite
             else {
                 let at = Self.lineColumn(Self.offset(ofKey: what, in: data), in: data)
@@ -113,13 +119,15 @@ public struct SensorCalibration: Sendable, Equatable {
             }
             return Vector3(x, y, z)
         }
-        if let m = top["magnetometer"] as? [String: Any] {
+        if let m = top["magnetometer"]?.objectValue {
             let hard = try vector(m["hard_iron"], "magnetometer.hard_iron")
             var rows = [Vector3]()
-            if let nested = m["soft_iron"] as? [[Any]], nested.count == 3 {
+            if let nested = m["soft_iron"]?.arrayValue, nested.count == 3, nested.allSatisfy({ $0.arrayValue != nil }) {
                 rows = try nested.map { try vector($0, "magnetometer.soft_iron row") }
-            } else if let flat = m["soft_iron"] as? [Any], flat.count == 9 {
-                rows = try (0..<3).map { try vector(Array(flat[(3 * $0)..<(3 * $0 + 3)]), "magnetometer.soft_iron") }
+            } else if let flat = m["soft_iron"]?.arrayValue, flat.count == 9 {
+                rows = try (0..<3).map {
+                    try vector(.array(Array(flat[(3 * $0)..<(3 * $0 + 3)])), "magnetometer.soft_iron")
+                }
             } else if m["soft_iron"] == nil {
                 rows = [.unitX, .unitY, .unitZ]
             } else {
@@ -129,28 +137,28 @@ public struct SensorCalibration: Sendable, Equatable {
             }
             let soft = Matrix3(rows[0], rows[1], rows[2])
             magnetometer = MagnetometerCalibration(
-                hardIron: hard, softIron: soft, fieldStrength: m["field_strength_ut"] as? Double ?? .nan,
-                residual: m["residual_ut"] as? Double ?? .nan, coverage: m["coverage"] as? Double ?? .nan,
-                samplesUsed: m["samples"] as? Int ?? 0, samplesOffered: m["samples"] as? Int ?? 0)
+                hardIron: hard, softIron: soft, fieldStrength: m["field_strength_ut"]?.doubleValue ?? .nan,
+                residual: m["residual_ut"]?.doubleValue ?? .nan, coverage: m["coverage"]?.doubleValue ?? .nan,
+                samplesUsed: m["samples"]?.intValue ?? 0, samplesOffered: m["samples"]?.intValue ?? 0)
         }
-        if let g = top["gyroscope"] as? [String: Any] {
+        if let g = top["gyroscope"]?.objectValue {
             gyroscopeBias = try vector(g["bias"], "gyroscope.bias")
-            gyroscopeRestSamples = g["rest_samples"] as? Int ?? 0
+            gyroscopeRestSamples = g["rest_samples"]?.intValue ?? 0
         }
-        if let a = top["accelerometer"] as? [String: Any] {
+        if let a = top["accelerometer"]?.objectValue {
             accelerometer = AccelerometerSixPositionCalibration(
                 bias: try vector(a["bias"], "accelerometer.bias"), scale: try vector(a["scale"], "accelerometer.scale"),
-                residual: a["residual_m_s2"] as? Double ?? .nan, poses: a["poses"] as? Int ?? 0)
+                residual: a["residual_m_s2"]?.doubleValue ?? .nan, poses: a["poses"]?.intValue ?? 0)
         }
         try validate(path, data)
     }
 
-    /// Where JSON parsing failed (a byte offset) and why, from Foundation's error: "around
+    /// Where JSON parsing failed (a byte offset) and why, from the parser's error: "around
     /// character N", a number too large for a double, or the end of the file.
     static func syntaxError(_ error: Error, in data: Data) -> (offset: Int, why: String) {
-        let text = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "\(error)"
+        let text = "\(error)"
         let why = text.hasSuffix(".") ? String(text.dropLast()) : text
-        if let range = text.range(of: "character "),
+        if let range = text.firstRange(of: "character "),
             let n = Int(text[range.upperBound...].prefix { $0.isNumber })
         {
             return (n, "\(why) (NaN, infinities and bare words are not JSON)")

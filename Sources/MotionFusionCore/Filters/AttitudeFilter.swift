@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which sensors a filter fuses.
 public enum FusionMode: String, CaseIterable, Sendable, Codable {

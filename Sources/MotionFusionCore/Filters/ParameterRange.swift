@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The values a numeric tuning parameter accepts: an interval, closed at its upper end and closed
 /// or open at its lower end (`[0, 10]`, or `(0, 1]`: above 0, at most 1). Each tuning struct
@@ -58,7 +63,7 @@ public struct ParameterRange: Sendable, Equatable, CustomStringConvertible {
         return (includesLower ? "[" : "(") + exact(lower) + ", " + exact(upper) + "]"
     }
 
-    static func format(_ v: Double) -> String { String(format: "%.6g", v) }
+    static func format(_ v: Double) -> String { String(printf: "%.6g", v) }
 }
 
 /// A tuning struct whose numeric parameters each declare the values they accept, beside their

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The World Magnetic Model: Earth's main magnetic field as a degree-12 spherical-harmonic
 /// expansion with linear secular variation (NOAA NCEI / BGS). Gives declination, inclination and
@@ -118,7 +123,7 @@ public struct WorldMagneticModel: Sendable {
         let p = (rc + heightKm) * cosPhi
         let zc = (rc * (1 - e2) + heightKm) * sinPhi
         let r = (p * p + zc * zc).squareRoot()
-        let phiC = Foundation.asin(zc / r)
+        let phiC = Glibc.asin(zc / r)
         let dt = decimalYear - epoch
         let (main, change) = sphericalField(r: r, phiC: phiC, lambda: lambda, dt: dt)
         // Rotate from geocentric to geodetic components.
@@ -143,18 +148,18 @@ public struct WorldMagneticModel: Sendable {
         if decimalYear < epoch || decimalYear > epoch + 5 {
             warnings.append(
                 String(
-                    format: "date %.3f is outside the model's validity (%.1f to %.1f)", decimalYear, epoch, epoch + 5))
+                    printf: "date %.3f is outside the model's validity (%.1f to %.1f)", decimalYear, epoch, epoch + 5))
         }
         if hI < 2000 {
             warnings.append(
                 String(
-                    format:
+                    printf:
                         "horizontal intensity %.0f nT is below 2000 nT: blackout zone, compass headings are unreliable",
                     hI))
         } else if hI < 6000 {
             warnings.append(
                 String(
-                    format:
+                    printf:
                         "horizontal intensity %.0f nT is below 6000 nT: caution zone, compass headings may be degraded",
                     hI))
         }

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Reads EuRoC / ASL datasets: `mav0/imu0/data.csv` (ns timestamps, gyroscope rad/s,
 /// accelerometer m/s², no magnetometer), streamed, with ground truth from

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// ROS recordings, which the command line does not read: a ROS 1 bag (`#ROSBAG V2.0`), an MCAP
 /// file (ROS 2's default), a ROS 2 SQLite `.db3`, or a ROS 2 bag folder (`metadata.yaml`). They
@@ -25,9 +30,11 @@ enum ROSBag {
             if FileManager.default.fileExists(atPath: PathText.join(path, "metadata.yaml")) {
                 kind = "a ROS 2 bag folder (metadata.yaml)"
             }
-        } else if !TraceFormat.isStream(path), let handle = FileHandle(forReadingAtPath: path) {
-            defer { try? handle.close() }
-            kind = Self.kind(firstBytes: Array((try? handle.read(upToCount: 16)) ?? Data()))
+        } else if !TraceFormat.isStream(path), let file = fopen(path, "rb") {
+            defer { fclose(file) }
+            var first = [UInt8](repeating: 0, count: 16)
+            let count = fread(&first, 1, first.count, file)
+            kind = Self.kind(firstBytes: Array(first[..<count]))
         }
         return kind.map { error(path: path, kind: $0) }
     }

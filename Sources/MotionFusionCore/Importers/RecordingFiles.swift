@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The files of a multi-file recording: a folder on disk, or a `.zip` export read in place.
 /// Each file is read through the one delimited reader, so every format shares its parsing, value

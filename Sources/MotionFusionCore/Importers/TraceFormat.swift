@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The recording formats MotionFusion reads, and detection from headers and folder layouts.
 public enum TraceFormat: String, CaseIterable, Sendable {
@@ -116,8 +121,8 @@ public enum TraceFormat: String, CaseIterable, Sendable {
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var dir: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir.boolValue
+        var dir = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir
     }
 
     /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,

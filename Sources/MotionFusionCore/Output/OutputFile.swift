@@ -1,5 +1,9 @@
-import Foundation
 import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A problem with an output path, found before anything is read or written (a usage error), or
 /// while writing.
@@ -347,7 +351,7 @@ public enum PendingOutputs {
         p.initialize(repeating: nil, count: capacity)
         return p
     }()
-    static let lock = NSLock()
+    static let lock = Lock()
 
     static func register(_ path: String) {
         lock.lock()

@@ -1,4 +1,10 @@
-import Foundation
+import Glibc
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The attitude reference frame of delivered device motion, as the platforms' motion APIs name them.
 public enum MotionReferenceFrame: Sendable, Equatable {
@@ -34,7 +40,8 @@ public struct ReplayClock: Sendable {
 
     /// The wall clock.
     public static let system = ReplayClock(
-        now: { Date().timeIntervalSinceReferenceDate }, sleep: { Thread.sleep(forTimeInterval: $0) })
+        now: { Date().timeIntervalSinceReferenceDate }, sleep: { if $0 > 0 { usleep(useconds_t(min($0, 3600) * 1e6)) } }
+    )
 }
 
 /// Replays a recorded trace through a filter the way a live device's motion service delivers
@@ -65,7 +72,7 @@ public final class MotionReplayManager: @unchecked Sendable {
     public var clock = ReplayClock.system
     /// When set, attitudes are delivered relative to it: `reference* ⊗ attitude`.
     public var referenceAttitude: Quaternion?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var latest: MotionEstimate?
     private var stopped = false
 

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The estimators by name, for command lines and bindings.
 public enum FilterKind: String, CaseIterable, Sendable, Codable {
@@ -216,12 +221,12 @@ extension FilterSetup {
     public var parameterValues: [(name: String, value: Double)] {
         guard let object = try? jsonObject() else { return [] }
         var out = [(String, Double)]()
-        func walk(_ o: [String: Any], _ prefix: String) {
+        func walk(_ o: [String: JSONValue], _ prefix: String) {
             for key in o.keys.sorted() {
                 let name = prefix + key
                 if let v = Self.number(o[key]!) {
                     out.append((name, v))
-                } else if let sub = o[key] as? [String: Any] {
+                } else if let sub = o[key]?.objectValue {
                     walk(sub, name + ".")
                 }
             }
@@ -230,10 +235,10 @@ extension FilterSetup {
         return out
     }
 
-    static func number(_ any: Any) -> Double? {
-        if isSwitch(any), let b = any as? Bool { return b ? 1 : 0 }
-        if let n = any as? NSNumber { return n.doubleValue }
-        switch any as? String {
+    static func number(_ any: JSONValue) -> Double? {
+        if case .bool(let b) = any { return b ? 1 : 0 }
+        if let n = any.doubleValue { return n }
+        switch any.stringValue {
         case "nan": return .nan
         case "inf": return .infinity
         case "-inf": return -.infinity
@@ -242,16 +247,14 @@ extension FilterSetup {
     }
 
     /// Whether a decoded JSON value is `true` or `false` rather than a number.
-    static func isSwitch(_ any: Any) -> Bool {
-        // Decoded numbers 0 and 1 also cast to Bool; only `true`/`false` have the boolean class.
-        guard let n = any as? NSNumber else { return false }
-        return type(of: n) == booleanClass
+    static func isSwitch(_ any: JSONValue) -> Bool {
+        if case .bool = any { return true }
+        return false
     }
-    static let booleanClass: NSNumber.Type = type(of: NSNumber(value: true))
 
-    func jsonObject() throws -> [String: Any] {
+    func jsonObject() throws -> [String: JSONValue] {
         let data = try withParameters { try Self.encoder.encode($0) }
-        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        return try JSONValue.parse(Array(data)).objectValue ?? [:]
     }
 
     func withParameters<R>(_ body: (any FilterParameters) throws -> R) rethrows -> R { try body(parameters) }
@@ -266,7 +269,7 @@ extension FilterSetup {
         guard !parameterValues.isEmpty else { throw ParameterError(description: "\(kind.rawValue) has no parameters") }
         var object = try jsonObject()
         let path = name.split(separator: ".").map(String.init)
-        func set(_ o: inout [String: Any], _ keys: ArraySlice<String>) throws {
+        func set(_ o: inout [String: JSONValue], _ keys: ArraySlice<String>) throws {
             let key = keys.first!
             guard let current = o[key] else {
                 throw ParameterError(
@@ -296,17 +299,17 @@ extension FilterSetup {
                     guard value == 0 || value == 1 else {
                         throw ParameterError(description: "'\(name)' is a switch: 1 (on) or 0 (off); got \(value)")
                     }
-                    o[key] = value == 1
+                    o[key] = .bool(value == 1)
                 } else {
                     o[key] =
-                        value.isFinite ? NSNumber(value: value) : (value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf"))
+                        value.isFinite ? .number(value) : .string(value.isNaN ? "nan" : (value > 0 ? "inf" : "-inf"))
                 }
             } else {
-                guard var sub = current as? [String: Any] else {
+                guard var sub = current.objectValue else {
                     throw ParameterError(description: "'\(name)' has no parts")
                 }
                 try set(&sub, keys.dropFirst())
-                o[key] = sub
+                o[key] = .object(sub)
             }
         }
         try set(&object, path[...])
@@ -317,7 +320,7 @@ extension FilterSetup {
             }
         }
         do {
-            parameters = try withFilter(Decode(data: JSONSerialization.data(withJSONObject: object)))
+            parameters = try withFilter(Decode(data: Data(JSONValue.object(object).text.utf8)))
         } catch is DecodingError {
             // The only parameters that are not real numbers are counts.
             throw ParameterError(description: "'\(name)' is a count: a whole number; got \(value)")

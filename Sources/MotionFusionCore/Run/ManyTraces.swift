@@ -1,4 +1,10 @@
-import Foundation
+import Dispatch
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension RunConfiguration {
     /// Threads a many-trace run uses when not told: one per processor available to the process.
@@ -50,7 +56,7 @@ extension RunConfiguration {
             return
         }
         let order = sizes.indices.sorted { sizes[$0] > sizes[$1] }
-        let lock = NSLock()
+        let lock = Lock()
         var next = 0
         DispatchQueue.concurrentPerform(iterations: threads) { _ in
             while true {

@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Which columns of a delimited file hold time, each sensor's axes, ground truth and the moving
 /// flag; in which units they are written; and how the sensor axes map onto the device's.
@@ -257,9 +262,9 @@ public struct SensorUnits: Sendable, Equatable {
     }
 
     static func normalise(_ unit: String) -> String {
-        unit.lowercased().replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "^", with: "")
-            .replacingOccurrences(of: "(", with: "").replacingOccurrences(of: ")", with: "")
-            .replacingOccurrences(of: "²", with: "2").replacingOccurrences(of: "μ", with: "µ")
+        unit.lowercased().replacing(" ", with: "").replacing("^", with: "")
+            .replacing("(", with: "").replacing(")", with: "")
+            .replacing("²", with: "2").replacing("μ", with: "µ")
     }
 
     /// Sets the unit of `key` (`t`, `gyr`, `acc`, `mag`). A unit may carry a scale factor for raw

@@ -275,7 +275,7 @@ extension Preamble {
         for line in preamble {
             let lower = line.lowercased()
             guard lower.contains("rate") || lower.contains("frequency"),
-                let hz = lower.range(of: "hz")
+                let hz = lower.firstRange(of: "hz")
             else { continue }
             // The number right before `Hz`.
             var end = hz.lowerBound

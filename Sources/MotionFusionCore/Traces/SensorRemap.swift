@@ -129,7 +129,7 @@ public struct SensorRemap: Sendable, Equatable {
         let text =
             parts.count == 3
             ? parts.map { $0.hasPrefix("-") || $0.hasPrefix("+") ? $0 : "+" + $0 }.joined()
-            : value.replacingOccurrences(of: " ", with: "").uppercased()
+            : value.replacing(" ", with: "").uppercased()
         let chars = Array(text)
         if chars.count == 6, chars[0] == "+" || chars[0] == "-" {
             var flipped = chars
@@ -152,7 +152,7 @@ extension AxisRemap {
             let text = parts.map { $0.hasPrefix("-") || $0.hasPrefix("+") ? $0 : "+" + $0 }.joined()
             self.init(text)
         } else {
-            self.init(spec.replacingOccurrences(of: " ", with: ""))
+            self.init(spec.replacing(" ", with: ""))
         }
     }
 }

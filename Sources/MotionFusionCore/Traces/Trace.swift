@@ -1,4 +1,9 @@
-import Foundation
+import Glibc
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A recorded or simulated trace held in memory: samples on one timeline plus what is known about
 /// where they came from.

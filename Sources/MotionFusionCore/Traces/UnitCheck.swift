@@ -227,7 +227,7 @@ public enum UnitCheck {
             }
         }
         let counts = gyroscopeCounts.map { scale -> String in
-            let fitted = String(format: "%.3g", scale)
+            let fitted = String(printf: "%.3g", scale)
             guard let common = UnitEvidence.commonCountScale(near: scale) else {
                 return
                     "neither rad/s nor °/s predicts how the accelerometer turned between still moments, \(fitted) °/s per unit does: raw counts? pass --units gyr=\(fitted)deg/s"

@@ -394,10 +394,10 @@ public enum UnitEvidence {
     /// (MPU-6050 family), 16 (BNO055), 14.375 (ITG-3200), and 4.375…70 m°/s (ST's L3G family).
     static let commonCounts: [(scale: Double, label: String, text: String)] =
         [262.4, 131, 65.5, 32.8, 16.4, 16, 14.375].map {
-            (1 / $0, "1/\(String(format: "%g", $0)) °/s", "1/\(String(format: "%g", $0))")
+            (1 / $0, "1/\(String(printf: "%g", $0)) °/s", "1/\(String(printf: "%g", $0))")
         }
         + [4.375, 8.75, 17.5, 35, 70].map {
-            ($0 / 1000, "\(String(format: "%g", $0)) m°/s", String(format: "%g", $0 / 1000))
+            ($0 / 1000, "\(String(printf: "%g", $0)) m°/s", String(printf: "%g", $0 / 1000))
         }
 
     /// The common count nearest `scale` (°/s per unit) within 3 %, if any: its label and how
