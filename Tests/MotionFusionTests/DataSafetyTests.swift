@@ -33,6 +33,47 @@ final class DataSafetyTests: XCTestCase {
         return r
     }
 
+    /// A file named alone can bring others with it: an EuRoC IMU file its ground truth, x-IMU3's
+    /// `Inertial.csv` the `Magnetometer.csv` beside it. Those are inputs too: every writing command
+    /// refuses to replace them, by `--output` or by standard output redirected onto them.
+    func testFilesReadBesideTheNamedOneAreInputs() throws {
+        let imu = dir + "/mav0/imu0/data.csv"
+        let truth = dir + "/mav0/state_groundtruth_estimate0/data.csv"
+        try FileManager.default.createDirectory(atPath: dir + "/mav0/imu0", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: dir + "/mav0/state_groundtruth_estimate0", withIntermediateDirectories: true)
+        var rows =
+            "#timestamp [ns],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1],a_RS_S_x [m s^-2],a_RS_S_y [m s^-2],a_RS_S_z [m s^-2]\n"
+        for i in 0..<50 { rows += "\(1_403_636_579_758_555_392 + i * 5_000_000),0,0,0,0,0,9.81\n" }
+        try rows.write(toFile: imu, atomically: false, encoding: .utf8)
+        let truthText = "#timestamp, p_RS_R_x [m]\nthe ground truth\n"
+        try truthText.write(toFile: truth, atomically: false, encoding: .utf8)
+        let xio = dir + "/xio"
+        try FileManager.default.createDirectory(atPath: xio, withIntermediateDirectories: true)
+        var inertial =
+            "Timestamp (us),Gyroscope X (deg/s),Gyroscope Y (deg/s),Gyroscope Z (deg/s),Accelerometer X (g),Accelerometer Y (g),Accelerometer Z (g)\n"
+        for i in 0..<50 { inertial += "\(i * 10_000),0,0,0,0,0,1\n" }
+        try inertial.write(toFile: xio + "/Inertial.csv", atomically: false, encoding: .utf8)
+        let magnetometer = "Timestamp (us),X (a.u.),Y (a.u.),Z (a.u.)\n0,0.2,0,-0.4\n"
+        try magnetometer.write(toFile: xio + "/Magnetometer.csv", atomically: false, encoding: .utf8)
+        for (named, beside, text) in [
+            (imu, truth, truthText), (xio + "/Inertial.csv", xio + "/Magnetometer.csv", magnetometer),
+        ] {
+            for command in ["replay", "reconstruct", "convert"] {
+                let r = try run([command, named, "--output", beside])
+                XCTAssertEqual(r.status, 2, "\(command) \(named): \(r.err)")
+                XCTAssert(r.err.contains("is an input of this run"), r.err)
+            }
+            let appending = try XCTUnwrap(FileHandle(forWritingAtPath: beside))
+            appending.seekToEndOfFile()
+            let child = try ChildProcess.run(
+                try TestData.executable(), ["convert", named, "--output", "-"], output: .handle(appending))
+            appending.closeFile()
+            XCTAssertEqual(child.status, 2, child.errText)
+            XCTAssertEqual(try String(contentsOfFile: beside, encoding: .utf8), text, "\(beside) unchanged")
+        }
+    }
+
     /// Output onto the input — by the same path, another spelling, a hard link or a symlink — is a
     /// usage error before anything is read or written, for every writing command.
     func testOutputOntoInputIsRefused() throws {

@@ -77,4 +77,21 @@ final class SensorRemapTests: XCTestCase {
         XCTAssertEqual(mirror.status, 2, mirror.err)
         XCTAssert(mirror.err.contains("mirror") && mirror.err.contains("-X+Y-Z"), mirror.err)
     }
+
+    /// The ground truth a file holds is of its own sensor frame: a remap turns it with the sensors,
+    /// so a remapped recording scores as the recording itself (it scored 90° before).
+    func testRemapTurnsTheGroundTruthToo() throws {
+        let dir = TestData.temporaryDirectory()
+        try TraceWriter.write(FilterTests.simulated(.mixed, duration: 30), to: dir + "/t.csv")
+        func total(_ extra: [String]) -> String {
+            let r = CommandRunner.run(["replay", dir + "/t.csv", "--score", "--output", dir + "/o.csv"] + extra)
+            XCTAssertEqual(r.status, 0, r.err)
+            return r.err.components(separatedBy: "total ").last?.prefix { $0 != "°" }.description ?? ""
+        }
+        let plain = try XCTUnwrap(Double(total([])))
+        for remap in ["x,-z,y", "-x,-y,z", "+Y-X+Z"] {
+            let turned = try XCTUnwrap(Double(total(["--remap", remap])))
+            XCTAssertEqual(turned, plain, accuracy: 0.01, remap)
+        }
+    }
 }

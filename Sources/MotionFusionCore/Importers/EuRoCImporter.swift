@@ -38,6 +38,11 @@ final class EuRoCReader: SampleReader {
     /// Largest ground-truth spacing interpolated across, s.
     static let maximumTruthGap = 0.05
 
+    /// The ground truth an EuRoC IMU file's recording holds beside it.
+    static func groundTruthPath(imu imuPath: String) -> String {
+        PathText.join(PathText.folder(PathText.folder(imuPath)), "state_groundtruth_estimate0/data.csv")
+    }
+
     init(path: String, options: DelimitedReadOptions) throws {
         let imuPath =
             TraceFormat.isDirectory(path)
@@ -52,9 +57,7 @@ final class EuRoCReader: SampleReader {
             )
         }
         imu = try DelimitedTraceReader(path: imuPath, format: TraceFormat.euroc.rawValue, options: options)
-        let imuDir = PathText.folder(imuPath)
-        let gtPath = PathText.join(
-            PathText.folder(imuDir), "state_groundtruth_estimate0/data.csv")
+        let gtPath = Self.groundTruthPath(imu: imuPath)
         var d = imu.description
         d.source = path
         if FileManager.default.fileExists(atPath: gtPath) {

@@ -127,6 +127,18 @@ public enum TraceFormat: String, CaseIterable, Sendable {
 
     /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,
     /// or `options.skipLines`) and layout.
+    /// Files read with the file at `path` besides itself, when it belongs to a recording of
+    /// several files: an EuRoC IMU file's ground truth, the folder of a file of a multi-file
+    /// recording (x-IMU3's `Inertial.csv`, a phyphox or per-sensor file). Outputs must not
+    /// replace them (``InputFiles``). Empty for a folder, an archive, a stream or a single-file trace.
+    public static func companions(of path: String) -> [String] {
+        guard !isDirectory(path), !isStream(path), !path.lowercased().hasSuffix(".zip"),
+            let format = try? detect(path: path)
+        else { return [] }
+        if format == .euroc { return [EuRoCReader.groundTruthPath(imu: path)] }
+        return format.isMultiFile ? [PathText.folder(path)] : []
+    }
+
     public static func detect(path: String, options: DelimitedReadOptions = .init()) throws -> TraceFormat {
         let here = SourceLocation(file: path, line: 0, column: 0)
         guard FileManager.default.fileExists(atPath: path) else {

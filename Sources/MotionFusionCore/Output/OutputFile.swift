@@ -30,8 +30,9 @@ public struct InputFiles: Sendable {
     /// No inputs.
     public init() {}
 
-    /// The files at `paths`: a file itself, every file below a folder (recording folders, folders
-    /// of traces), nothing for `-`.
+    /// The files at `paths`: a file itself and the files its recording reads beside it
+    /// (``TraceFormat/companions(of:)``), every file below a folder (recording folders, folders of
+    /// traces), nothing for `-` but the file standard input is redirected from.
     public init(_ inputs: [String]) {
         for p in inputs {
             if p == "-" {
@@ -42,6 +43,9 @@ public struct InputFiles: Sendable {
                 }
             } else {
                 add(p, depth: 0)
+                // The files a recording reads beside the one named (EuRoC's ground truth, the
+                // other files of a multi-file recording).
+                for companion in TraceFormat.companions(of: p) { add(companion, depth: 0) }
             }
         }
     }

@@ -442,6 +442,9 @@ public final class DelimitedTraceReader: SampleReader {
             let w = ColumnLayout.Slot.truthW.rawValue
             let q = Quaternion(w: values[w], x: values[w + 1], y: values[w + 2], z: values[w + 3])
             sample.truth = try faults.screenTruth(q, location: location(.truthW), renormalised: &renormalisedTruth)
+            // The truth is of the file's sensor frame: turned into the body frame the remap makes
+            // (the gyroscope's, whose turns the attitude follows).
+            if remaps, let t = sample.truth { sample.truth = t * layout.remap.gyroscope.quaternion.conjugate }
         }
         if hasMoving {
             let m = values[ColumnLayout.Slot.moving.rawValue]
