@@ -169,6 +169,26 @@ final class SlowTurnUnitTests: XCTestCase {
         // Shaking without turning: the accelerometer's means barely turn, and nothing is applied.
         XCTAssertNil(unitNote(try read(Self.csv(degrees: true, turning: false))))
     }
+
+    /// The same recording as per-sensor files in a folder: the merged files decide the same way.
+    func testSlowTurnsAfterALongRestDecideInPerSensorFiles() throws {
+        let dir = TestData.temporaryDirectory()
+        var gyroscope = "time,x,y,z\n"
+        var accelerometer = "time,x,y,z\n"
+        for line in Self.csv(degrees: true).split(separator: "\n").dropFirst() {
+            let v = line.split(separator: ",")
+            gyroscope += "\(v[0]),\(v[1]),\(v[2]),\(v[3])\n"
+            accelerometer += "\(v[0]),\(v[4]),\(v[5]),\(v[6])\n"
+        }
+        try gyroscope.write(toFile: dir + "/Gyroscope.csv", atomically: false, encoding: .utf8)
+        try accelerometer.write(toFile: dir + "/Accelerometer.csv", atomically: false, encoding: .utf8)
+        let trace = try TraceFormat.load(path: dir)
+        let note = try XCTUnwrap(unitNote(trace))
+        XCTAssert(note.contains("gyr=deg/s") && note.contains("in a slow motion"), note)
+        let radians = try read(Self.csv(degrees: false))
+        let last = try XCTUnwrap(trace.samples.last?.gyroscope)
+        XCTAssertEqual(last.x, try XCTUnwrap(radians.samples.last?.gyroscope).x, accuracy: 1e-9)
+    }
 }
 
 /// A gyroscope whose zero is far off (raw data without its calibration) reads about −9 rad/s per

@@ -184,14 +184,28 @@ enum SensorFilesImporter {
     static func evidence(_ probes: [() throws -> DelimitedTraceReader]) -> (
         perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?
     ) {
+        let first = evidence(probes, rows: UnitEvidence.rows)
+        // No turn in the first rows (a recording that starts with a long rest): look further for
+        // the gyroscope's unit, as for a single file.
+        guard first.filled, let found = first.result.all, found.gyroscopeUndecided else { return first.result }
+        let further = evidence(probes, rows: UnitEvidence.turnRows).result
+        return further.all?.units.contains { $0.key == "gyr" } == true ? further : first.result
+    }
+
+    /// The evidence of each file's first `rows` rows, merged; `filled`: some file had that many.
+    static func evidence(_ probes: [() throws -> DelimitedTraceReader], rows: Int) -> (
+        result: (perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?), filled: Bool
+    ) {
         var perFile = [[UnitEvidence.Unit]](repeating: [], count: probes.count)
         var streams = [TimelineMerger.Stream]()
         var combined = SensorUnits()
         var keys = [String?](repeating: nil, count: probes.count)
+        var filled = false
         for (k, open) in probes.enumerated() {
             guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
             var samples = [SensorSample]()
-            while samples.count < UnitEvidence.rows, let s = try? probe.next() { samples.append(s) }
+            while samples.count < rows, let s = try? probe.next() { samples.append(s) }
+            if samples.count == rows { filled = true }
             let key = SensorRemap.key(sensor)
             keys[k] = key
             combined.take(key, from: probe.layout.units)
@@ -210,7 +224,7 @@ enum SensorFilesImporter {
                 TimelineMerger.Stream(sensor: sensor, times: samples.map(\.t), values: samples.map { $0.value(sensor) })
             )
         }
-        guard !streams.isEmpty else { return (perFile, nil) }
+        guard !streams.isEmpty else { return ((perFile, nil), filled) }
         var found = UnitEvidence.find(TimelineMerger().merge(streams), units: combined, timeColumn: nil)
         for unit in found.units {
             for k in probes.indices where keys[k] == unit.key { perFile[k].append(unit) }
@@ -218,6 +232,6 @@ enum SensorFilesImporter {
         found.units = perFile.flatMap { $0 }.reduce(into: [UnitEvidence.Unit]()) { all, u in
             if !all.contains(where: { $0.key == u.key && $0.unit == u.unit }) { all.append(u) }
         }
-        return (perFile, found)
+        return ((perFile, found), filled)
     }
 }
