@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -113,26 +114,42 @@ extension BatchAttitudeEstimator.Driver {
 
     /// The calibration in the form `calibrate` writes: `W·(raw − h)` with det W = 1 and the
     /// field strength in reading units.
-    func calibration(_ w: BatchWindow) -> MagnetometerCalibration? {
+    func calibration(_ w: BatchWindow) -> Result<MagnetometerCalibration, CalibrationRefusal> {
         let soft = w.softIron
         let det = soft.determinant
         let g = w.globals
-        guard det > 0, det.isFinite, g.allSatisfy(\.isFinite) else { return nil }
+        guard det > 0, det.isFinite, g.allSatisfy(\.isFinite) else {
+            return .failure(CalibrationRefusal(description: "the joint estimate of the soft iron is degenerate"))
+        }
         let norm = Glibc.cbrt(det)
         let normalised = Matrix3(soft.row0 / norm, soft.row1 / norm, soft.row2 / norm)
         let strength = (g[9] * g[9] + g[10] * g[10]).squareRoot() / norm
         let calibrated = calibrationReadings.values.map { normalised * ($0 - w.hardIron) }
-        guard !calibrated.isEmpty else { return nil }
+        guard !calibrated.isEmpty else {
+            return .failure(CalibrationRefusal(description: "no magnetometer reading was kept while calibrating"))
+        }
         let residual =
             (calibrated.reduce(0.0) { $0 + ($1.norm - strength) * ($1.norm - strength) }
             / Double(calibrated.count)).squareRoot()
         // Directions too few to determine it (a device that hardly turns): the priors, not a fit.
         let coverage = MagnetometerCalibration.directionCoverage(calibrated).coverage
-        guard coverage >= MagnetometerCalibration.minimumCoverage else { return nil }
-        return MagnetometerCalibration(
-            hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
-            coverage: coverage, samplesUsed: calibrated.count, samplesOffered: calibrationReadings.values.count)
+        guard coverage >= MagnetometerCalibration.minimumCoverage else {
+            return .failure(
+                CalibrationRefusal(
+                    description:
+                        "the calibrated field directions cover \(Int((100 * coverage).rounded())) % of the sphere, \(Int((100 * MagnetometerCalibration.minimumCoverage).rounded())) % is needed to state the fit (the joint estimate was applied, but the recording cannot confirm it)"
+                ))
+        }
+        return .success(
+            MagnetometerCalibration(
+                hardIron: w.hardIron, softIron: normalised, fieldStrength: strength, residual: residual,
+                coverage: coverage, samplesUsed: calibrated.count, samplesOffered: calibrationReadings.values.count))
     }
+}
+
+/// Why a joint magnetometer calibration is not stated as a fit.
+struct CalibrationRefusal: Error, CustomStringConvertible {
+    var description: String
 }
 
 /// Finite readings thinned evenly over all that were offered: every `stride`-th is kept, and the

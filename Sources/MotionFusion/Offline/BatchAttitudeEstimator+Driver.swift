@@ -245,7 +245,12 @@ extension BatchAttitudeEstimator {
             if window.estimateHardIron { statistics.hardIron = window.hardIron }
             if window.calibrating {
                 keepCalibrationReadings(window)
-                if final { statistics.magnetometerCalibration = calibration(window) }
+                if final {
+                    switch calibration(window) {
+                    case .success(let c): statistics.magnetometerCalibration = c
+                    case .failure(let why): statistics.calibrationProblem = why.description
+                    }
+                }
             } else {
                 for i in window.mag.indices where window.magValid[i] { uncalibratedReadings.add(window.mag[i]) }
                 if final { statistics.magnetometerCalibration = plainFit }
