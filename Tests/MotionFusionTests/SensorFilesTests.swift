@@ -110,5 +110,14 @@ final class SensorFilesTests: XCTestCase {
         let r = CommandRunner.run(["info", bad])
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("trace.csv:3:1:") && r.err.contains("not a date-time"), r.err)
+        // Days a month does not have are not dates (they used to roll over into the next month);
+        // a leap day is one.
+        for (day, valid) in [("2024-02-29", true), ("2024-02-30", false), ("2023-02-29", false), ("2024-04-31", false)]
+        {
+            let file = TestData.writeTemporary(
+                "time,acc_x,acc_y,acc_z\n2024-02-01T12:00:00Z,0,0,9.8\n\(day)T12:00:00Z,0,0,9.8\n")
+            let result = CommandRunner.run(["info", file])
+            XCTAssertEqual(result.status, valid ? 0 : 1, "\(day): \(result.err)")
+        }
     }
 }

@@ -63,11 +63,22 @@ enum DateTimeText {
             guard let m, h <= 14, m < 60 else { return nil }
             offset = sign * (h * 3600 + m * 60)
         }
-        guard i == e, (1...12).contains(month), (1...31).contains(day), hour <= 24, minute < 60, second <= 60 else {
+        guard i == e, (1...12).contains(month), (1...daysIn(month, of: year)).contains(day), hour <= 24, minute < 60,
+            second <= 60
+        else {
             return nil
         }
         let whole = daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
         return Double(whole) + fraction
+    }
+
+    /// Days in `month` (1…12) of `year` (Gregorian: 2024-02-30 and 2023-02-29 are not dates).
+    static func daysIn(_ month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// The same for a string.
