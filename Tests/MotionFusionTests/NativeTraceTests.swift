@@ -228,7 +228,11 @@ final class GyroscopeOffsetTests: XCTestCase {
         XCTAssertFalse(unitWarnings.contains { $0.contains("zero offset") }, "\(unitWarnings)")
         // The reader's unit check says so with the fix.
         let warnings = UnitCheck.check(shifted(mixed, by: offset).samples, source: "raw.csv")
+        // An offset small enough to be a °/s gyroscope's ordinary bias names that reading too.
+        let small = UnitCheck.gyroscopeOffsetMessage(Vector3(0.18, 0.12, -0.24), samples: 100)
+        XCTAssert(small.contains("or a gyroscope in °/s") && small.contains("--units gyr=deg/s"), small)
         let message = try XCTUnwrap(warnings.first { $0.message.contains("zero offset") }?.message)
+        XCTAssertFalse(message.contains("or a gyroscope in °/s"), message)
         XCTAssert(
             message.contains("(-9.0") && message.contains("calibrate") && message.contains("--sensors gyr"), message)
     }

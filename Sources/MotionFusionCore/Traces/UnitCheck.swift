@@ -145,8 +145,14 @@ public enum UnitCheck {
     public static func gyroscopeOffsetMessage(_ offset: Vector3, samples: Int) -> String {
         let rad = "(\(fmt(offset.x)), \(fmt(offset.y)), \(fmt(offset.z))) rad/s"
         let deg = "(\(fmt(offset.x.degrees)), \(fmt(offset.y.degrees)), \(fmt(offset.z.degrees)))°/s"
+        // Small enough to be an ordinary bias of a gyroscope in °/s: the readings so far cannot
+        // tell the two apart (a stream's later peaks may).
+        let units =
+            offset.norm <= 2
+            ? " (or a gyroscope in °/s, whose bias this would be: if it is, pass --units gyr=deg/s)"
+            : " (its peaks are within a gyroscope's range, so not deg/s read as rad/s)"
         return
-            "the gyroscope reads \(rad) = \(deg) (median of \(samples) samples) while the accelerometer shows the device still: a zero offset, not a rotation (its peaks are within a gyroscope's range, so not deg/s read as rad/s). Calibrate it: motionfusion calibrate TRACE --sensors gyr --output CAL.json, then pass --calibration CAL.json; without it, the ekf and complementary filters take the offset from the first rest, and the attitude drifts until then"
+            "the gyroscope reads \(rad) = \(deg) (median of \(samples) samples) while the accelerometer shows the device still: a zero offset, not a rotation\(units). Calibrate it: motionfusion calibrate TRACE --sensors gyr --output CAL.json, then pass --calibration CAL.json; without it, the ekf and complementary filters take the offset from the first rest, and the attitude drifts until then"
     }
 
     /// Warnings about implausible units in `samples` (typically a recording's first seconds), each
