@@ -120,4 +120,22 @@ final class SensorFilesTests: XCTestCase {
             XCTAssertEqual(result.status, valid ? 0 : 1, "\(day): \(result.err)")
         }
     }
+
+    /// Files of one recording on different clocks (one with ISO-8601 epoch times, one in seconds
+    /// since its start) cannot be merged: an error naming both, not a recording of 54 years.
+    func testFilesOnDifferentClocksAreRefused() throws {
+        let dir = TestData.temporaryDirectory()
+        var accelerometer = "time,x,y,z\n"
+        var gyroscope = "time,x,y,z\n"
+        for i in 0..<100 {
+            let t = Double(i) * 0.01
+            accelerometer += "2024-03-01T12:00:\(String(format: "%05.2f", t))Z,0,0,9.8\n"
+            gyroscope += "\(t),0,0,0\n"
+        }
+        try accelerometer.write(toFile: dir + "/Accelerometer.csv", atomically: false, encoding: .utf8)
+        try gyroscope.write(toFile: dir + "/Gyroscope.csv", atomically: false, encoding: .utf8)
+        let r = CommandRunner.run(["replay", dir, "--output", dir + "/../out.csv"])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(r.err.contains("do not share one clock") && r.err.contains("Accelerometer.csv"), r.err)
+    }
 }

@@ -142,6 +142,9 @@ enum SensorFilesImporter {
                 probe: probe)
         }
         let findings = evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
+        if let clocks = findings.clocks {
+            throw TraceError(.inconsistentClocks, SourceLocation(file: files.location, line: 0, column: 0), clocks)
+        }
         // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
         // holding a heading) is left out with a warning while another file reads.
         var parts = [SampleReader]()
@@ -182,7 +185,7 @@ enum SensorFilesImporter {
     /// files merged (a gyroscope in °/s is told by the accelerometer's turns). Per file, the units
     /// to apply; and all of them, for the note.
     static func evidence(_ probes: [() throws -> DelimitedTraceReader]) -> (
-        perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?
+        perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?, clocks: String?
     ) {
         let first = evidence(probes, rows: UnitEvidence.rows)
         // No turn in the first rows (a recording that starts with a long rest): look further for
@@ -194,13 +197,14 @@ enum SensorFilesImporter {
 
     /// The evidence of each file's first `rows` rows, merged; `filled`: some file had that many.
     static func evidence(_ probes: [() throws -> DelimitedTraceReader], rows: Int) -> (
-        result: (perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?), filled: Bool
+        result: (perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?, clocks: String?), filled: Bool
     ) {
         var perFile = [[UnitEvidence.Unit]](repeating: [], count: probes.count)
         var streams = [TimelineMerger.Stream]()
         var combined = SensorUnits()
         var keys = [String?](repeating: nil, count: probes.count)
         var filled = false
+        var starts = [(file: String, t: Double)]()
         for (k, open) in probes.enumerated() {
             guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
             var samples = [SensorSample]()
@@ -223,8 +227,12 @@ enum SensorFilesImporter {
             streams.append(
                 TimelineMerger.Stream(sensor: sensor, times: samples.map(\.t), values: samples.map { $0.value(sensor) })
             )
+            if let t = samples.first(where: { $0.t.isFinite })?.t {
+                starts.append((PathText.name(probe.description.source), t))
+            }
         }
-        guard !streams.isEmpty else { return ((perFile, nil), filled) }
+        let clocks = clockDisagreement(starts)
+        guard !streams.isEmpty else { return ((perFile, nil, clocks), filled) }
         var found = UnitEvidence.find(TimelineMerger().merge(streams), units: combined, timeColumn: nil)
         for unit in found.units {
             for k in probes.indices where keys[k] == unit.key { perFile[k].append(unit) }
@@ -232,6 +240,20 @@ enum SensorFilesImporter {
         found.units = perFile.flatMap { $0 }.reduce(into: [UnitEvidence.Unit]()) { all, u in
             if !all.contains(where: { $0.key == u.key && $0.unit == u.unit }) { all.append(u) }
         }
-        return ((perFile, found), filled)
+        return ((perFile, found, clocks), filled)
+    }
+
+    /// Largest difference between the files' first times, s, for one recording: files recorded
+    /// together start within it; a day apart, their clocks differ (an epoch in one, time since
+    /// the start in another).
+    static let clockTolerance = 86_400.0
+
+    /// Why the files' first times cannot be one recording's clock, or nil.
+    static func clockDisagreement(_ starts: [(file: String, t: Double)]) -> String? {
+        guard let early = starts.min(by: { $0.t < $1.t }), let late = starts.max(by: { $0.t < $1.t }),
+            late.t - early.t > clockTolerance
+        else { return nil }
+        return
+            "the files do not share one clock: \(late.file) starts at t = \(late.t) s and \(early.file) at t = \(early.t) s (after each file's time unit); give every file the same clock (an epoch in each, or time since the same start)"
     }
 }

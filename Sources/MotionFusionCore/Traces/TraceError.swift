@@ -46,6 +46,8 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         case unreadable
         /// A line is longer than any text trace has (binary data, or no line breaks).
         case lineTooLong
+        /// The files of one recording do not share one clock.
+        case inconsistentClocks
     }
 
     /// The class of problem.
