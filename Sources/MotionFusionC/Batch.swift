@@ -75,24 +75,15 @@ struct ArrayOutput {
 }
 
 /// The offline reconstruction behind `mf_reconstruct` (and so Python's `reconstruct`), in one
-/// place: every sample `samples` makes, in order, to `body` with its estimate. The arrays are read
-/// twice: first for what the magnetometer readings show (``BatchAttitudeEstimator/magnetometerSeed``).
+/// place: every sample of `next`, in order, to `body` with its estimate.
 func reconstruct(
-    _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters,
-    samples: () -> () throws -> SensorSample?, _ body: (MotionEstimate, SensorSample) throws -> Void
+    _ configuration: RunConfiguration, batch: BatchAttitudeEstimator.Parameters, next: () throws -> SensorSample?,
+    _ body: (MotionEstimate, SensorSample) throws -> Void
 ) throws {
     guard configuration.filter.reconstructionFilter != nil else {
         throw CallError.usage("reconstruct runs the EKF (filter ekf)")
     }
-    let calibration = configuration.calibration
-    let first = samples()
-    let seed =
-        configuration.mode == .nineD
-        ? try BatchAttitudeEstimator.CalibrationEvidence(
-            next: { try first().map { calibration?.apply($0) ?? $0 } }, parameters: batch) : nil
-    let result = try configuration.reconstruct(batch: batch, magnetometerSeed: seed, next: samples()) { r in
-        try body(r.estimate, r.input)
-    }
+    let result = try configuration.reconstruct(batch: batch, next: next) { r in try body(r.estimate, r.input) }
     // Never a silent fallback: windows whose solve failed kept the initialising smoother's attitude.
     if let st = result.statistics, st.failedWindows > 0 {
         throw CallError.input(
@@ -145,7 +136,7 @@ func batch(
             uncertainty: offline || run.filter.hasUncertainty)
         if offline {
             var i = 0
-            try reconstruct(run, batch: tuning, samples: { input.reader() }) { e, _ in
+            try reconstruct(run, batch: tuning, next: input.reader()) { e, _ in
                 // One estimate per sample: the output rate is never set here.
                 precondition(i < output.count, "more estimates than samples")
                 output.write(e, at: i)

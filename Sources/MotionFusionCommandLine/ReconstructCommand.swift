@@ -1,4 +1,3 @@
-import Glibc
 import MotionFusion
 
 /// `motionfusion reconstruct`: the best attitude a whole recording allows, offline.
@@ -36,10 +35,9 @@ enum ReconstructCommand {
         var samples = 0
         var firstTime = Double.infinity
         let bar = ProgressBar(console)
-        let seed = try magnetometerSeed(reader, run, settings)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
-                method: method, batch: settings.run.batch, magnetometerSeed: seed,
+                method: method, batch: settings.run.batch,
                 next: {
                     guard let s = try reader.next() else { return nil }
                     samples += 1
@@ -109,25 +107,6 @@ extension ReconstructCommand {
     /// Spread of the raw field strength (standard deviation over mean) beyond which an
     /// uncalibrated magnetometer is named when its readings determine no calibration.
     static let uncalibratedSpread = 0.1
-
-    /// What the whole recording's magnetometer readings show, from a first pass over a file that
-    /// can be read again (not standard input or a pipe), so that a calibration the readings need
-    /// applies from the first sample; nil otherwise (the batch decides window by window).
-    static func magnetometerSeed(
-        _ reader: SampleReader, _ run: RunConfiguration, _ settings: TraceRunSettings
-    ) throws -> BatchAttitudeEstimator.CalibrationEvidence? {
-        let path = reader.description.source
-        guard (settings.method ?? .default) == .batch, run.mode == .nineD, run.calibration?.magnetometer == nil,
-            settings.run.batch.estimateMagnetometerCalibration, path != "-", !TraceFormat.isStream(path),
-            access(path, R_OK) == 0
-        else { return nil }
-        let again = try settings.input.open(path)
-        let calibration = run.calibration
-        return try CommandLineError.rethrowing {
-            try BatchAttitudeEstimator.CalibrationEvidence(
-                next: { try again.next().map { calibration?.apply($0) ?? $0 } }, parameters: settings.run.batch)
-        }
-    }
 }
 
 /// A progress bar on a terminal's standard error (nothing elsewhere): one trace's fraction read

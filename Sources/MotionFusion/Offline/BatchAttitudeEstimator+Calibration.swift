@@ -31,41 +31,6 @@ extension BatchAttitudeEstimator {
             improvement = spread / max(fit.residual, .leastNormalMagnitude)
             evident = fit.residual * p.calibrationEvidence < spread
         }
-
-        /// The evidence a recording's readings give at the first window end whose readings so far
-        /// determine a fit (as ``BatchAttitudeEstimator/Driver`` decides, window by window: the
-        /// first window and its lookahead, then every further window), else at its end. Reading
-        /// stops at that decision.
-        public init(next: () throws -> SensorSample?, parameters p: Parameters) rethrows {
-            var kept = ThinnedReadings()
-            var checkpoint = Double.nan
-            while let s = try next() {
-                if s.t.isFinite {
-                    if checkpoint.isNaN { checkpoint = s.t + p.windowDuration + p.lookahead }
-                    if s.t >= checkpoint {
-                        let evidence = Self(kept.values, parameters: p)
-                        if evidence.fit != nil {
-                            self = evidence
-                            return
-                        }
-                        while checkpoint <= s.t { checkpoint += p.windowDuration }
-                    }
-                }
-                if let m = s.magnetometer { kept.add(m) }
-            }
-            self = Self(kept.values, parameters: p)
-        }
-
-        /// The evidence of an in-memory recording's readings.
-        public init(samples: [SensorSample], parameters p: Parameters) {
-            var k = 0
-            self.init(
-                next: {
-                    guard k < samples.count else { return nil }
-                    k += 1
-                    return samples[k - 1]
-                }, parameters: p)
-        }
     }
 }
 

@@ -41,19 +41,9 @@ extension BatchAttitudeEstimator {
         /// The latest finite time of the current solution (the clock it follows).
         var segmentTime = Double.nan
 
-        /// Whether the joint calibration starts with the first window, from a fit of the whole
-        /// recording's readings (``BatchAttitudeEstimator/magnetometerSeed``).
-        var seeded = false
-
-        init(parameters: Parameters, seed: CalibrationEvidence? = nil) {
+        init(parameters: Parameters) {
             self.parameters = parameters
             useMagnetometer = parameters.filter.mode == .nineD
-            if let seed, seed.evident, let fit = seed.fit, useMagnetometer, parameters.estimateMagnetometerCalibration {
-                calibration = (true, fit)
-                plainFit = fit
-                statistics.calibrationImprovement = seed.improvement
-                seeded = true
-            }
         }
 
         mutating func run(
@@ -125,9 +115,6 @@ extension BatchAttitudeEstimator {
                 if !segmentTime.isFinite || s.t > segmentTime { segmentTime = s.t }
             }
             pending.append(s)
-            if seeded && statistics.jointCalibrationStart == nil && s.t.isFinite {
-                statistics.jointCalibrationStart = s.t
-            }
             if s.t.isFinite { latestTime = max(latestTime, s.t) }
             if windowIsFull {
                 try processWindow(final: false, body)

@@ -113,30 +113,16 @@ public struct BatchAttitudeEstimator: Sendable {
     /// Tuning in use.
     public var parameters: Parameters
 
-    /// What the whole recording's magnetometer readings show, when known before the run (a first
-    /// pass over a file, or an in-memory recording): when they need calibrating, the joint
-    /// calibration starts with the first window, so that every sample's heading uses it. Nil: the
-    /// calibration is decided window by window from the readings so far.
-    public var magnetometerSeed: CalibrationEvidence?
-
     /// Creates an estimator.
-    public init(parameters: Parameters = Parameters(), magnetometerSeed: CalibrationEvidence? = nil) {
-        self.parameters = parameters
-        self.magnetometerSeed = magnetometerSeed
-    }
+    public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    /// Reconstructs every sample of an in-memory recording, its magnetometer readings looked at
-    /// whole first (``magnetometerSeed``). Throws when OpenBLAS or LAPACKE cannot be loaded
-    /// (``LinearAlgebraError/unavailable(_:)``).
+    /// Reconstructs every sample of an in-memory recording. Throws when OpenBLAS or LAPACKE
+    /// cannot be loaded (``LinearAlgebraError/unavailable(_:)``).
     public func reconstruct(_ samples: [SensorSample]) throws -> [Sample] {
         var out = [Sample]()
         out.reserveCapacity(samples.count)
         var i = 0
-        var estimator = self
-        if estimator.magnetometerSeed == nil && parameters.filter.mode == .nineD {
-            estimator.magnetometerSeed = CalibrationEvidence(samples: samples, parameters: parameters)
-        }
-        try estimator.reconstruct(
+        try reconstruct(
             next: {
                 guard i < samples.count else { return nil }
                 i += 1
@@ -154,7 +140,7 @@ public struct BatchAttitudeEstimator: Sendable {
     public func reconstruct(
         next: () throws -> SensorSample?, progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void
     ) throws -> Statistics {
-        var driver = Driver(parameters: parameters, seed: magnetometerSeed)
+        var driver = Driver(parameters: parameters)
         try driver.run(next: next, progress: progress, body)
         return driver.statistics
     }

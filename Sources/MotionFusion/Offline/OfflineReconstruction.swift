@@ -94,13 +94,10 @@ public struct OfflineReconstruction: Sendable {
     ///   - expectedSampleCount: the number of samples `next` will yield, when known (for progress).
     ///   - progress: called after each processed window with the fraction done, 0…1 (with
     ///     `expectedSampleCount`; otherwise only with 1 at the end).
-    ///   - magnetometerSeed: what the whole recording's magnetometer readings show, from a first
-    ///     pass (``BatchAttitudeEstimator/magnetometerSeed``); nil decides window by window.
     /// - Returns: the sample count and, when asked for, the fitted magnetometer calibration.
     @discardableResult
     public func reconstruct(
         next: () throws -> SensorSample?, expectedSampleCount: Int? = nil, progress: ((Double) -> Void)? = nil,
-        magnetometerSeed: BatchAttitudeEstimator.CalibrationEvidence? = nil,
         _ body: (ReconstructedSample) throws -> Void
     ) throws -> Result {
         var result = Result()
@@ -129,7 +126,7 @@ public struct OfflineReconstruction: Sendable {
             try LinearAlgebra.load()
             let p = parameters.batch
             var count = 0
-            let statistics = try BatchAttitudeEstimator(parameters: p, magnetometerSeed: magnetometerSeed).reconstruct(
+            let statistics = try BatchAttitudeEstimator(parameters: p).reconstruct(
                 next: next, progress: { report($0) }
             ) { s in
                 try body(
@@ -146,18 +143,17 @@ public struct OfflineReconstruction: Sendable {
         return result
     }
 
-    /// Reconstructs an in-memory recording, its magnetometer readings looked at whole first.
+    /// Reconstructs an in-memory recording.
     public func reconstruct(_ samples: [SensorSample]) throws -> (samples: [ReconstructedSample], result: Result) {
         var out = [ReconstructedSample]()
         out.reserveCapacity(samples.count)
         var i = 0
-        let seed = BatchAttitudeEstimator.CalibrationEvidence(samples: samples, parameters: parameters.batch)
         let result = try reconstruct(
             next: {
                 guard i < samples.count else { return nil }
                 i += 1
                 return samples[i - 1]
-            }, magnetometerSeed: seed
+            }
         ) { out.append($0) }
         return (out, result)
     }

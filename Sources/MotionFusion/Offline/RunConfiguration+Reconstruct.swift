@@ -13,8 +13,7 @@ extension RunConfiguration {
     public func reconstruct(
         method: ReconstructionMethod = .default, batch: BatchAttitudeEstimator.Parameters = .init(),
         expectedSampleCount: Int? = nil,
-        progress: ((Double) -> Void)? = nil, magnetometerSeed: BatchAttitudeEstimator.CalibrationEvidence? = nil,
-        next: () throws -> SensorSample?,
+        progress: ((Double) -> Void)? = nil, next: () throws -> SensorSample?,
         _ body: (ReconstructedSample) throws -> Void
     ) throws -> OfflineReconstruction.Result {
         guard let filter = self.filter.reconstructionFilter else {
@@ -31,7 +30,7 @@ extension RunConfiguration {
             next: {
                 guard let s = try next() else { return nil }
                 return calibration?.apply(s) ?? s
-            }, expectedSampleCount: expectedSampleCount, progress: progress, magnetometerSeed: magnetometerSeed
+            }, expectedSampleCount: expectedSampleCount, progress: progress
         ) { r in
             if resampler != nil {
                 try resampler!.push(r.estimate, r.input) { e, input in
