@@ -7,8 +7,9 @@ public struct GyroscopeClipping: Sendable, Codable, Equatable {
     /// Smallest range taken for a saturation, rad/s (115 °/s: below every gyroscope's range, above
     /// the rates a plateau of noise could repeat). A repeat of a smaller value is a still reading.
     public static let minimumRange = 2.0
-    /// Readings in a row at the largest magnitude that prove the range.
-    public static let minimumRun = 3
+    /// Readings in a row at the largest magnitude that prove the range: more than a logger that
+    /// repeats its last reading at a higher output rate makes (BROAD repeats one up to 5 times).
+    public static let minimumRun = 10
 
     /// Largest magnitude read per axis, rad/s.
     public private(set) var largest = Vector3.zero
