@@ -62,6 +62,26 @@ final class SensorFilesTests: XCTestCase {
         XCTAssert(messages.contains("holds date-times"), messages)
     }
 
+    /// Whole traces whose names hold a sensor's word (BROAD's `29_disturbed_stationary_magnet_B.csv`
+    /// and `31_…magnet_D.csv`) make a folder of traces, each run on its own, not per-sensor files.
+    func testTracesNamedForASensorAreAFolderOfTraces() throws {
+        let dir = TestData.temporaryDirectory() + "/trials"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let names = ["29_disturbed_stationary_magnet_B.csv", "31_disturbed_stationary_magnet_D.csv", "gyro_test.csv"]
+        for name in names {
+            let made = CommandRunner.run([
+                "simulate", "--scenario", "rest", "--duration", "2", "--rate", "50", "--output", dir + "/" + name,
+            ])
+            XCTAssertEqual(made.status, 0, made.err)
+        }
+        let out = TestData.temporaryDirectory() + "/estimates"
+        let r = CommandRunner.run(["replay", dir, "--output", out])
+        XCTAssertEqual(r.status, 0, r.err)
+        for name in names { XCTAssert(FileManager.default.fileExists(atPath: out + "/" + name), "\(name): \(r.err)") }
+        // A folder of one sensor's readings per file still reads as one recording.
+        XCTAssertEqual(try TraceFormat.detect(path: fixtures + "/iso"), .sensorFiles)
+    }
+
     func testTwoFilesForOneSensor() throws {
         let dir = TestData.temporaryDirectory()
         let text = "time,x,y,z\n0,0,0,9.8\n0.01,0,0,9.8\n"

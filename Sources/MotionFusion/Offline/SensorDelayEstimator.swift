@@ -4,12 +4,15 @@
 /// A vector fixed in the earth frame, seen from the rotating sensor, changes as `dv/dt = v × ω`.
 /// The estimator finds the delay `d` for which the measured derivative (central differences) best
 /// matches `v(t) × ω(t − d)` in least squares, over samples where the device turns and the vector's
-/// magnitude is typical, and refines the best grid point with a parabola. The magnetometer suits
+/// magnitude is typical, and refines the best grid point with a parabola. The estimate is used only
+/// when it lies ``significance`` standard errors from zero (the rate must change for a delay to
+/// show). The magnetometer suits
 /// this well (the field is constant in the earth frame); for the accelerometer, linear
 /// accelerations add noise.
 public enum SensorDelayEstimator {
     /// The estimated delay in seconds of `sensor` relative to the gyroscope, or `nil` when the
-    /// trace does not turn enough to tell. Searches `-maximum...maximum`.
+    /// trace does not turn enough to tell or its rate changes too little to determine the delay.
+    /// Searches `-maximum...maximum`.
     public static func estimate(_ samples: [SensorSample], sensor: SensorKind, maximum: Double = 0.05) -> Double? {
         func value(_ s: SensorSample) -> Vector3? {
             switch sensor {
@@ -95,6 +98,37 @@ public enum SensorDelayEstimator {
             if curvature > 0 { offset = 0.5 * (l - r) / curvature }
         }
         if best == 0 || best == costs.count - 1 { return nil }
-        return (Double(best - steps) + offset) * step
+        let delay = (Double(best - steps) + offset) * step
+        // Only a delay the data determine: a steady turn (a turntable, a spin about one axis)
+        // leaves the cost flat, since ω(t − d) = ω(t), and its minimum lies wherever the noise
+        // puts it (20–40 ms on simulated steady turns, each worth a heading error of ω·d).
+        let error = standardError(costs, step: step, residualVariance: costs[best] / Double(3 * points.count))
+        guard abs(delay) >= significance * error else { return nil }
+        return delay
+    }
+
+    /// How many standard errors from zero an estimated delay must lie to be used. Default 3.
+    static let significance = 3.0
+
+    /// The delay's standard error, s: `√(2·s² / c″)` with `s²` the residual variance per component
+    /// and `c″` the curvature of a parabola fitted by least squares to the whole cost curve (the
+    /// neighbouring grid points alone see the kinks that interpolating a noisy gyroscope makes).
+    /// Infinite when the fitted curve is not convex.
+    static func standardError(_ costs: [Double], step: Double, residualVariance: Double) -> Double {
+        // Least squares of cost = a·d² + b·d + c over the grid, d = (i − centre)·step. The grid
+        // is symmetric, so the odd sums vanish and `a` has a closed form.
+        let centre = Double(costs.count - 1) / 2
+        var (s0, s2, s4, c0, c2) = (0.0, 0.0, 0.0, 0.0, 0.0)
+        for (i, c) in costs.enumerated() {
+            let d2 = ((Double(i) - centre) * step) * ((Double(i) - centre) * step)
+            s0 += 1
+            s2 += d2
+            s4 += d2 * d2
+            c0 += c
+            c2 += c * d2
+        }
+        let a = (s0 * c2 - s2 * c0) / (s0 * s4 - s2 * s2)
+        guard a > 0, residualVariance.isFinite else { return .infinity }
+        return (residualVariance / a).squareRoot()
     }
 }

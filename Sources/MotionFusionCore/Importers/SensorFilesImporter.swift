@@ -39,9 +39,24 @@ enum SensorFilesImporter {
         return found.count == 1 ? found.first : nil
     }
 
-    /// Whether some member file maps to a sensor (the folder is then one recording).
+    /// Whether some member file is one sensor's (the folder is then one recording).
     static func holdsSensorFiles(_ files: RecordingFiles) -> Bool {
-        files.memberNames.contains { sensor(ofFile: $0) != nil }
+        files.memberNames.contains { sensor(ofMember: $0, in: files) != nil }
+    }
+
+    /// The sensor a member file holds: the one its name maps to, unless its header names the
+    /// columns of two sensors or more. Such a file is a whole trace whose name happens to hold a
+    /// sensor's word (BROAD's `29_disturbed_stationary_magnet_B.csv`), and its folder is a folder
+    /// of traces.
+    static func sensor(ofMember name: String, in files: RecordingFiles) -> SensorKind? {
+        guard let sensor = sensor(ofFile: name) else { return nil }
+        guard let header = try? files.firstLine(name) else { return sensor }
+        let names = header.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" }).map {
+            String($0.filter { $0 != "\"" })
+        }
+        guard let layout = try? ColumnLayout.fromHeader(names, file: name) else { return sensor }
+        let held = [ColumnLayout.Slot.gyroscopeX, .accelerometerX, .magnetometerX].filter { layout.has($0) }
+        return held.count >= 2 ? nil : sensor
     }
 
     /// The member files that map to sensors, one per sensor. Of two for one sensor, an
@@ -49,7 +64,7 @@ enum SensorFilesImporter {
     static func members(_ files: RecordingFiles) throws -> [(name: String, sensor: SensorKind)] {
         var chosen = [SensorKind: String]()
         for name in files.memberNames {
-            guard let sensor = sensor(ofFile: name) else { continue }
+            guard let sensor = sensor(ofMember: name, in: files) else { continue }
             guard let other = chosen[sensor] else {
                 chosen[sensor] = name
                 continue
