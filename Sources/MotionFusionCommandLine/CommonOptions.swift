@@ -210,9 +210,10 @@ struct LocationSettings {
         var text = date ?? ""
         let year: Double
         if text.isEmpty {
-            let c = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: Date())
-            year = WorldMagneticModel.decimalYear(year: c.year ?? 2026, month: c.month ?? 1, day: c.day ?? 1) ?? 2026
-            text = String(printf: "%04d-%02d-%02d", c.year ?? 2026, c.month ?? 1, c.day ?? 1)
+            // Today in UTC, from the clock alone (FoundationEssentials has no time-zone database).
+            let c = DateTimeText.utcDate(secondsSince1970: Date().timeIntervalSince1970)
+            year = WorldMagneticModel.decimalYear(year: c.year, month: c.month, day: c.day) ?? 2026
+            text = String(printf: "%04d-%02d-%02d", c.year, c.month, c.day)
         } else {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false).map { Int($0) }
             guard parts.count == 3, let y = parts[0], let m = parts[1], let d = parts[2],

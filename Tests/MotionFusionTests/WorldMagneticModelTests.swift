@@ -88,6 +88,30 @@ final class WorldMagneticModelTests: XCTestCase {
         XCTAssertEqual(MotionFusionCLI.run(["declination", "--lat", "10"], output: console), 2)
     }
 
+    /// Without `--date` the model is evaluated for today (UTC) in the executable too, which has no
+    /// time-zone database (it crashed there on a missing `UTC` zone); and the civil-date
+    /// conversion agrees with the one dates are parsed with.
+    func testLocationWithoutADateMeansToday() throws {
+        let now = Date().timeIntervalSince1970
+        let today = DateTimeText.utcDate(secondsSince1970: now)
+        let r = try CommandRunner.process(["declination", "--lat", "52.5", "--lon", "13.3", "--json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let explicit = CommandRunner.run([
+            "declination", "--lat", "52.5", "--lon", "13.3", "--json", "--date",
+            String(format: "%04d-%02d-%02d", today.year, today.month, today.day),
+        ])
+        let a = try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any]
+        let b = try JSONSerialization.jsonObject(with: Data(explicit.out.utf8)) as? [String: Any]
+        XCTAssertEqual(a?["declination_deg"] as? Double ?? .nan, b?["declination_deg"] as? Double ?? 1, accuracy: 1e-3)
+        for (seconds, date) in [
+            (0.0, (1970, 1, 1)), (951_782_400.0, (2000, 2, 29)), (1_709_251_200.0 + 86_399, (2024, 3, 1)),
+            (-86_400.0, (1969, 12, 31)), (4_107_542_400.0, (2100, 3, 1)),
+        ] {
+            let d = DateTimeText.utcDate(secondsSince1970: seconds)
+            XCTAssertEqual([d.year, d.month, d.day], [date.0, date.1, date.2], "\(seconds)")
+        }
+    }
+
     /// `replay --lat/--lon/--date` writes true heading: magnetic heading plus the model's declination.
     func testReplayUsesTheModelForTrueHeading() throws {
         var s = MotionSimulator.Settings()

@@ -2,7 +2,7 @@
 /// and the spreadsheet spelling with a space (`2024-03-01 12:00:00.123`) — read as seconds since
 /// 1970-01-01 UTC (UTC unless the text gives an offset), so per-sensor files and other logs join
 /// on one clock.
-enum DateTimeText {
+public enum DateTimeText {
     /// The seconds since the epoch of the text from `start` to `end` at `p` (surrounding spaces
     /// and quotes ignored): `YYYY-MM-DD`, `T` or a space, `hh:mm`, optionally `:ss` and a fraction
     /// after `.` or `,`, optionally `Z` or an offset `±hh`, `±hhmm` or `±hh:mm`. Nil for anything
@@ -101,5 +101,19 @@ enum DateTimeText {
         let dayOfYear = (153 * monthFromMarch + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The UTC calendar date of `seconds` since 1970-01-01T00:00:00Z: the inverse of
+    /// ``daysFromCivil(_:_:_:)`` (no time-zone database needed).
+    public static func utcDate(secondsSince1970 seconds: Double) -> (year: Int, month: Int, day: Int) {
+        let days = Int((seconds / 86_400).rounded(.down)) + 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
