@@ -138,4 +138,60 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("do not share one clock") && r.err.contains("Accelerometer.csv"), r.err)
     }
+
+    /// Writes 2 s of per-sensor files with a plain `time` column, all at `rate` Hz (the compass at
+    /// half of it): the accelerometer's and compass's times in seconds, the gyroscope's
+    /// multiplied by `gyroscopeScale`.
+    func writeFolder(_ dir: String, rate: Double, gyroscopeScale: Double) throws {
+        var accelerometer = "time,x,y,z\n"
+        var compass = "time,x,y,z\n"
+        var gyroscope = "time,x,y,z\n"
+        for i in 0..<Int(2 * rate) {
+            let t = Double(i) / rate
+            accelerometer += "\(t),0,0,9.8\n"
+            if i % 2 == 0 { compass += "\(t),20,0,-40\n" }
+            gyroscope += "\(t * gyroscopeScale),0,0,0.1\n"
+        }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try accelerometer.write(toFile: dir + "/Accelerometer.csv", atomically: false, encoding: .utf8)
+        try compass.write(toFile: dir + "/Compass.csv", atomically: false, encoding: .utf8)
+        try gyroscope.write(toFile: dir + "/Gyroscope.csv", atomically: false, encoding: .utf8)
+    }
+
+    /// A file whose plain `time` holds milliseconds beside files in seconds: its samples step
+    /// 1000 times as far as the others', slower than any sensor records. The unit is applied to
+    /// that file alone and announced with the file's name; `--units t=s` overrides.
+    func testFileInMillisecondsBesideSecondsIsScaledAndAnnounced() throws {
+        let dir = TestData.temporaryDirectory() + "/ms"
+        try writeFolder(dir, rate: 100, gyroscopeScale: 1000)
+        let trace = try TraceFormat.load(path: dir)
+        // One clock: the gyroscope's instants are the accelerometer's.
+        XCTAssertEqual(trace.samples.count, 200)
+        XCTAssertEqual(trace.samples.last?.t ?? 0, 1.99, accuracy: 1e-9)
+        XCTAssert(trace.samples.allSatisfy { $0.gyroscope != nil && $0.accelerometer != nil })
+        let note = trace.warnings.map(\.message).first { $0.hasPrefix(UnitEvidence.notePrefix) } ?? ""
+        XCTAssert(note.contains("t=ms (Gyroscope.csv's times step by 10 per sample, 1000×"), note)
+        // Said otherwise, seconds they are: the gyroscope spans 2000 s.
+        var options = DelimitedReadOptions()
+        options.units = "t=s"
+        let told = try TraceFormat.load(path: dir, options: options)
+        XCTAssertEqual(told.samples.last?.t ?? 0, 1990, accuracy: 1e-9)
+    }
+
+    /// A 2 kHz gyroscope in ms beside 2 kHz files in seconds steps by 0.5 "s": a sensor that could
+    /// be recording at 2 Hz, so its times stay seconds, with a warning naming the file and how to
+    /// give its unit.
+    func testFastFileInMillisecondsIsWarnedAbout() throws {
+        let dir = TestData.temporaryDirectory() + "/fast"
+        try writeFolder(dir, rate: 2000, gyroscopeScale: 1000)
+        let trace = try TraceFormat.load(path: dir)
+        let warning = trace.warnings.map(\.message).first { $0.contains("Gyroscope.csv's times step") } ?? ""
+        XCTAssert(warning.contains("read as seconds") && warning.contains("'time (ms)'"), warning)
+        // The same files in seconds (no clock 250 times slower than another) read without it.
+        let plain = TestData.temporaryDirectory() + "/plain"
+        try writeFolder(plain, rate: 100, gyroscopeScale: 1)
+        let messages = try TraceFormat.load(path: plain).warnings.map(\.message).joined(separator: "\n")
+        XCTAssertFalse(messages.contains("times step"), messages)
+        XCTAssertFalse(messages.contains("t=ms"), messages)
+    }
 }
