@@ -68,6 +68,8 @@ public enum TraceFormat: String, CaseIterable, Sendable {
     public static func open(stream lines: ByteLineReader, format: TraceFormat? = nil, options: DelimitedReadOptions)
         throws -> SampleReader
     {
+        // A ROS bag is told by its first bytes, whatever --format says.
+        if let refusal = try ROSBag.refusal(stream: lines) { throw refusal }
         // Only the lines detection needs are waited for: the header and the first row of
         // numbers (with a second header row before it, if any).
         let f =

@@ -138,6 +138,12 @@ public final class ByteLineReader {
         return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s))
     }
 
+    /// Up to `count` bytes ahead without consuming them (fewer only at the end of the input).
+    public func peekBytes(_ count: Int) throws -> [UInt8] {
+        while end - start < count && !eof { try fill() }
+        return Array(UnsafeBufferPointer(start: buffer + start, count: min(count, end - start)))
+    }
+
     /// A copy of the line `ahead` lines after the next one (0 is the next line) without consuming
     /// anything, or nil when the input ends before it. Reads only as far as that line, so a live
     /// stream is not waited on for more.
