@@ -194,4 +194,53 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertFalse(messages.contains("times step"), messages)
         XCTAssertFalse(messages.contains("t=ms"), messages)
     }
+
+    /// Two recordings zipped together (folders holding files of one name) are refused naming
+    /// every such entry, as are two files of one sensor in an archive (by their paths in it) and
+    /// archives inside the archive.
+    func testArchiveOfSeveralRecordingsNamesTheirFiles() throws {
+        let dir = TestData.temporaryDirectory()
+        let text = Array("time,x,y,z\n0,0,0,9.8\n0.01,0,0,9.8\n".utf8)
+        func refused(
+            _ entries: [(String, [UInt8])], _ says: [String], file: StaticString = #filePath, line: UInt = #line
+        )
+            throws
+        {
+            let zip = dir + "/x.zip"
+            try Data(ZipWriter.archive(entries)).write(to: URL(fileURLWithPath: zip))
+            let r = CommandRunner.run(["info", zip])
+            XCTAssertEqual(r.status, 1, r.err, file: file, line: line)
+            for s in says { XCTAssert(r.err.contains(s), r.err, file: file, line: line) }
+        }
+        try refused(
+            [("run1/Accelerometer.csv", text), ("run1/Gyroscope.csv", text), ("run2/Accelerometer.csv", text)],
+            [
+                "x.zip: the archive holds 2 files named Accelerometer.csv ('run1/Accelerometer.csv', 'run2/Accelerometer.csv')",
+                "unzip it and pass the folder of one recording",
+            ])
+        try refused(
+            [("a/Inertial.csv", text), ("b/Inertial.csv", text)], ["('a/Inertial.csv', 'b/Inertial.csv')"])
+        try refused(
+            [("a/accel.csv", text), ("b/Accelerometer.csv", text)],
+            ["files 'b/Accelerometer.csv' and 'a/accel.csv' both hold the accelerometer, so neither is read"])
+        try refused([("inner.zip", ZipWriter.archive([("Accelerometer.csv", text)]))], ["holds archives (inner.zip)"])
+    }
+
+    /// `--format sensor-files` names a folder: given one file, the error names the file and its
+    /// folder (`.` for a file in the working directory), not an empty path.
+    func testSensorFilesFormatGivenAFile() throws {
+        let dir = TestData.temporaryDirectory()
+        try writeFolder(dir, rate: 100, gyroscopeScale: 1)
+        let r = CommandRunner.run(["info", dir + "/Gyroscope.csv", "--format", "sensor-files"])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(
+            r.err.contains(
+                "\(dir)/Gyroscope.csv: --format sensor-files reads a folder (or a .zip) of per-sensor files, and this is one file: pass its folder ('\(dir)')"
+            ), r.err)
+        let here = try CommandRunner.process(["info", "Gyroscope.csv", "--format", "sensor-files"], in: dir)
+        XCTAssertEqual(here.status, 1, here.err)
+        XCTAssert(here.err.contains("error: Gyroscope.csv: --format sensor-files reads a folder"), here.err)
+        XCTAssert(here.err.contains("pass its folder ('.')"), here.err)
+        XCTAssertEqual(CommandRunner.run(["info", dir, "--format", "sensor-files"]).status, 0)
+    }
 }

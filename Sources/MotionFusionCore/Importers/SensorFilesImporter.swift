@@ -64,7 +64,7 @@ enum SensorFilesImporter {
             }
             throw TraceError(
                 .duplicateColumn, SourceLocation(file: files.location, line: 0, column: 0),
-                "files '\(other.escapedForMessage)' and '\(name.escapedForMessage)' both hold the \(sensor.rawValue); keep one in the folder (or read one of them as a single file)"
+                "files '\(files.inside(other).escapedForMessage)' and '\(files.inside(name).escapedForMessage)' both hold the \(sensor.rawValue), so neither is read; keep one in the \(files.archive == nil ? "folder" : "archive") (or read one of them as a single file)"
             )
         }
         return SensorKind.allCases.compactMap { s in chosen[s].map { ($0, s) } }
