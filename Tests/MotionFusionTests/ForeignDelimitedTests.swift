@@ -178,6 +178,32 @@ final class ForeignDelimitedTests: XCTestCase {
         }
     }
 
+    /// A row of numbers separated by another delimiter than the file's (`;` or tabs in a comma
+    /// file) is a value fault of its own, at its file:line:column: dropped and reported as a row
+    /// with another delimiter, not as a row that is not data.
+    func testRowWithAnotherDelimiterIsAValueFault() throws {
+        var rows = Self.rows()
+        rows[40] = rows[40].replacingOccurrences(of: ",", with: ";")
+        rows[70] = rows[70].replacingOccurrences(of: ",", with: "\t")
+        let text = ([Self.header] + rows).joined(separator: "\n") + "\n"
+        var kept = Self.rows()
+        kept.remove(at: 70)
+        kept.remove(at: 40)
+        let expected = try load(([Self.header] + kept).joined(separator: "\n") + "\n")
+        let trace = try load(text)
+        assertSameSamples(expected, trace)
+        let warning = trace.warnings.first { $0.message.hasPrefix("row with another delimiter 2 times") }
+        XCTAssertNotNil(warning, "\(trace.warnings)")
+        XCTAssertEqual(warning?.location.description, "\(trace.source):42:3")
+        XCTAssert(warning?.message.contains("(fields separated by ';', the file's by ',')") == true, "\(warning!)")
+        XCTAssertFalse(trace.warnings.contains { $0.message.contains("not data") }, "\(trace.warnings)")
+        // --strict refuses it where it is, with a non-zero exit.
+        let path = TestData.writeTemporary(text)
+        let r = CommandRunner.run(["info", path, "--strict"])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(r.err.contains("\(path):42:3: a row with another delimiter"), r.err)
+    }
+
     /// After skipped lines, a bad header is named at its own line, and skipping past the end says so.
     func testHeaderErrorsAfterSkippedLinesAreAtTheirLine() {
         let text = (Self.dotPreamble + ["0.0,1,2", "1.0,2,3"]).joined(separator: "\n") + "\n"

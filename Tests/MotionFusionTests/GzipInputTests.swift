@@ -78,4 +78,54 @@ final class GzipInputTests: XCTestCase {
         XCTAssert(r.err.contains("gzip stream is cut short"), r.err)
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out.csv"), "nothing written")
     }
+
+    /// A `.csv.gz` inside a `.zip` is inflated as it is read, stored or deflated in the archive: a
+    /// zipped trace file alone reads as that file, and per-sensor `.csv.gz` files as the folder.
+    /// A gzip member cut short inside the archive is an error naming the entry.
+    func testGzipEntriesOfAnArchiveAreInflated() throws {
+        let dir = TestData.temporaryDirectory()
+        let plain = dir + "/trace.csv"
+        try FileManager.default.copyItem(atPath: TestData.projectData + "/sim_mixed_100hz.csv", toPath: plain)
+        let compressed = Array(try Data(contentsOf: URL(fileURLWithPath: try gzip([plain], to: plain + ".gz"))))
+        let expected = try TraceFormat.load(path: plain)
+        for deflate in [true, false] {
+            let zip = dir + "/imu-\(deflate).zip"
+            try Data(ZipWriter.archive([("imu.csv.gz", compressed)], deflate: deflate)).write(
+                to: URL(fileURLWithPath: zip))
+            let trace = try TraceFormat.load(path: zip)
+            XCTAssertEqual(trace.format, "native")
+            XCTAssertEqual(trace.samples, expected.samples)
+        }
+        // The same zipped uncompressed reads the same.
+        let zipped = dir + "/imu.zip"
+        try ZipWriter.write(folder: dir, names: ["trace.csv"], to: zipped)
+        XCTAssertEqual(try TraceFormat.load(path: zipped).samples, expected.samples)
+
+        // Per-sensor files, each gzipped, in a .zip.
+        let fixtures = TestData.packageRoot + "/Tests/MotionFusionTests/Fixtures/SensorFiles/iso"
+        let names = ["Accelerometer.csv", "Compass.csv", "Gyroscope.csv"]
+        let entries = try names.map { name in
+            (
+                name + ".gz",
+                Array(
+                    try Data(
+                        contentsOf: URL(
+                            fileURLWithPath: try gzip([fixtures + "/" + name], to: dir + "/" + name + ".gz"))))
+            )
+        }
+        try Data(ZipWriter.archive(entries)).write(to: URL(fileURLWithPath: dir + "/iso.zip"))
+        let folder = try TraceFormat.load(path: fixtures)
+        let archive = try TraceFormat.load(path: dir + "/iso.zip")
+        XCTAssertEqual(archive.format, "sensor-files")
+        XCTAssertEqual(archive.samples, folder.samples)
+
+        // Cut short inside the archive.
+        let cut = dir + "/cut.zip"
+        try Data(ZipWriter.archive([("imu.csv.gz", Array(compressed.prefix(compressed.count / 2)))])).write(
+            to: URL(fileURLWithPath: cut))
+        let r = CommandRunner.run(["replay", cut, "--output", dir + "/out.csv"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssert(r.err.contains("cut.zip:imu.csv.gz") && r.err.contains("gzip stream is cut short"), r.err)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir + "/out.csv"), "nothing written")
+    }
 }

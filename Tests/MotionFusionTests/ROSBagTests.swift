@@ -34,8 +34,18 @@ final class ROSBagTests: XCTestCase {
         let forced = CommandRunner.run(["replay", bag, "--columns", "t=1,acc=2"])
         XCTAssertEqual(forced.status, 1, forced.err)
         XCTAssert(forced.err.contains("ROS 1 bag"), forced.err)
-        let piped = try CommandRunner.process(["replay", "-"], input: try Data(contentsOf: URL(fileURLWithPath: mcap)))
-        XCTAssertEqual(piped.status, 1, piped.err)
-        XCTAssert(piped.err.contains("MCAP"), piped.err)
+        // On standard input, whatever --format says: it cannot be read from there, and the
+        // Python route is named with a file to save it to.
+        for (path, file) in [(mcap, "recording.mcap"), (bag, "recording.bag")] {
+            for format in [[], ["--format", "native"]] {
+                let piped = try CommandRunner.process(
+                    ["replay", "-"] + format, input: try Data(contentsOf: URL(fileURLWithPath: path)))
+                XCTAssertEqual(piped.status, 1, piped.err)
+                XCTAssert(
+                    piped.err.contains("on standard input: a ROS bag cannot be read from standard input"), piped.err)
+                XCTAssert(piped.err.contains("motionfusion.load(\"\(file)\""), piped.err)
+                XCTAssertFalse(piped.err.contains("load(\"stdin\""), piped.err)
+            }
+        }
     }
 }

@@ -158,4 +158,109 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("do not share one clock") && r.err.contains("Accelerometer.csv"), r.err)
     }
+
+    /// Writes 2 s of per-sensor files with a plain `time` column, all at `rate` Hz (the compass at
+    /// half of it): the accelerometer's and compass's times in seconds, the gyroscope's
+    /// multiplied by `gyroscopeScale`.
+    func writeFolder(_ dir: String, rate: Double, gyroscopeScale: Double) throws {
+        var accelerometer = "time,x,y,z\n"
+        var compass = "time,x,y,z\n"
+        var gyroscope = "time,x,y,z\n"
+        for i in 0..<Int(2 * rate) {
+            let t = Double(i) / rate
+            accelerometer += "\(t),0,0,9.8\n"
+            if i % 2 == 0 { compass += "\(t),20,0,-40\n" }
+            gyroscope += "\(t * gyroscopeScale),0,0,0.1\n"
+        }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try accelerometer.write(toFile: dir + "/Accelerometer.csv", atomically: false, encoding: .utf8)
+        try compass.write(toFile: dir + "/Compass.csv", atomically: false, encoding: .utf8)
+        try gyroscope.write(toFile: dir + "/Gyroscope.csv", atomically: false, encoding: .utf8)
+    }
+
+    /// A file whose plain `time` holds milliseconds beside files in seconds: its samples step
+    /// 1000 times as far as the others', slower than any sensor records. The unit is applied to
+    /// that file alone and announced with the file's name; `--units t=s` overrides.
+    func testFileInMillisecondsBesideSecondsIsScaledAndAnnounced() throws {
+        let dir = TestData.temporaryDirectory() + "/ms"
+        try writeFolder(dir, rate: 100, gyroscopeScale: 1000)
+        let trace = try TraceFormat.load(path: dir)
+        // One clock: the gyroscope's instants are the accelerometer's.
+        XCTAssertEqual(trace.samples.count, 200)
+        XCTAssertEqual(trace.samples.last?.t ?? 0, 1.99, accuracy: 1e-9)
+        XCTAssert(trace.samples.allSatisfy { $0.gyroscope != nil && $0.accelerometer != nil })
+        let note = trace.warnings.map(\.message).first { $0.hasPrefix(UnitEvidence.notePrefix) } ?? ""
+        XCTAssert(note.contains("t=ms (Gyroscope.csv's times step by 10 per sample, 1000×"), note)
+        // Said otherwise, seconds they are: the gyroscope spans 2000 s.
+        var options = DelimitedReadOptions()
+        options.units = "t=s"
+        let told = try TraceFormat.load(path: dir, options: options)
+        XCTAssertEqual(told.samples.last?.t ?? 0, 1990, accuracy: 1e-9)
+    }
+
+    /// A 2 kHz gyroscope in ms beside 2 kHz files in seconds steps by 0.5 "s": a sensor that could
+    /// be recording at 2 Hz, so its times stay seconds, with a warning naming the file and how to
+    /// give its unit.
+    func testFastFileInMillisecondsIsWarnedAbout() throws {
+        let dir = TestData.temporaryDirectory() + "/fast"
+        try writeFolder(dir, rate: 2000, gyroscopeScale: 1000)
+        let trace = try TraceFormat.load(path: dir)
+        let warning = trace.warnings.map(\.message).first { $0.contains("Gyroscope.csv's times step") } ?? ""
+        XCTAssert(warning.contains("read as seconds") && warning.contains("'time (ms)'"), warning)
+        // The same files in seconds (no clock 250 times slower than another) read without it.
+        let plain = TestData.temporaryDirectory() + "/plain"
+        try writeFolder(plain, rate: 100, gyroscopeScale: 1)
+        let messages = try TraceFormat.load(path: plain).warnings.map(\.message).joined(separator: "\n")
+        XCTAssertFalse(messages.contains("times step"), messages)
+        XCTAssertFalse(messages.contains("t=ms"), messages)
+    }
+
+    /// Two recordings zipped together (folders holding files of one name) are refused naming
+    /// every such entry, as are two files of one sensor in an archive (by their paths in it) and
+    /// archives inside the archive.
+    func testArchiveOfSeveralRecordingsNamesTheirFiles() throws {
+        let dir = TestData.temporaryDirectory()
+        let text = Array("time,x,y,z\n0,0,0,9.8\n0.01,0,0,9.8\n".utf8)
+        func refused(
+            _ entries: [(String, [UInt8])], _ says: [String], file: StaticString = #filePath, line: UInt = #line
+        )
+            throws
+        {
+            let zip = dir + "/x.zip"
+            try Data(ZipWriter.archive(entries)).write(to: URL(fileURLWithPath: zip))
+            let r = CommandRunner.run(["info", zip])
+            XCTAssertEqual(r.status, 1, r.err, file: file, line: line)
+            for s in says { XCTAssert(r.err.contains(s), r.err, file: file, line: line) }
+        }
+        try refused(
+            [("run1/Accelerometer.csv", text), ("run1/Gyroscope.csv", text), ("run2/Accelerometer.csv", text)],
+            [
+                "x.zip: the archive holds 2 files named Accelerometer.csv ('run1/Accelerometer.csv', 'run2/Accelerometer.csv')",
+                "unzip it and pass the folder of one recording",
+            ])
+        try refused(
+            [("a/Inertial.csv", text), ("b/Inertial.csv", text)], ["('a/Inertial.csv', 'b/Inertial.csv')"])
+        try refused(
+            [("a/accel.csv", text), ("b/Accelerometer.csv", text)],
+            ["files 'b/Accelerometer.csv' and 'a/accel.csv' both hold the accelerometer, so neither is read"])
+        try refused([("inner.zip", ZipWriter.archive([("Accelerometer.csv", text)]))], ["holds archives (inner.zip)"])
+    }
+
+    /// `--format sensor-files` names a folder: given one file, the error names the file and its
+    /// folder (`.` for a file in the working directory), not an empty path.
+    func testSensorFilesFormatGivenAFile() throws {
+        let dir = TestData.temporaryDirectory()
+        try writeFolder(dir, rate: 100, gyroscopeScale: 1)
+        let r = CommandRunner.run(["info", dir + "/Gyroscope.csv", "--format", "sensor-files"])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(
+            r.err.contains(
+                "\(dir)/Gyroscope.csv: --format sensor-files reads a folder (or a .zip) of per-sensor files, and this is one file: pass its folder ('\(dir)')"
+            ), r.err)
+        let here = try CommandRunner.process(["info", "Gyroscope.csv", "--format", "sensor-files"], in: dir)
+        XCTAssertEqual(here.status, 1, here.err)
+        XCTAssert(here.err.contains("error: Gyroscope.csv: --format sensor-files reads a folder"), here.err)
+        XCTAssert(here.err.contains("pass its folder ('.')"), here.err)
+        XCTAssertEqual(CommandRunner.run(["info", dir, "--format", "sensor-files"]).status, 0)
+    }
 }

@@ -32,6 +32,11 @@ final class SensorRemapTests: XCTestCase {
         refused("x,y,-z", "mirror")
         refused("x,y,-z", "-X+Y-Z")
         refused("mag=+X+Y-Z", "mirror")
+        // The fix names the whole value, each mirror turned, keys kept: it parses when pasted.
+        refused("mag=+Y+X+Z", "--remap mag=-Y+X+Z;")
+        refused("x,-z,y,mag=y,x,z", "--remap x,-z,y,mag=-Y+X+Z;")
+        refused("y,x,z,mag=y,x,z", "--remap -Y+X+Z,mag=-Y+X+Z;")
+        XCTAssertNoThrow(try SensorRemap(spec: "x,-z,y,mag=-Y+X+Z"))
         refused("mag=x,x,z", "not a remap")
         refused("foo=x,y,z", "the keys are gyr, acc and mag")
         refused("mag=x,y,z,mag=y,x,-z", "given twice")
@@ -76,6 +81,10 @@ final class SensorRemapTests: XCTestCase {
         let mirror = CommandRunner.run(["replay", mounted, "--remap", "acc=x,-z,y,mag=x,y,-z"])
         XCTAssertEqual(mirror.status, 2, mirror.err)
         XCTAssert(mirror.err.contains("mirror") && mirror.err.contains("-X+Y-Z"), mirror.err)
+        // The suggested command works when pasted.
+        XCTAssert(mirror.err.contains("--remap acc=x,-z,y,mag=-X+Y-Z;"), mirror.err)
+        let pasted = CommandRunner.run(["info", mounted, "--remap", "acc=x,-z,y,mag=-X+Y-Z"])
+        XCTAssertEqual(pasted.status, 0, pasted.err)
     }
 
     /// The ground truth a file holds is of its own sensor frame: a remap turns it with the sensors,

@@ -15,23 +15,25 @@ struct RecordingFiles {
 
     /// The recording at `path`: a folder, a `.zip` archive, or a file inside a folder (its folder).
     init(_ path: String) throws {
-        if path.lowercased().hasSuffix(".zip") && !TraceFormat.isDirectory(path) {
+        if TraceFormat.isArchive(path) {
             location = path
             archive = try ZipArchive(path: path)
         } else {
-            location = TraceFormat.isDirectory(path) ? path : PathText.folder(path)
+            let folder = TraceFormat.isDirectory(path) ? path : PathText.folder(path)
+            location = folder.isEmpty ? "." : folder
             archive = nil
         }
     }
 
-    /// The names of the member files (an archive's entries by their last path component; no
-    /// hidden files, folders, FIFOs or devices), sorted.
+    /// The names of the member files (an archive's entries by their last path component, each
+    /// name once; no hidden files, folders, FIFOs or devices), sorted.
     var memberNames: [String] {
         if let archive {
+            var seen = Set<String>()
             return archive.entries.compactMap { e in
                 guard !e.name.hasSuffix("/"), !e.name.hasPrefix("__MACOSX/") else { return nil }
                 let name = e.name.split(separator: "/").last.map(String.init) ?? e.name
-                return name.hasPrefix(".") ? nil : name
+                return name.hasPrefix(".") || !seen.insert(name.lowercased()).inserted ? nil : name
             }.sorted()
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: location)) ?? []
@@ -46,6 +48,10 @@ struct RecordingFiles {
         if let archive, let e = archive.entry(named: name) { return location + ":" + e.name }
         return PathText.join(location.isEmpty ? "." : location, name)
     }
+
+    /// The name of a member file inside the recording: `name`, or the archive's entry
+    /// (`run1/Accelerometer.csv`).
+    func inside(_ name: String) -> String { archive?.entry(named: name)?.name ?? name }
 
     /// Whether the recording has the file (a FIFO or device in a folder is not a member file: it
     /// would block or never end).
@@ -64,9 +70,17 @@ struct RecordingFiles {
         return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)
     }
 
-    /// A line reader over a member file.
+    /// A line reader over a member file. An archive whose folders hold two files of that name
+    /// (two recordings zipped together) is an error naming them: which one is meant is not known.
     func lines(_ name: String) throws -> ByteLineReader {
         if let archive, let e = archive.entry(named: name) {
+            let same = archive.entries(named: name)
+            guard same.count == 1 else {
+                throw TraceError(
+                    .duplicateColumn, SourceLocation(file: location, line: 0, column: 0),
+                    "the archive holds \(same.count) files named \(PathText.name(e.name).escapedForMessage) (\(same.map { "'\($0.name.escapedForMessage)'" }.joined(separator: ", "))), in different folders: none is read, as which one belongs to the recording is not known; unzip it and pass the folder of one recording"
+                )
+            }
             return try archive.lines(e, name: path(name))
         }
         return try ByteLineReader(path: path(name))

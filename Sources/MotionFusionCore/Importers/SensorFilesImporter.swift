@@ -79,7 +79,7 @@ enum SensorFilesImporter {
             }
             throw TraceError(
                 .duplicateColumn, SourceLocation(file: files.location, line: 0, column: 0),
-                "files '\(other.escapedForMessage)' and '\(name.escapedForMessage)' both hold the \(sensor.rawValue); keep one in the folder (or read one of them as a single file)"
+                "files '\(files.inside(other).escapedForMessage)' and '\(files.inside(name).escapedForMessage)' both hold the \(sensor.rawValue), so neither is read; keep one in the \(files.archive == nil ? "folder" : "archive") (or read one of them as a single file)"
             )
         }
         return SensorKind.allCases.compactMap { s in chosen[s].map { ($0, s) } }
@@ -160,6 +160,7 @@ enum SensorFilesImporter {
         if let clocks = findings.clocks {
             throw TraceError(.inconsistentClocks, SourceLocation(file: files.location, line: 0, column: 0), clocks)
         }
+        let here = SourceLocation(file: files.location, line: 0, column: 0)
         // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
         // holding a heading) is left out with a warning while another file reads.
         var parts = [SampleReader]()
@@ -174,9 +175,8 @@ enum SensorFilesImporter {
             }
         }
         guard !parts.isEmpty else { throw unreadable[0] }
-        var warnings = [TraceWarning]()
+        var warnings = findings.clockWarnings.map { TraceWarning(here, $0) }
         let ignored = files.memberNames.filter { n in !members.contains { $0.name == n } }
-        let here = SourceLocation(file: files.location, line: 0, column: 0)
         warnings.append(
             TraceWarning(
                 here,
@@ -196,12 +196,22 @@ enum SensorFilesImporter {
         )
     }
 
-    /// The units the first readings prove: each file's time on its own, the sensors over the
-    /// files merged (a gyroscope in °/s is told by the accelerometer's turns). Per file, the units
-    /// to apply; and all of them, for the note.
-    static func evidence(_ probes: [() throws -> DelimitedTraceReader]) -> (
-        perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?, clocks: String?
-    ) {
+    /// What the first readings of the files show.
+    struct Evidence {
+        /// Per file, the units to apply.
+        var perFile: [[UnitEvidence.Unit]]
+        /// All the units found, for the note.
+        var all: UnitEvidence.Findings?
+        /// Why the files cannot share one clock (an error), or nil.
+        var clocks: String?
+        /// Files whose time steps look like another unit's without proving it (warnings).
+        var clockWarnings: [String] = []
+    }
+
+    /// The units the first readings prove: each file's time on its own, then against the other
+    /// files' (``slowClocks(_:)``), the sensors over the files merged (a gyroscope in °/s is told
+    /// by the accelerometer's turns).
+    static func evidence(_ probes: [() throws -> DelimitedTraceReader]) -> Evidence {
         let first = evidence(probes, rows: UnitEvidence.rows)
         // No turn in the first rows (a recording that starts with a long rest): look further for
         // the gyroscope's unit, as for a single file.
@@ -211,15 +221,12 @@ enum SensorFilesImporter {
     }
 
     /// The evidence of each file's first `rows` rows, merged; `filled`: some file had that many.
-    static func evidence(_ probes: [() throws -> DelimitedTraceReader], rows: Int) -> (
-        result: (perFile: [[UnitEvidence.Unit]], all: UnitEvidence.Findings?, clocks: String?), filled: Bool
-    ) {
-        var perFile = [[UnitEvidence.Unit]](repeating: [], count: probes.count)
-        var streams = [TimelineMerger.Stream]()
+    static func evidence(_ probes: [() throws -> DelimitedTraceReader], rows: Int) -> (result: Evidence, filled: Bool) {
+        var result = Evidence(perFile: [[UnitEvidence.Unit]](repeating: [], count: probes.count))
+        var read = [(k: Int, file: String, sensor: SensorKind, samples: [SensorSample], seconds: Bool)]()
         var combined = SensorUnits()
         var keys = [String?](repeating: nil, count: probes.count)
         var filled = false
-        var starts = [(file: String, t: Double)]()
         for (k, open) in probes.enumerated() {
             guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
             var samples = [SensorSample]()
@@ -228,34 +235,113 @@ enum SensorFilesImporter {
             let key = SensorRemap.key(sensor)
             keys[k] = key
             combined.take(key, from: probe.layout.units)
+            var seconds = false
             if case .column = probe.clock, let c = probe.layout.columns[.time], c < probe.rows.columnNames.count,
-                probe.rows.dateTimeSlot < 0,
-                let unit = UnitEvidence.timeUnit(
-                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]))
+                probe.rows.dateTimeSlot < 0
             {
-                perFile[k].append(unit)
-                var scaled = SensorUnits()
-                try? scaled.set("t", unit.unit, strictly: true)
-                let factor = scaled.time / probe.layout.units.time
-                for i in samples.indices { samples[i].t *= factor }
+                if let unit = UnitEvidence.timeUnit(
+                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]))
+                {
+                    result.perFile[k].append(unit)
+                    scale(&samples, to: unit, from: probe.layout.units)
+                } else {
+                    // Read as seconds because nothing says otherwise.
+                    seconds = !probe.layout.units.explicit.contains("t") && probe.layout.units.time == 1
+                }
             }
-            streams.append(
-                TimelineMerger.Stream(sensor: sensor, times: samples.map(\.t), values: samples.map { $0.value(sensor) })
-            )
-            if let t = samples.first(where: { $0.t.isFinite })?.t {
-                starts.append((PathText.name(probe.description.source), t))
-            }
+            read.append((k, PathText.name(probe.description.source), sensor, samples, seconds))
         }
-        let clocks = clockDisagreement(starts)
-        guard !streams.isEmpty else { return ((perFile, nil, clocks), filled) }
+        let steps = read.map { f in medianStep(f.samples) }
+        let slow = slowClocks(read.indices.map { (read[$0].file, steps[$0], read[$0].seconds) })
+        result.clockWarnings = slow.warnings
+        for (i, unit) in slow.units {
+            result.perFile[read[i].k].append(unit)
+            scale(&read[i].samples, to: unit, from: SensorUnits())
+        }
+        result.clocks = clockDisagreement(
+            read.compactMap { f in f.samples.first(where: { $0.t.isFinite }).map { (f.file, $0.t) } })
+        guard !read.isEmpty else { return (result, filled) }
+        let streams = read.map { f in
+            TimelineMerger.Stream(
+                sensor: f.sensor, times: f.samples.map(\.t), values: f.samples.map { $0.value(f.sensor) })
+        }
         var found = UnitEvidence.find(TimelineMerger().merge(streams), units: combined, timeColumn: nil)
         for unit in found.units {
-            for k in probes.indices where keys[k] == unit.key { perFile[k].append(unit) }
+            for k in probes.indices where keys[k] == unit.key { result.perFile[k].append(unit) }
         }
-        found.units = perFile.flatMap { $0 }.reduce(into: [UnitEvidence.Unit]()) { all, u in
+        found.units = result.perFile.flatMap { $0 }.reduce(into: [UnitEvidence.Unit]()) { all, u in
             if !all.contains(where: { $0.key == u.key && $0.unit == u.unit }) { all.append(u) }
         }
-        return ((perFile, found, clocks), filled)
+        result.all = found
+        return (result, filled)
+    }
+
+    /// Scales the times of `samples`, read in `units`, to seconds as `unit` says they are.
+    static func scale(_ samples: inout [SensorSample], to unit: UnitEvidence.Unit, from units: SensorUnits) {
+        var scaled = SensorUnits()
+        try? scaled.set("t", unit.unit, strictly: true)
+        let factor = scaled.time / units.time
+        for i in samples.indices { samples[i].t *= factor }
+    }
+
+    /// The median step between increasing times, or nil.
+    static func medianStep(_ samples: [SensorSample]) -> Double? {
+        var steps = [Double]()
+        for (a, b) in zip(samples, samples.dropFirst()) where a.t.isFinite && b.t.isFinite && b.t > a.t {
+            steps.append(b.t - a.t)
+        }
+        return UnitCheck.median(steps)
+    }
+
+    /// Largest factor between the rates of two files recorded together once the slower file's
+    /// clock is read in its unit (an accelerometer at 400 Hz beside a magnetometer at 100 Hz).
+    static let rateSpread = 4.0
+    /// Shortest step, s, read as seconds, that decides a file's clock is in ms, µs or ns: a sensor
+    /// slower than 2 Hz beside one 250 times faster or more. A shorter step is only warned about.
+    static let slowestStep = 0.5
+
+    /// The files whose times, read as seconds, step 10³, 10⁶ or 10⁹ times as far as the fastest
+    /// file's (within ``rateSpread`` either way): a clock in ms, µs or ns beside clocks in
+    /// seconds. `files`: each file's name, median step as read, and whether it was read as
+    /// seconds only because nothing said otherwise. A step longer than ``slowestStep`` proves
+    /// the unit (by index into `files`); a shorter one is a warning naming the file.
+    static func slowClocks(_ files: [(name: String, step: Double?, seconds: Bool)]) -> (
+        units: [(Int, UnitEvidence.Unit)], warnings: [String]
+    ) {
+        var units = [(Int, UnitEvidence.Unit)]()
+        var warnings = [String]()
+        guard
+            let fastest = files.indices.filter({ files[$0].step.map { $0 > 0 } ?? false })
+                .min(by: { files[$0].step! < files[$1].step! })
+        else { return ([], []) }
+        let reference = files[fastest].step!
+        func g(_ v: Double) -> String { String(printf: "%.4g", v) }
+        for (i, f) in files.enumerated() where f.seconds {
+            guard let step = f.step else { continue }
+            for (unit, factor) in [("ms", 1e3), ("us", 1e6), ("ns", 1e9)] {
+                let ratio = step / reference
+                guard ratio >= factor / rateSpread && ratio <= factor * rateSpread else { continue }
+                let spelled = unit == "us" ? "µs" : unit
+                let facts =
+                    "\(f.name)'s times step by \(g(step)) per sample, \(g(ratio))× the \(g(reference)) s of \(files[fastest].name)"
+                if step > slowestStep {
+                    units.append(
+                        (
+                            i,
+                            UnitEvidence.Unit(
+                                key: "t", unit: unit,
+                                reason:
+                                    "\(facts): \(spelled) (\(g(factor / step)) Hz), not seconds (\(g(1 / step)) Hz)"
+                            )
+                        ))
+                } else {
+                    warnings.append(
+                        "\(facts): read as seconds (\(g(1 / step)) Hz); if its times are in \(spelled), give its time column the unit, e.g. 'time (\(unit))', in a copy of the folder (--units sets every file's)"
+                    )
+                }
+            }
+        }
+        return (units, warnings)
     }
 
     /// Largest difference between the files' first times, s, for one recording: files recorded

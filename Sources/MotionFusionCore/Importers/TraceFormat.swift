@@ -49,15 +49,24 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         case .native, .delimited, .xioFusion:
             // Units the first readings prove are applied from the first row on: a file can be read
             // twice, so it is looked at before it is read.
-            findings = UnitEvidence.find(path: path, format: f.rawValue, options: options)
+            let lines = try textLines(path)
+            findings = UnitEvidence.find(lines: lines, format: f.rawValue, options: options)
             reader = try DelimitedTraceReader(
-                lines: ByteLineReader(path: path), format: f.rawValue, options: options, known: nil,
-                evident: findings?.units ?? [], probe: false)
+                lines: lines(), format: f.rawValue, options: options, known: nil, evident: findings?.units ?? [],
+                probe: false)
         case .euroc: reader = try EuRoCReader(path: path, options: options)
         case .ximu3: reader = try XIMU3Importer.open(RecordingFiles(path), options: options)
         case .phyphox: reader = try PhyphoxImporter.open(RecordingFiles(path), options: options)
         case .sensorLogger: reader = try SensorLoggerImporter.open(RecordingFiles(path), options: options)
-        case .sensorFiles: (reader, findings) = try SensorFilesImporter.open(RecordingFiles(path), options: options)
+        case .sensorFiles:
+            guard isDirectory(path) || isArchive(path) else {
+                let folder = PathText.folder(path)
+                throw TraceError(
+                    .unknownFormat, SourceLocation(file: path, line: 0, column: 0),
+                    "--format sensor-files reads a folder (or a .zip) of per-sensor files, and this is one file: pass its folder ('\((folder.isEmpty ? "." : folder).escapedForMessage)') to read the files there together, or leave --format out to read this file alone"
+                )
+            }
+            (reader, findings) = try SensorFilesImporter.open(RecordingFiles(path), options: options)
         }
         return UnitCheckingReader(reader, findings: findings)
     }
@@ -68,6 +77,8 @@ public enum TraceFormat: String, CaseIterable, Sendable {
     public static func open(stream lines: ByteLineReader, format: TraceFormat? = nil, options: DelimitedReadOptions)
         throws -> SampleReader
     {
+        // A ROS bag is told by its first bytes, whatever --format says.
+        if let refusal = try ROSBag.refusal(stream: lines) { throw refusal }
         // Only the lines detection needs are waited for: the header and the first row of
         // numbers (with a second header row before it, if any).
         let f =
@@ -87,6 +98,35 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return UnitCheckingReader(
             try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options), live: true)
     }
+
+    /// Opens the text of a single-file trace: the file at `path`, or the one trace file a `.zip`
+    /// holds (``singleTrace(in:)``).
+    static func textLines(_ path: String) throws -> () throws -> ByteLineReader {
+        guard isArchive(path) else { return { try ByteLineReader(path: path) } }
+        let files = try RecordingFiles(path)
+        guard let name = singleTrace(in: files) else {
+            throw TraceError(
+                .unknownFormat, SourceLocation(file: path, line: 0, column: 0),
+                "the archive holds \(files.memberNames.count) files, not one trace file: leave --format and --columns out to read it as a recording, or unzip it and pass one file"
+            )
+        }
+        return { try files.lines(name) }
+    }
+
+    /// The one trace file (`.csv`, `.txt`, `.tsv`, `.dat` or `.log`, each optionally `.gz`) of
+    /// an archive holding no other file, if any: such a `.zip` reads as that file.
+    static func singleTrace(in files: RecordingFiles) -> String? {
+        guard files.archive != nil, files.memberNames.count == 1, let name = files.memberNames.first else { return nil }
+        var stem = name.lowercased()
+        if stem.hasSuffix(".gz") { stem.removeLast(3) }
+        guard let dot = stem.lastIndex(of: "."),
+            SensorFilesImporter.extensions.contains(String(stem[stem.index(after: dot)...]))
+        else { return nil }
+        return name
+    }
+
+    /// Whether `path` names a `.zip` archive (not a folder so named).
+    static func isArchive(_ path: String) -> Bool { path.lowercased().hasSuffix(".zip") && !isDirectory(path) }
 
     /// Whether `path` is a ROS recording (a bag, an MCAP or `.db3` file, a ROS 2 bag folder), which
     /// reading refuses with the route that reads it.
@@ -155,9 +195,23 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 if header.hasPrefix("\"Time (s)\"") || header.hasPrefix("Time (s)") { return .phyphox }
             }
             if SensorFilesImporter.holdsSensorFiles(files) { return .sensorFiles }
+            if let name = singleTrace(in: files) {
+                // One trace file zipped: read as that file (one of a recording of several files,
+                // an EuRoC or x-IMU3 IMU file, reads as delimited text, as from a stream).
+                let header = try Preamble.headerAndRows(files.lines(name), options: options, following: proposalRows)
+                let f = try detect(header: header, name: files.path(name))
+                return f == .native || f == .xioFusion ? f : .delimited
+            }
+            let archives = files.archive == nil ? [] : files.memberNames.filter { $0.lowercased().hasSuffix(".zip") }
+            if !archives.isEmpty {
+                throw TraceError(
+                    .unknownFormat, here,
+                    "the archive holds archives (\(archives.prefix(3).map { $0.escapedForMessage }.joined(separator: ", "))\(archives.count > 3 ? ", …" : "")), which are not opened inside it: unzip it and pass one of them"
+                )
+            }
             throw TraceError(
                 .unknownFormat, here,
-                "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, phyphox / Sensor Logger Accelerometer.csv, or files named for their sensors such as Accelerometer.csv, gyro.csv, Compass.csv)"
+                "\(isDirectory(path) ? "folder" : "archive") holds no recognised recording (expected EuRoC mav0/imu0/data.csv, x-IMU3 Inertial.csv, phyphox / Sensor Logger Accelerometer.csv, or files named for their sensors such as Accelerometer.csv, gyro.csv, Compass.csv\(isDirectory(path) ? "" : "; or one trace file alone, such as imu.csv or imu.csv.gz"))"
             )
         }
         guard

@@ -113,9 +113,14 @@ public struct ZipArchive {
         self.entries = entries
     }
 
-    /// The entry whose file name (last path component) is `fileName`, ignoring case, if any.
-    public func entry(named fileName: String) -> Entry? {
-        entries.first {
+    /// The entry whose file name (last path component) is `fileName`, ignoring case, if any (the
+    /// first in directory order; ``entries(named:)`` gives all).
+    public func entry(named fileName: String) -> Entry? { entries(named: fileName).first }
+
+    /// The entries whose file name (last path component) is `fileName`, ignoring case: more than
+    /// one when folders in the archive hold files of one name.
+    public func entries(named fileName: String) -> [Entry] {
+        entries.filter {
             ($0.name.split(separator: "/").last.map(String.init) ?? $0.name).lowercased() == fileName.lowercased()
         }
     }
@@ -141,9 +146,10 @@ public struct ZipArchive {
         return out
     }
 
-    /// A line reader over an entry, decoded as it is read, named `name` in messages.
+    /// A line reader over an entry, decoded as it is read (and a `.gz` entry decompressed),
+    /// named `name` in messages.
     public func lines(_ e: Entry, name: String) throws -> ByteLineReader {
-        ByteLineReader(source: try ZipEntryStream(self, e), name: name, size: e.size)
+        try ByteLineReader(source: try ZipEntryStream(self, e), name: name, size: e.size)
     }
 
     /// Where an entry's data starts in the archive, from its local header.

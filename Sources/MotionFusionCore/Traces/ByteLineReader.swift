@@ -75,7 +75,9 @@ public final class ByteLineReader {
         if n == 0 { eof = true }
         bytesRead = end
         if end == 2 && buffer[0] == GzipStream.magic[0] && buffer[1] == GzipStream.magic[1] {
-            source = try GzipStream(fd: fd, name: name, prefix: Array(UnsafeBufferPointer(start: buffer, count: 2)))
+            source = try GzipStream(
+                DescriptorSource(fd, name: name), name: name,
+                prefix: Array(UnsafeBufferPointer(start: buffer, count: 2)))
             end = 0
             bytesRead = 0
             size = nil
@@ -106,15 +108,31 @@ public final class ByteLineReader {
     }
 
     /// Reads lines from a decoder (an archive's entry, `size` bytes once decoded), named `name` in
-    /// messages.
-    init(source: ByteSource, name: String, size: Int?, chunkSize: Int = 1 << 20) {
+    /// messages. Decoded bytes that start as gzip data (a `.csv.gz` entry) are decompressed too.
+    init(source: ByteSource, name: String, size: Int?, chunkSize: Int = 1 << 20) throws {
         self.name = name
         fd = -1
         ownsDescriptor = false
         self.source = source
         self.size = size
-        capacity = chunkSize
+        capacity = max(chunkSize, 2)
         buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity + 1)
+        while end < 2 {
+            let n = try source.read(into: buffer + end, count: 2 - end)
+            if n == 0 {
+                eof = true
+                break
+            }
+            end += n
+        }
+        bytesRead = end
+        if end == 2 && buffer[0] == GzipStream.magic[0] && buffer[1] == GzipStream.magic[1] {
+            self.source = try GzipStream(
+                source, name: name, prefix: Array(UnsafeBufferPointer(start: buffer, count: 2)))
+            end = 0
+            bytesRead = 0
+            self.size = nil
+        }
     }
 
     deinit {
@@ -136,6 +154,12 @@ public final class ByteLineReader {
     public func peekLine() throws -> [UInt8]? {
         guard let (s, contentEnd, _) = try locateLine() else { return nil }
         return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s))
+    }
+
+    /// Up to `count` bytes ahead without consuming them (fewer only at the end of the input).
+    public func peekBytes(_ count: Int) throws -> [UInt8] {
+        while end - start < count && !eof { try fill() }
+        return Array(UnsafeBufferPointer(start: buffer + start, count: min(count, end - start)))
     }
 
     /// A copy of the line `ahead` lines after the next one (0 is the next line) without consuming

@@ -45,6 +45,11 @@ public final class DelimitedRows {
     @exclusivity(unchecked) public private(set) var junkRows = 0
     /// The line of the first row dropped as not data, and its text.
     @exclusivity(unchecked) public private(set) var firstJunk: (location: SourceLocation, text: String)?
+    /// Rows of numbers dropped because another delimiter separates their fields (``foreignSeparator``).
+    @exclusivity(unchecked) public private(set) var foreignRows = 0
+    /// The first of them: its line and the column of its first delimiter, and its text with the
+    /// delimiters named.
+    @exclusivity(unchecked) public private(set) var firstForeign: (location: SourceLocation, text: String)?
 
     /// Most rows dropped as not data after `rows` data rows: 10, or 1 % of the rows when more.
     public static func maximumJunk(rows: Int) -> Int { max(10, rows / 100) }
@@ -222,6 +227,10 @@ public final class DelimitedRows {
                 do {
                     return try parse(p, n, values, valueCount)
                 } catch let error as TraceError {
+                    if let foreign = Self.foreignSeparator(p, n, dialect, columns: columnCount) {
+                        try dropForeign(p, n, foreign)
+                        return 0
+                    }
                     guard junkAllowed, Self.isJunk(p, n, dialect) else { throw error }
                     try dropJunk(error, FieldSplitter.text(p, 0, n))
                     return 0
@@ -246,12 +255,58 @@ public final class DelimitedRows {
         junkRows += 1
         // The whole row is at fault: its line, not the field that failed.
         if firstJunk == nil { firstJunk = (SourceLocation(file: name, line: error.location.line, column: 0), text) }
-        guard junkRows <= Self.maximumJunk(rows: rowCount) else {
+        try checkDropped(error)
+    }
+
+    /// Throws `error` (with the tally) when more rows were dropped than ``maximumJunk(rows:)``.
+    private func checkDropped(_ error: TraceError) throws {
+        let dropped = junkRows + foreignRows
+        guard dropped <= Self.maximumJunk(rows: rowCount) else {
             var e = error
             e.message +=
-                " (\(junkRows) rows that are not data so far: more than the \(Self.maximumJunk(rows: rowCount)) dropped as value faults, so the file is not read as a table of numbers)"
+                " (\(dropped) rows that are not data or use another delimiter so far: more than the \(Self.maximumJunk(rows: rowCount)) dropped as value faults, so the file is not read as a table of numbers)"
             throw e
         }
+    }
+
+    /// The separator, other than the file's, that splits a row which failed to parse into the
+    /// file's number of fields, every one a number or empty: a row of data written with another
+    /// delimiter (two logs joined, a hand edit), or nil.
+    static func foreignSeparator(_ p: UnsafePointer<UInt8>, _ n: Int, _ dialect: TextDialect, columns: Int)
+        -> TextDialect.Separator?
+    {
+        guard columns >= 2 else { return nil }
+        let line = Array(UnsafeBufferPointer(start: p, count: n))
+        let candidates: [TextDialect.Separator] = [
+            .byte(UInt8(ascii: ",")), .byte(UInt8(ascii: ";")), .byte(0x09), .whitespace,
+        ]
+        for candidate in candidates where candidate != dialect.separator {
+            // A comma between fields leaves the decimal point; another may go with either.
+            for point in Set([dialect.decimalPoint, UInt8(ascii: ".")])
+            where TextDialect(separator: candidate).separatorByte != point {
+                let shape = Preamble.Shape(line, TextDialect(separator: candidate, decimalPoint: point))
+                if shape.count == columns && shape.texts == 0 && shape.numbers >= 2 { return candidate }
+            }
+        }
+        return nil
+    }
+
+    /// Counts a row whose fields `foreign` separates, or throws it as the structural error it is
+    /// (``junkAllowed`` unset, or too many dropped rows).
+    private func dropForeign(_ p: UnsafePointer<UInt8>, _ n: Int, _ foreign: TextDialect.Separator) throws {
+        let byte = TextDialect(separator: foreign).separatorByte
+        let first = (0..<n).first { byte == 0 ? p[$0] == 0x20 || p[$0] == 0x09 : p[$0] == byte } ?? 0
+        let location = SourceLocation(file: name, line: lines.lineNumber, column: first + 1)
+        let text =
+            "'\(FieldSplitter.text(p, 0, n).escapedForMessage)' (fields separated by \(TextDialect.separatorName(foreign)), the file's by \(TextDialect.separatorName(dialect.separator)))"
+        let error = TraceError(
+            .wrongColumnCount, location,
+            "a row with another delimiter: \(text) (--strict refuses value faults; without it the row is dropped and reported)"
+        )
+        guard junkAllowed else { throw error }
+        foreignRows += 1
+        if firstForeign == nil { firstForeign = (location, text) }
+        try checkDropped(error)
     }
 
     /// Parses one line. Returns 0 for a blank or comment line, 1 for a row.

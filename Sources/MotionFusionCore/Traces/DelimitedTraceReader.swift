@@ -66,6 +66,7 @@ public final class DelimitedTraceReader: SampleReader {
     @exclusivity(unchecked) var renormalisedTruth = 0
     @exclusivity(unchecked) var renormalisedReported = false
     @exclusivity(unchecked) var reportedJunk = 0
+    @exclusivity(unchecked) var reportedForeign = 0
     @exclusivity(unchecked) var commentsReported = false
     let hasGyroscope: Bool, hasAccelerometer: Bool, hasMagnetometer: Bool, hasTruth: Bool, hasMoving: Bool
     /// Whether the time's nanoseconds are in a column of their own (`secs`, `nsecs`).
@@ -354,6 +355,10 @@ public final class DelimitedTraceReader: SampleReader {
         if rows.junkRows != reportedJunk, let first = rows.firstJunk {
             reportedJunk = rows.junkRows
             faults.set(.junkRow, count: reportedJunk, first: first.location, "'\(first.text.escapedForMessage)'")
+        }
+        if rows.foreignRows != reportedForeign, let first = rows.firstForeign {
+            reportedForeign = rows.foreignRows
+            faults.set(.foreignDelimiter, count: reportedForeign, first: first.location, first.text)
         }
         guard more else {
             if rows.rowCount == 0 {

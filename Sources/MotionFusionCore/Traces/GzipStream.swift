@@ -1,15 +1,16 @@
 import CZlib
 import Glibc
 
-/// Decompresses a gzip stream (`.csv.gz`, one or more members) from a file descriptor as it is
-/// read, in constant memory: zlib's inflate over a fixed input buffer.
+/// Decompresses a gzip stream (`.csv.gz`, one or more members) as it is read, in constant memory:
+/// zlib's inflate over a fixed input buffer. The compressed bytes come from a file descriptor or
+/// from another decoder (a `.csv.gz` entry of a `.zip`).
 final class GzipStream: ByteSource {
     /// The two bytes every gzip member starts with.
     static let magic: [UInt8] = [0x1F, 0x8B]
     /// Compressed bytes read per `read` call.
     static let inputSize = 1 << 16
 
-    private let fd: Int32
+    private let compressed: ByteSource
     private let name: String
     private var stream = z_stream()
     private let input = UnsafeMutablePointer<UInt8>.allocate(capacity: GzipStream.inputSize)
@@ -17,10 +18,10 @@ final class GzipStream: ByteSource {
     /// Whether the last member ended exactly at the end of the input read so far.
     private var memberEnded = false
 
-    /// Starts decompressing `fd`, whose first `prefix` bytes (already read to detect the format)
-    /// are given back.
-    init(fd: Int32, name: String, prefix: [UInt8]) throws {
-        self.fd = fd
+    /// Starts decompressing `compressed`, whose first `prefix` bytes (already read to detect the
+    /// format) are given back.
+    init(_ compressed: ByteSource, name: String, prefix: [UInt8]) throws {
+        self.compressed = compressed
         self.name = name
         // 16 + MAX_WBITS: a gzip header and trailer around the DEFLATE data.
         guard inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -50,15 +51,7 @@ final class GzipStream: ByteSource {
         stream.avail_out = UInt32(min(count, Int(UInt32.max)))
         while stream.avail_out > 0 {
             if stream.avail_in == 0 {
-                var n: Int
-                repeat {
-                    n = Glibc.read(fd, input, Self.inputSize)
-                } while n < 0 && errno == EINTR
-                if n < 0 {
-                    let reason = String(cString: strerror(errno))
-                    throw TraceError(
-                        .unreadable, SourceLocation(file: name, line: 0, column: 0), "read failed: \(reason)")
-                }
+                let n = try compressed.read(into: input, count: Self.inputSize)
                 if n == 0 {
                     guard memberEnded else {
                         throw TraceError(
@@ -94,5 +87,29 @@ final class GzipStream: ByteSource {
             if stream.avail_out < UInt32(min(count, Int(UInt32.max))) && stream.avail_in == 0 { break }
         }
         return min(count, Int(UInt32.max)) - Int(stream.avail_out)
+    }
+}
+
+/// The bytes of a file descriptor as they are read (the input of a `.gz` file or stream).
+final class DescriptorSource: ByteSource {
+    private let fd: Int32
+    private let name: String
+
+    /// Reads `fd` (not closed here), named `name` in messages.
+    init(_ fd: Int32, name: String) {
+        self.fd = fd
+        self.name = name
+    }
+
+    func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+        var n: Int
+        repeat {
+            n = Glibc.read(fd, buffer, count)
+        } while n < 0 && errno == EINTR
+        if n < 0 {
+            let reason = String(cString: strerror(errno))
+            throw TraceError(.unreadable, SourceLocation(file: name, line: 0, column: 0), "read failed: \(reason)")
+        }
+        return n
     }
 }

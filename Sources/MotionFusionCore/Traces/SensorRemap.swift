@@ -84,7 +84,20 @@ public struct SensorRemap: Sendable, Equatable {
         for entry in entries {
             let value = entry.axes.joined(separator: ",")
             guard let remap = AxisRemap(spec: value) else {
-                throw ColumnSpecError("--remap: '\(entry.item.escapedForMessage)' \(Self.problem(value))")
+                guard let proper = Self.rotation(mirroredBy: value) else {
+                    throw ColumnSpecError(
+                        "--remap: '\(entry.item.escapedForMessage)' is not a remap: expected \(Self.syntax)")
+                }
+                // The whole value again, each mirror turned into a rotation, so that it can be pasted.
+                let fixed = entries.map { e in
+                    Self.rotation(mirroredBy: e.axes.joined(separator: ",")).map {
+                        (e.key.map { $0 + "=" } ?? "") + "\($0)"
+                    }
+                        ?? e.item
+                }
+                throw ColumnSpecError(
+                    "--remap: '\(entry.item.escapedForMessage)' is a mirror, not a rotation (its determinant is -1: one axis has the wrong sign or two are swapped); a rotation is, e.g., \(proper) (the first axis negated): --remap \(fixed.joined(separator: ",").escapedForMessage); only proper rotations are accepted"
+                )
             }
             guard let key = entry.key else {
                 guard every == nil else {
@@ -123,36 +136,27 @@ public struct SensorRemap: Sendable, Equatable {
         return ["x", "y", "z"].contains(axis)
     }
 
-    /// Why `value` is no remap, with the fix.
-    static func problem(_ value: String) -> String {
-        let parts = value.split(separator: ",").map { String($0).trimmingSpaces.uppercased() }
-        let text =
-            parts.count == 3
-            ? parts.map { $0.hasPrefix("-") || $0.hasPrefix("+") ? $0 : "+" + $0 }.joined()
-            : value.replacing(" ", with: "").uppercased()
-        let chars = Array(text)
-        if chars.count == 6, chars[0] == "+" || chars[0] == "-" {
-            var flipped = chars
-            flipped[0] = chars[0] == "+" ? "-" : "+"
-            if let proper = AxisRemap(String(flipped)) {
-                return
-                    "is a mirror, not a rotation (its determinant is -1: one axis has the wrong sign or two are swapped); a rotation is, e.g., \(proper) (the first axis negated); only proper rotations are accepted"
-            }
-        }
-        return "is not a remap: expected \(syntax)"
+    /// The rotation `value` becomes with its first axis negated, when `value` is a mirror (three
+    /// signed axes with determinant -1); nil otherwise.
+    static func rotation(mirroredBy value: String) -> AxisRemap? {
+        guard AxisRemap(spec: value) == nil else { return nil }
+        var chars = Array(AxisRemap.mounting(spec: value).uppercased())
+        guard chars.count == 6, chars[0] == "+" || chars[0] == "-" else { return nil }
+        chars[0] = chars[0] == "+" ? "-" : "+"
+        return AxisRemap(String(chars))
     }
 }
 
 extension AxisRemap {
     /// Parses a remap written as three signed axes separated by commas, `x,-z,y` (body x = raw x,
     /// body y = raw −z, body z = raw y), or spelled as a mounting, `+X-Z+Y`.
-    public init?(spec: String) {
+    public init?(spec: String) { self.init(Self.mounting(spec: spec)) }
+
+    /// The mounting spelling of a remap written either way: `x,-z,y` becomes `+X-Z+Y`; a mounting
+    /// spelling loses its spaces.
+    static func mounting(spec: String) -> String {
         let parts = spec.split(separator: ",").map { String($0).trimmingSpaces.uppercased() }
-        if parts.count == 3 {
-            let text = parts.map { $0.hasPrefix("-") || $0.hasPrefix("+") ? $0 : "+" + $0 }.joined()
-            self.init(text)
-        } else {
-            self.init(spec.replacing(" ", with: ""))
-        }
+        guard parts.count == 3 else { return spec.replacing(" ", with: "") }
+        return parts.map { $0.hasPrefix("-") || $0.hasPrefix("+") ? $0 : "+" + $0 }.joined()
     }
 }

@@ -45,13 +45,16 @@ public struct TextDialect: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        let sep: String
+        "fields separated by \(Self.separatorName(separator)), decimal \(decimalPoint == UInt8(ascii: ",") ? "comma" : "point")"
+    }
+
+    /// A separator in messages: `spaces`, `tabs`, `','`.
+    static func separatorName(_ separator: Separator) -> String {
         switch separator {
-        case .whitespace: sep = "spaces"
-        case .byte(0x09): sep = "tabs"
-        case .byte(let b): sep = "'\(Character(Unicode.Scalar(b)))'"
+        case .whitespace: "spaces"
+        case .byte(0x09): "tabs"
+        case .byte(let b): "'\(Character(Unicode.Scalar(b)))'"
         }
-        return "fields separated by \(sep), decimal \(decimalPoint == UInt8(ascii: ",") ? "comma" : "point")"
     }
 
     /// Guesses the dialect from a header line and the first data line: the byte separator (`,` `;`

@@ -57,15 +57,14 @@ public enum UnitEvidence {
     /// Fewest gyroscope norms beyond ``gyroscopeBeyondRange`` that decide (one is a glitch).
     public static let minimumGyroscopePeaks = 3
 
-    /// What the first rows of the delimited file at `path` show, read as `options` say; nil when
-    /// the file cannot be read (the reader that follows reports why).
-    static func find(path: String, format: String, options: DelimitedReadOptions) -> Findings? {
+    /// What the first rows of the delimited file `lines` opens show, read as `options` say; nil
+    /// when the file cannot be read (the reader that follows reports why).
+    static func find(lines: () throws -> ByteLineReader, format: String, options: DelimitedReadOptions) -> Findings? {
         var probing = options
         probing.strict = false
         guard
             let probe = try? DelimitedTraceReader(
-                lines: ByteLineReader(path: path), format: format, options: probing, known: nil, evident: [],
-                probe: true)
+                lines: lines(), format: format, options: probing, known: nil, evident: [], probe: true)
         else { return nil }
         var samples = [SensorSample]()
         while samples.count < rows, let s = try? probe.next() { samples.append(s) }

@@ -31,6 +31,8 @@ public struct ValueFaults: Sendable {
         case invalidFlag = "moving flag not 0 or 1"
         /// A row that is mostly not numbers among the data (counted by ``DelimitedRows``).
         case junkRow = "row that is not data"
+        /// A row of numbers whose fields another delimiter separates (counted by ``DelimitedRows``).
+        case foreignDelimiter = "row with another delimiter"
     }
 
     /// One kind's tally.
@@ -99,7 +101,7 @@ public struct ValueFaults: Sendable {
             case .invalidTruth: action = "ground truth treated as missing there"
             case .invalidEstimate: action = "the row is left out of the score"
             case .invalidFlag: action = "the flag is treated as missing there"
-            case .junkRow: action = "the row is dropped (no output row)"
+            case .junkRow, .foreignDelimiter: action = "the row is dropped (no output row)"
             default: action = "that sensor is treated as missing for the sample"
             }
             let times = t.count == 1 ? "once" : "\(t.count) times"
