@@ -10,6 +10,8 @@ let package = Package(
         .executableTarget(
             name: "AccuracyMatrix",
             dependencies: [.product(name: "MotionFusion", package: "MotionFusion")]
-        )
+        ),
+        // The program's own checks (simulated conditions only): `swift test` in this folder.
+        .testTarget(name: "AccuracyMatrixTests", dependencies: ["AccuracyMatrix"]),
     ]
 )

@@ -99,18 +99,29 @@ extension Datasets {
 }
 
 /// The offline reconstruction (`motionfusion reconstruct`, default method) of a trace, one attitude
-/// per sample.
+/// per sample; empty when it fails.
 func reconstruction(_ trace: Trace, mode: FusionMode) -> [Quaternion?] {
-    var out = [Quaternion?]()
+    ((try? reconstructedEstimates(trace, mode: mode)) ?? []).map(\.attitude)
+}
+
+/// The same reconstruction as estimates (attitude, bias, diagnostics), one per sample. Throws what
+/// the reconstruction throws, or when it gives another number of estimates than samples.
+func reconstructedEstimates(_ trace: Trace, mode: FusionMode) throws -> [MotionEstimate] {
+    var out = [MotionEstimate]()
     var i = 0
-    do {
-        try RunConfiguration(.ekf, mode: mode).reconstruct(next: {
-            guard i < trace.samples.count else { return nil }
-            i += 1
-            return trace.samples[i - 1]
-        }) { out.append($0.estimate.attitude) }
-    } catch {
-        return []
+    try RunConfiguration(.ekf, mode: mode).reconstruct(next: {
+        guard i < trace.samples.count else { return nil }
+        i += 1
+        return trace.samples[i - 1]
+    }) { out.append($0.estimate) }
+    guard out.count == trace.samples.count else {
+        throw ReconstructionMismatch(samples: trace.samples.count, estimates: out.count)
     }
-    return out.count == trace.samples.count ? out : []
+    return out
+}
+
+/// A reconstruction that gave another number of estimates than samples.
+struct ReconstructionMismatch: Error, CustomStringConvertible {
+    var samples: Int, estimates: Int
+    var description: String { "the reconstruction gave \(estimates) estimates for \(samples) samples" }
 }

@@ -22,13 +22,23 @@ var runLOGO = false
 var perTrial: Set<String> = []
 var statsFor: Set<String> = []
 var breakdownFor: Set<String> = []
+
+/// The filter kind `name`, or an error naming the kinds.
+func filterKind(_ name: String, in option: String) -> FilterKind {
+    guard let kind = FilterKind(rawValue: name) else {
+        usageError(
+            "unknown filter '\(name)' in \(option): \(FilterKind.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return kind
+}
+
 var args = Array(CommandLine.arguments.dropFirst())
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
     case "--conditions": selected = Set(args.removeFirst().split(separator: ",").map(String.init))
     case "--filters":
-        filterKinds = args.removeFirst().split(separator: ",").compactMap { FilterKind(rawValue: String($0)) }
+        filterKinds = args.removeFirst().split(separator: ",").map { filterKind(String($0), in: "--filters") }
     case "--no-vqf": runVQF = false
     case "--scenarios":
         // The scenario suite: the offline reconstruction and every filter kind but tilt, whose
@@ -43,16 +53,13 @@ while !args.isEmpty {
     case "--per-trial": perTrial.insert(args.removeFirst())
     case "--stats": statsFor.insert(args.removeFirst())
     case "--series":
-        // --series CONDITION TRIAL FILTER MODE OUT.csv
-        let c = args.removeFirst()
-        let t = args.removeFirst()
-        let f = FilterKind(rawValue: args.removeFirst())!
-        let m = FusionMode(rawValue: args.removeFirst())!
-        try Series.write(condition: c, trial: t, filter: f, mode: m, to: args.removeFirst())
+        // --series CONDITION TRIAL FILTER|reconstruct MODE OUT.csv
+        guard args.count >= 5 else { usageError("--series needs CONDITION TRIAL FILTER|reconstruct MODE OUT.csv") }
+        try Series.write(condition: args[0], trial: args[1], estimator: args[2], mode: args[3], to: args[4])
         exit(0)
     case "--breakdown": breakdownFor.insert(args.removeFirst())
     case "--set":
-        let kind = FilterKind(rawValue: args.removeFirst())!
+        let kind = filterKind(args.removeFirst(), in: "--set")
         let object = try JSONSerialization.jsonObject(with: Foundation.Data(args.removeFirst().utf8))
         Overrides.json[kind] = object as? [String: Any]
     case "--check-pendulum":
@@ -66,6 +73,7 @@ while !args.isEmpty {
             """
             usage: AccuracyMatrix [--conditions a,b,…] [--scenarios] [--filters ekf,complementary,mahony,madgwick] [--no-vqf]
                                   [--python PATH] [--vqf-script PATH] [--json OUT] [--logo] [--per-trial CONDITION] [--list]
+                                  [--series CONDITION TRIAL FILTER|reconstruct MODE OUT.csv]
             """)
         exit(a == "--help" ? 0 : 2)
     }
