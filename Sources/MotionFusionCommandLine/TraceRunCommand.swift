@@ -1,5 +1,6 @@
 import Glibc
 import MotionFusion
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -41,9 +42,6 @@ final class EstimateSink {
     @exclusivity(unchecked) var sixDMetric: AttitudeErrorMetric.Accumulator?
     @exclusivity(unchecked) var report: HTMLReport?
     @exclusivity(unchecked) var sawTruth = false
-    /// Whether any input sample had a magnetometer value, and an accelerometer value.
-    @exclusivity(unchecked) var sawMagnetometer = false
-    @exclusivity(unchecked) var sawAccelerometer = false
     /// How a filter used the magnetometer, from every input sample's own estimate (for the
     /// rejection warning; `replay` fills it; a reconstruction's robust weights lower the
     /// magnetometer's share without dropping it, so `reconstruct` does not).
@@ -74,8 +72,6 @@ final class EstimateSink {
         if input.truth != nil { sawTruth = true }
         metric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
         sixDMetric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
-        if input.magnetometer != nil { sawMagnetometer = true }
-        if input.accelerometer != nil { sawAccelerometer = true }
         if e.diagnostics.gyroscopeClipped {
             if clippedSamples == 0 { firstClipped = e.t }
             clippedSamples += 1
@@ -91,6 +87,31 @@ final class EstimateSink {
     func fallBackToSixD() {
         metric = sixDMetric
         sixDMetric = nil
+    }
+}
+
+/// A reader that notes which sensors had a value in the samples read through it: the sensors a
+/// run had, whatever rows it wrote (resampled rows carry no sensor values).
+final class SensorTallyReader: SampleReader {
+    let base: SampleReader
+    /// The sensors with a value in some sample read so far.
+    private(set) var seen = Set<SensorKind>()
+
+    init(_ base: SampleReader) { self.base = base }
+
+    var description: TraceDescription { base.description }
+    var faults: ValueFaults { base.faults }
+    var warnings: [TraceWarning] { base.warnings }
+    var progress: Double? { base.progress }
+
+    func next() throws -> SensorSample? {
+        guard let s = try base.next() else { return nil }
+        if seen.count < 3 {
+            if s.gyroscope != nil { seen.insert(.gyroscope) }
+            if s.accelerometer != nil { seen.insert(.accelerometer) }
+            if s.magnetometer != nil { seen.insert(.magnetometer) }
+        }
+        return s
     }
 }
 
@@ -219,13 +240,16 @@ enum TraceRunCommand {
         let samples: Int
         var mode = run.mode
         do {
-            samples = try job(reader, run, s, sink, console)
-            if samples > 0 && !sink.sawAccelerometer {
+            // The sensors are judged on the samples read, not on the rows written: a resampled
+            // row carries none.
+            let tally = SensorTallyReader(reader)
+            samples = try job(tally, run, s, sink, console)
+            if samples > 0 && !tally.seen.contains(.accelerometer) {
                 console.err(
                     "\(reader.description.source): warning: the accelerometer has no value in the whole recording: the tilt cannot be observed, so the attitude written means nothing (replay marks every row used = 0)\n"
                 )
             }
-            if mode == .nineD && samples > 0 && !sink.sawMagnetometer {
+            if mode == .nineD && samples > 0 && !tally.seen.contains(.magnetometer) {
                 // Magnetometer columns without a single value: as if there were none.
                 if run.filter.needsMagnetometer {
                     throw CommandLineError.input(
