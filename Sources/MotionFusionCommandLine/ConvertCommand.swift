@@ -1,6 +1,5 @@
 import Glibc
 import MotionFusion
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
