@@ -339,8 +339,9 @@ enum TraceRunCommand {
     ) throws -> RunConfiguration {
         let d = reader.description
         let missing = [SensorKind.gyroscope, .magnetometer].filter { !d.sensors.contains($0) }
-        // The folder is looked at only when a sensor is missing.
-        let besides = missing.isEmpty ? nil : TraceFormat.recording(besides: d.source)
+        // The folder is looked at only when a sensor is missing from a file of one sensor (a file
+        // of two or more is a whole trace, even beside files of one).
+        let besides = missing.isEmpty || d.sensors.count > 1 ? nil : TraceFormat.recording(besides: d.source)
         let inFolder = besides.map { r in missing.filter(r.sensors.contains) } ?? []
         var folderHint = ""
         if let r = besides, !inFolder.isEmpty {

@@ -120,6 +120,17 @@ extension SensorPresenceTests {
         let tilt = CommandRunner.run(["replay", file, "--filter", "tilt", "--output", work + "/t.csv"])
         XCTAssertEqual(tilt.status, 0, tilt.err)
         XCTAssertFalse(tilt.err.contains("gyroscope"), tilt.err)
+        // A file of two sensors beside them is a whole trace: no folder is proposed for it.
+        var whole = "t,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
+        for s in try simulated().samples {
+            guard let a = s.accelerometer, let m = s.magnetometer else { continue }
+            whole += "\(s.t),\(a.x),\(a.y),\(a.z),\(m.x),\(m.y),\(m.z)\n"
+        }
+        try whole.write(toFile: folder + "/whole.csv", atomically: true, encoding: .utf8)
+        let r = CommandRunner.run(["replay", folder + "/whole.csv", "--output", work + "/w.csv"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("the recording has no gyroscope"), r.err)
+        XCTAssertFalse(r.err.contains("folder"), r.err)
     }
 
     /// Gyroscope columns without a single value: said after the run, for the filters that use it.
