@@ -73,6 +73,24 @@ struct InputSettings {
         ) { s, _ in s.read.strict = true },
     ]
 
+    /// Opens `path` for a command that reads one trace, refusing a folder of traces (which would
+    /// otherwise be said to hold no recognised recording) with the count, one of them, and the
+    /// command run on that one: `motionfusion command TRACE arguments…`.
+    func openOne(_ path: String, command: String, arguments: [String] = []) throws -> SampleReader {
+        var folder = false
+        if format == nil, FileManager.default.fileExists(atPath: path, isDirectory: &folder), folder,
+            (try? TraceFormat.detect(path: path)) == nil,
+            let traces = try? TraceInputs.expand(path, format: nil), let first = traces.first
+        {
+            let count = traces.count == 1 ? "one trace" : "\(traces.count) traces"
+            let example = (["motionfusion", command, first] + arguments).map(\.shellWord).joined(separator: " ")
+            throw CommandLineError.input(
+                "\(path.escapedForMessage): \(command) reads one trace at a time, and this folder holds \(count) (such as \(PathText.name(first).escapedForMessage)): run it on each file, e.g. \(example)"
+            )
+        }
+        return try open(path)
+    }
+
     /// Opens `path` for streaming, turning read errors into command-line errors.
     func open(_ path: String) throws -> SampleReader {
         do {
@@ -80,6 +98,21 @@ struct InputSettings {
         } catch {
             throw CommandLineError.from(error)
         }
+    }
+}
+
+extension String {
+    /// The string as one word of a POSIX shell command: as it is when it holds only characters
+    /// the shell leaves alone, else single-quoted.
+    var shellWord: String {
+        let plain =
+            !isEmpty
+            && unicodeScalars.allSatisfy { c in
+                c.isASCII
+                    && (c.properties.isAlphabetic || ("0"..."9").contains(c) || "-_./:=,+@%".unicodeScalars.contains(c))
+            }
+        return plain
+            ? self : "'" + split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 }
 

@@ -36,7 +36,7 @@ enum ConvertCommand {
 
     static func run(_ s: ConvertSettings, _ console: ConsoleOutput) throws {
         let target = try outputTarget(s.output!, reading: s.trace, console)
-        let reader = try s.input.open(s.trace)
+        let reader = try s.input.openOne(s.trace, command: "convert", arguments: ["--output", s.output!])
         let printed = TraceRunCommand.printWarnings(reader, from: 0, console, calibratedGyroscope: false)
         let output = try CommandLineError.rethrowing { try target.open() }
         var rows = 0

@@ -40,7 +40,7 @@ enum EventsCommand {
         }
         var detector = MotionEventDetector()
         if let th = s.shakeThreshold { detector.shake.threshold = th }
-        let reader = try s.input.open(s.trace)
+        let reader = try s.input.openOne(s.trace, command: "events")
         let trace = try CommandLineError.rethrowing { try reader.readTrace() }
         guard trace.has(.accelerometer) else {
             throw CommandLineError.input("\(s.trace): no accelerometer readings: no events to detect")
@@ -120,7 +120,7 @@ enum CalibrateCommand {
 
     static func run(_ s: CalibrateSettings, _ output: ConsoleOutput) throws {
         let target = try outputTarget(s.output!, reading: s.trace, output)
-        let reader = try s.input.open(s.trace)
+        let reader = try s.input.openOne(s.trace, command: "calibrate", arguments: ["--output", s.output!])
         let trace = try CommandLineError.rethrowing { try reader.readTrace() }
         for w in trace.warnings { output.err("\(w)\n") }
         let required = s.sensors ?? (trace.has(.magnetometer) ? [.magnetometer] : [.gyroscope])

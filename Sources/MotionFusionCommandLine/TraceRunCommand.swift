@@ -14,6 +14,8 @@ struct TraceRunSettings {
     var report: String?
     var score = false
     var trace = ""
+    /// The command's name (`replay`, `reconstruct`), for commands proposed in messages.
+    var command = ""
     /// `reconstruct --method`.
     var method: ReconstructionMethod?
     /// `reconstruct --calibrate-mag FILE`.
@@ -41,9 +43,6 @@ final class EstimateSink {
     @exclusivity(unchecked) var sixDMetric: AttitudeErrorMetric.Accumulator?
     @exclusivity(unchecked) var report: HTMLReport?
     @exclusivity(unchecked) var sawTruth = false
-    /// Whether any input sample had a magnetometer value, and an accelerometer value.
-    @exclusivity(unchecked) var sawMagnetometer = false
-    @exclusivity(unchecked) var sawAccelerometer = false
     /// How a filter used the magnetometer, from every input sample's own estimate (for the
     /// rejection warning; `replay` fills it; a reconstruction's robust weights lower the
     /// magnetometer's share without dropping it, so `reconstruct` does not).
@@ -74,8 +73,6 @@ final class EstimateSink {
         if input.truth != nil { sawTruth = true }
         metric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
         sixDMetric?.add(estimate: e.attitude, truth: input.truth, moving: input.moving)
-        if input.magnetometer != nil { sawMagnetometer = true }
-        if input.accelerometer != nil { sawAccelerometer = true }
         if e.diagnostics.gyroscopeClipped {
             if clippedSamples == 0 { firstClipped = e.t }
             clippedSamples += 1
@@ -91,6 +88,31 @@ final class EstimateSink {
     func fallBackToSixD() {
         metric = sixDMetric
         sixDMetric = nil
+    }
+}
+
+/// A reader that notes which sensors had a value in the samples read through it: the sensors a
+/// run had, whatever rows it wrote (resampled rows carry no sensor values).
+final class SensorTallyReader: SampleReader {
+    let base: SampleReader
+    /// The sensors with a value in some sample read so far.
+    private(set) var seen = Set<SensorKind>()
+
+    init(_ base: SampleReader) { self.base = base }
+
+    var description: TraceDescription { base.description }
+    var faults: ValueFaults { base.faults }
+    var warnings: [TraceWarning] { base.warnings }
+    var progress: Double? { base.progress }
+
+    func next() throws -> SensorSample? {
+        guard let s = try base.next() else { return nil }
+        if seen.count < 3 {
+            if s.gyroscope != nil { seen.insert(.gyroscope) }
+            if s.accelerometer != nil { seen.insert(.accelerometer) }
+            if s.magnetometer != nil { seen.insert(.magnetometer) }
+        }
+        return s
     }
 }
 
@@ -133,6 +155,7 @@ enum TraceRunCommand {
             finish: { s, positionals in
                 try expectArguments(positionals, ["TRACE"])
                 s.trace = positionals[0]
+                s.command = name
                 // reconstruct (no --filter) also tunes its batch estimator.
                 try s.run.build(batchParameters: !filters)
                 if s.run.batchTuned, let method = s.method, method != .batch {
@@ -206,7 +229,7 @@ enum TraceRunCommand {
         // A calibration file with a gyroscope bias corrects the offset the unit check names.
         let calibratedGyroscope = s.run.configuration.calibration?.gyroscopeBias != nil
         let printed = printWarnings(reader, from: 0, console, calibratedGyroscope: calibratedGyroscope)
-        let run = try adjusted(s.run.configuration, for: reader, askedFor9D: s.run.mode == .nineD, console)
+        let run = try adjusted(s.run.configuration, for: reader, s, console)
         let output = try target.open()
         let writer = EstimateWriter(output: output, configuration: run, uncertainty: uncertainty(run))
         // Rows go out as they are computed to a terminal, and to a pipe when the input is live
@@ -219,13 +242,29 @@ enum TraceRunCommand {
         let samples: Int
         var mode = run.mode
         do {
-            samples = try job(reader, run, s, sink, console)
-            if samples > 0 && !sink.sawAccelerometer {
+            // The sensors are judged on the samples read, not on the rows written: a resampled
+            // row carries none.
+            let tally = SensorTallyReader(reader)
+            samples = try job(tally, run, s, sink, console)
+            if samples > 0 && !tally.seen.contains(.accelerometer) {
                 console.err(
                     "\(reader.description.source): warning: the accelerometer has no value in the whole recording: the tilt cannot be observed, so the attitude written means nothing (replay marks every row used = 0)\n"
                 )
             }
-            if mode == .nineD && samples > 0 && !sink.sawMagnetometer {
+            if samples > 0 && reader.description.sensors.contains(.gyroscope) && !tally.seen.contains(.gyroscope) {
+                switch run.filter.withoutGyroscope {
+                case .followsOtherSensors:
+                    console.err(
+                        "\(reader.description.source): warning: the gyroscope has no value in the whole recording: \(withoutGyroscope(run.mode))\n"
+                    )
+                case .holdsAttitude:
+                    console.err(
+                        "\(reader.description.source): warning: the gyroscope has no value in the whole recording, and \(run.filter.kind.rawValue) only corrects the turns it integrates: the attitude written stayed at the first sample's. --filter ekf follows the accelerometer and magnetometer alone\n"
+                    )
+                case .unused: break
+                }
+            }
+            if mode == .nineD && samples > 0 && !tally.seen.contains(.magnetometer) {
                 // Magnetometer columns without a single value: as if there were none.
                 if run.filter.needsMagnetometer {
                     throw CommandLineError.input(
@@ -286,22 +325,51 @@ enum TraceRunCommand {
         return all.count
     }
 
+    /// What a run without a gyroscope does instead (a filter that follows the other sensors).
+    static func withoutGyroscope(_ mode: FusionMode) -> String {
+        "with no turn rate to integrate, the attitude follows the accelerometer's tilt\(mode == .nineD ? " and the magnetometer's heading" : "") alone, and every linear acceleration throws it"
+    }
+
     /// The configuration adjusted to what the trace has (see ``RunConfiguration/adjusted(toSensors:)``),
-    /// with a warning when 9D was asked for and the run falls back to 6D.
+    /// with a warning when the run has no gyroscope, or 9D was asked for and the run falls back to
+    /// 6D; when the trace is one file of a recording of several whose folder has the missing
+    /// sensors, the last warning (or the error) says so, with the command that reads the folder.
     static func adjusted(
-        _ configuration: RunConfiguration, for reader: SampleReader, askedFor9D: Bool, _ console: ConsoleOutput
+        _ configuration: RunConfiguration, for reader: SampleReader, _ s: TraceRunSettings, _ console: ConsoleOutput
     ) throws -> RunConfiguration {
         let d = reader.description
-        do {
-            let (c, fellBack) = try configuration.adjusted(toSensors: d.sensors)
-            if fellBack && askedFor9D {
-                console.err(
-                    "\(d.source): warning: --mode 9d but the recording has no magnetometer: running 6D (heading not referenced to north)\n"
-                )
-            }
-            return c
-        } catch {
-            throw CommandLineError.input("\(d.source): \(error)")
+        let missing = [SensorKind.gyroscope, .magnetometer].filter { !d.sensors.contains($0) }
+        // The folder is looked at only when a sensor is missing from a file of one sensor (a file
+        // of two or more is a whole trace, even beside files of one).
+        let besides = missing.isEmpty || d.sensors.count > 1 ? nil : TraceFormat.recording(besides: d.source)
+        let inFolder = besides.map { r in missing.filter(r.sensors.contains) } ?? []
+        var folderHint = ""
+        if let r = besides, !inFolder.isEmpty {
+            let example = (["motionfusion", s.command, r.folder] + (s.output.map { ["--output", $0] } ?? []))
+                .map(\.shellWord).joined(separator: " ")
+            folderHint =
+                "; its folder is a \(r.format.rawValue) recording that has the \(inFolder.map(\.rawValue).joined(separator: " and ")) too: pass the folder to read its files together, e.g. \(example)"
         }
+        let c: RunConfiguration
+        let fellBack: Bool
+        do {
+            (c, fellBack) = try configuration.adjusted(toSensors: d.sensors)
+        } catch {
+            throw CommandLineError.input("\(d.source): \(error)\(folderHint)")
+        }
+        var warnings = [String]()
+        // Falling back from the default 9D is said when the folder has the magnetometer.
+        if fellBack && (s.run.mode == .nineD || inFolder.contains(.magnetometer)) {
+            warnings.append(
+                "\(s.run.mode == .nineD ? "--mode 9d but " : "")the recording has no magnetometer: running 6D (heading not referenced to north)"
+            )
+        }
+        if !d.sensors.contains(.gyroscope) && c.filter.withoutGyroscope == .followsOtherSensors {
+            warnings.append("the recording has no gyroscope: \(withoutGyroscope(c.mode))")
+        }
+        for (i, w) in warnings.enumerated() {
+            console.err("\(d.source): warning: \(w)\(i == warnings.count - 1 ? folderHint : "")\n")
+        }
+        return c
     }
 }

@@ -206,6 +206,37 @@ final class CommandLineTests: XCTestCase {
         XCTAssertEqual(run(["replay", dir]).status, 2, "a folder needs --output")
     }
 
+    /// `events`, `calibrate` and `convert` read one trace: given a folder of traces they say so,
+    /// with the count and one of them, and the command they propose runs when pasted into a shell.
+    func testOneTraceCommandsRefuseAFolderOfTraces() throws {
+        let dir = TestData.temporaryDirectory() + "/two traces"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for name in ["it's one.csv", "two.csv"] {
+            let r = run([
+                "simulate", "--scenario", "orientations", "--duration", "20", "--rate", "50", "--output",
+                dir + "/" + name,
+            ])
+            XCTAssertEqual(r.status, 0, r.err)
+        }
+        let work = TestData.temporaryDirectory()
+        for args in [
+            ["events", dir], ["calibrate", dir, "--output", "cal.json"], ["convert", dir, "--output", "o.csv"],
+        ] {
+            let r = try CommandRunner.process(args, in: work)
+            XCTAssertEqual(r.status, 1, r.err)
+            XCTAssert(r.err.contains("\(args[0]) reads one trace at a time, and this folder holds 2 traces"), r.err)
+            XCTAssertFalse(r.err.contains("no recognised recording"), r.err)
+            let command = try XCTUnwrap(r.err.components(separatedBy: "e.g. ").last).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            XCTAssert(command.hasPrefix("motionfusion \(args[0]) "), command)
+            // Pasted into a shell, with motionfusion on the path, the proposal runs.
+            let binary = try TestData.executable()
+            let path = (binary as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
+            let pasted = try ChildProcess.run("/bin/sh", ["-c", command], in: work, environment: ["PATH": path])
+            XCTAssertEqual(pasted.status, 0, command + "\n" + pasted.errText)
+        }
+    }
+
     func testReconstructWritesEveryRowAndAReport() throws {
         let trace = simulated(duration: 30, errors: "calibrated")
         let dir = TestData.temporaryDirectory()

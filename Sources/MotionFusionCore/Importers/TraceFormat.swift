@@ -165,8 +165,6 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return FileManager.default.fileExists(atPath: path, isDirectory: &dir) && dir
     }
 
-    /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,
-    /// or `options.skipLines`) and layout.
     /// Files read with the file at `path` besides itself, when it belongs to a recording of
     /// several files: an EuRoC IMU file's ground truth, the folder of a file of a multi-file
     /// recording (x-IMU3's `Inertial.csv`, a phyphox or per-sensor file). Outputs must not
@@ -179,6 +177,24 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return format.isMultiFile ? [PathText.folder(path)] : []
     }
 
+    /// The recording of several files (phyphox, Sensor Logger, x-IMU3, per-sensor files) in the
+    /// folder of the file at `path`: the folder, its format and the sensors the whole recording
+    /// has; nil for a folder, an archive, a stream, or a file whose folder is no such recording.
+    /// For saying what reading one of its files alone leaves out.
+    public static func recording(besides path: String) -> (
+        folder: String, format: TraceFormat, sensors: Set<SensorKind>
+    )? {
+        guard path != "-", !isStream(path), !isDirectory(path), !isArchive(path) else { return nil }
+        let parent = PathText.folder(path)
+        let folder = parent.isEmpty ? "." : parent
+        guard let format = try? detect(path: folder), format.isMultiFile,
+            let reader = try? open(path: folder, format: format)
+        else { return nil }
+        return (folder, format, reader.description.sensors)
+    }
+
+    /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,
+    /// or `options.skipLines`) and layout.
     public static func detect(path: String, options: DelimitedReadOptions = .init()) throws -> TraceFormat {
         let here = SourceLocation(file: path, line: 0, column: 0)
         guard FileManager.default.fileExists(atPath: path) else {

@@ -145,6 +145,16 @@ public enum FilterSetup: Sendable {
         return false
     }
 
+    /// What the filter's attitude does over samples without a gyroscope value (beyond the short
+    /// hold of ``FilterRunnerSettings/maximumGyroscopeHold``).
+    public var withoutGyroscope: GyroscopeAbsence {
+        switch self {
+        case .ekf, .complementary: return .followsOtherSensors
+        case .mahony, .madgwick: return .holdsAttitude
+        case .ecompass, .tilt: return .unused
+        }
+    }
+
     /// The Kalman filter's parameters, which offline reconstruction runs on; nil for the others.
     public var reconstructionFilter: KalmanFilter.Parameters? {
         if case .ekf(let p) = self { return p }
@@ -172,6 +182,18 @@ public enum FilterSetup: Sendable {
             self = .ekf(p)
         }
     }
+}
+
+/// What a filter's attitude does over samples without a gyroscope value
+/// (``FilterSetup/withoutGyroscope``).
+public enum GyroscopeAbsence: Sendable {
+    /// It follows the accelerometer's tilt (and the magnetometer's heading) alone, and every linear
+    /// acceleration throws it (the EKF propagates blind, the complementary filter only corrects).
+    case followsOtherSensors
+    /// It stays where it is: the filter only corrects the turns it integrates (Mahony, Madgwick).
+    case holdsAttitude
+    /// The filter uses no gyroscope (the e-compass, the tilt).
+    case unused
 }
 
 /// The Earth's field a magnetometer should see where the recording was made, e.g. from the

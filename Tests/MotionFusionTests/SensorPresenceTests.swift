@@ -1,0 +1,151 @@
+import Foundation
+import MotionFusion
+import MotionFusionCommandLine
+import MotionFusionTestSupport
+import XCTest
+
+/// What a run says about the sensors a recording has: judged on every sample read, whatever rows
+/// are written, and said when a sensor is missing.
+final class SensorPresenceTests: XCTestCase {
+    /// A simulated 9D trace with ground truth, at 100 Hz.
+    func simulated() throws -> Trace {
+        var s = MotionSimulator.Settings()
+        s.scenario = .slowRotation
+        s.duration = 20
+        s.rate = 100
+        s.seed = 5
+        return try MotionSimulator(settings: s).run()
+    }
+
+    /// The trace with every column, missing values written as nan.
+    func write(_ trace: Trace, _ name: String) throws -> String {
+        let path = TestData.temporaryDirectory() + "/" + name
+        let columns = TraceWriter.Columns.all
+        let text = ([columns.header] + trace.samples.map(columns.row)).joined(separator: "\n") + "\n"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// The first row without a magnetometer (sensors at mixed rates start that way), or without an
+    /// accelerometer: a resampled run is still 9D, scored as 9D, with the same score line mode as
+    /// the run without `--rate`, and no warning that a sensor never had a value.
+    func testResampledRunJudgesSensorsOnEverySample() throws {
+        var trace = try simulated()
+        trace.samples[0].magnetometer = nil
+        trace.samples[0].accelerometer = nil
+        let path = try write(trace, "first-row.csv")
+        let dir = TestData.temporaryDirectory()
+        for rate in [[], ["--rate", "50"]] {
+            let r = CommandRunner.run(["replay", path, "--score", "--output", dir + "/e.csv"] + rate)
+            XCTAssertEqual(r.status, 0, r.err)
+            XCTAssert(r.err.contains(" ekf 9d: total "), "\(rate): \(r.err)")
+            XCTAssertFalse(r.err.contains("no value in the whole recording"), "\(rate): \(r.err)")
+            XCTAssertFalse(r.err.contains("6D in effect"), "\(rate): \(r.err)")
+        }
+        // Magnetometer columns without a single value: the 6D fallback is still said, resampled too.
+        for i in trace.samples.indices { trace.samples[i].magnetometer = nil }
+        let none = try write(trace, "no-mag.csv")
+        let r = CommandRunner.run(["replay", none, "--score", "--rate", "50", "--output", dir + "/e.csv"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("the magnetometer has no value in the whole recording"), r.err)
+        XCTAssert(r.err.contains(" ekf 6d: total "), r.err)
+    }
+
+    /// Real recordings whose first merged row lacks a sensor (x-IMU3's starts with a magnetometer
+    /// reading alone, phyphox's with an accelerometer reading alone): most rows are used, and no
+    /// sensor is said to have no value.
+    func testResampledRecordingsGiveNoFalseWarnings() throws {
+        let dir = TestData.temporaryDirectory()
+        for name in ["x-imu3", "phyphox"] {
+            let folder = try TestData.shared("formats/" + name)
+            let r = CommandRunner.run(["replay", folder, "--rate", "50", "--output", dir + "/" + name + ".csv"])
+            XCTAssertEqual(r.status, 0, r.err)
+            XCTAssertFalse(r.err.contains("no value in the whole recording"), "\(name): \(r.err)")
+            let rows = try String(contentsOfFile: dir + "/" + name + ".csv", encoding: .utf8).split(separator: "\n")
+            let used = rows.dropFirst().filter { $0.split(separator: ",")[10] == "1" }.count
+            XCTAssertGreaterThan(used, (rows.count - 1) * 9 / 10, name)
+        }
+    }
+}
+
+extension SensorPresenceTests {
+    /// Writes the sensors of `trace` named in `columns` as one CSV file per sensor in `folder`
+    /// (`Accelerometer.csv`, `Gyroscope.csv`, `Magnetometer.csv`): a recording of several files.
+    func writeSensorFiles(_ trace: Trace, to folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let files: [(String, String, KeyPath<SensorSample, Vector3?>)] = [
+            ("Accelerometer.csv", "acc", \.accelerometer), ("Gyroscope.csv", "gyr", \.gyroscope),
+            ("Magnetometer.csv", "mag", \.magnetometer),
+        ]
+        for (name, key, path) in files {
+            var text = "t,\(key)_x,\(key)_y,\(key)_z\n"
+            for s in trace.samples { if let v = s[keyPath: path] { text += "\(s.t),\(v.x),\(v.y),\(v.z)\n" } }
+            try text.write(toFile: folder + "/" + name, atomically: true, encoding: .utf8)
+        }
+    }
+
+    /// One file of a recording of several, read alone: a run without a gyroscope says what it does
+    /// instead, and that the folder has the other sensors, with a command that reads the folder and
+    /// runs when pasted. Mahony and Madgwick, whose attitude would not move, refuse; the tilt
+    /// filter, which uses no gyroscope, says nothing of it.
+    func testRunWithoutGyroscopeSaysSoAndNamesTheFolder() throws {
+        let folder = TestData.temporaryDirectory() + "/my recording"
+        try writeSensorFiles(try simulated(), to: folder)
+        let file = folder + "/Accelerometer.csv"
+        let work = TestData.temporaryDirectory()
+        for mode in [[], ["--mode", "9d"]] {
+            let r = try CommandRunner.process(["replay", file, "--output", "o.csv"] + mode, in: work)
+            XCTAssertEqual(r.status, 0, r.err)
+            XCTAssert(r.err.contains("warning: the recording has no gyroscope: with no turn rate to integrate"), r.err)
+            XCTAssert(r.err.contains("the recording has no magnetometer: running 6D"), r.err)
+            XCTAssert(r.err.contains("has the gyroscope and magnetometer too: pass the folder"), r.err)
+            // The EKF follows the accelerometer: the attitude written changes.
+            let rows = try String(contentsOfFile: work + "/o.csv", encoding: .utf8).split(separator: "\n").dropFirst()
+            XCTAssertGreaterThan(Set(rows.map { $0.split(separator: ",")[5] }).count, rows.count / 2)
+            let command = try XCTUnwrap(r.err.components(separatedBy: "e.g. ").last).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            XCTAssertEqual(command, "motionfusion replay '\(folder)' --output o.csv")
+            let binary = try TestData.executable()
+            let path = (binary as NSString).deletingLastPathComponent + ":/usr/bin:/bin"
+            let pasted = try ChildProcess.run("/bin/sh", ["-c", command], in: work, environment: ["PATH": path])
+            XCTAssertEqual(pasted.status, 0, pasted.errText)
+            XCTAssertFalse(pasted.errText.contains("no gyroscope"), pasted.errText)
+        }
+        for filter in ["mahony", "madgwick"] {
+            let r = CommandRunner.run(["replay", file, "--filter", filter, "--output", work + "/m.csv"])
+            XCTAssertEqual(r.status, 1, r.err)
+            XCTAssert(r.err.contains("no gyroscope: \(filter) only corrects the turns it integrates"), r.err)
+            XCTAssert(r.err.contains("pass the folder"), r.err)
+        }
+        let tilt = CommandRunner.run(["replay", file, "--filter", "tilt", "--output", work + "/t.csv"])
+        XCTAssertEqual(tilt.status, 0, tilt.err)
+        XCTAssertFalse(tilt.err.contains("gyroscope"), tilt.err)
+        // A file of two sensors beside them is a whole trace: no folder is proposed for it.
+        var whole = "t,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
+        for s in try simulated().samples {
+            guard let a = s.accelerometer, let m = s.magnetometer else { continue }
+            whole += "\(s.t),\(a.x),\(a.y),\(a.z),\(m.x),\(m.y),\(m.z)\n"
+        }
+        try whole.write(toFile: folder + "/whole.csv", atomically: true, encoding: .utf8)
+        let r = CommandRunner.run(["replay", folder + "/whole.csv", "--output", work + "/w.csv"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("the recording has no gyroscope"), r.err)
+        XCTAssertFalse(r.err.contains("folder"), r.err)
+    }
+
+    /// Gyroscope columns without a single value: said after the run, for the filters that use it.
+    func testGyroscopeWithoutValuesIsSaid() throws {
+        var trace = try simulated()
+        for i in trace.samples.indices { trace.samples[i].gyroscope = nil }
+        let path = try write(trace, "no-gyro-values.csv")
+        let dir = TestData.temporaryDirectory()
+        let ekf = CommandRunner.run(["replay", path, "--rate", "50", "--output", dir + "/e.csv"])
+        XCTAssertEqual(ekf.status, 0, ekf.err)
+        XCTAssert(ekf.err.contains("warning: the gyroscope has no value in the whole recording: with no turn"), ekf.err)
+        let mahony = CommandRunner.run(["replay", path, "--filter", "mahony", "--output", dir + "/m.csv"])
+        XCTAssertEqual(mahony.status, 0, mahony.err)
+        XCTAssert(mahony.err.contains("the attitude written stayed at the first sample's"), mahony.err)
+        let tilt = CommandRunner.run(["replay", path, "--filter", "tilt", "--output", dir + "/t.csv"])
+        XCTAssertFalse(tilt.err.contains("gyroscope"), tilt.err)
+    }
+}
