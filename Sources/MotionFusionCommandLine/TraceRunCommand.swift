@@ -257,10 +257,6 @@ enum TraceRunCommand {
                     console.err(
                         "\(reader.description.source): warning: the gyroscope has no value in the whole recording: \(withoutGyroscope(run.mode))\n"
                     )
-                case .holdsAttitude:
-                    console.err(
-                        "\(reader.description.source): warning: the gyroscope has no value in the whole recording, and \(run.filter.kind.rawValue) only corrects the turns it integrates: the attitude written stayed at the first sample's. --filter ekf follows the accelerometer and magnetometer alone\n"
-                    )
                 case .unused: break
                 }
             }
@@ -272,7 +268,7 @@ enum TraceRunCommand {
                     )
                 }
                 console.err(
-                    "\(reader.description.source): warning: --mode 9d but the magnetometer has no value in the whole recording: the run is 6D in effect (heading not referenced to north) and is scored and reported as 6D\n"
+                    "\(reader.description.source): warning: \(s.run.mode == .nineD ? "--mode 9d but " : "")the magnetometer has no value in the whole recording: the run is 6D in effect (heading not referenced to north) and is scored and reported as 6D\n"
                 )
                 mode = .sixD
                 sink.fallBackToSixD()

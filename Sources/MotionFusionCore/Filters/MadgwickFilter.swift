@@ -92,15 +92,19 @@ public struct MadgwickFilter: AttitudeFilter {
                 state.use.magnetometerRejected = false
             }
         }
-        guard let g = gyroscope else {
+        var next = q
+        if let g = gyroscope {
+            guard dt > 0 else { return }
+            let rate = state.integrator.meanRate(g, dt: dt, parameters.integration)
+            // The gyroscope turn is integrated exactly (exponential map), so the result does not
+            // depend on the sample rate; the gradient step of β·dt follows.
+            next = q * Quaternion(rotationVector: rate * dt)
+        } else {
+            // No turn rate (an outage longer than the runner holds a value): the gradient step
+            // alone keeps pulling the attitude to the accelerometer and magnetometer.
             state.integrator.interrupt()
-            return
+            guard dt > 0 else { return }
         }
-        guard dt > 0 else { return }
-        let rate = state.integrator.meanRate(g, dt: dt, parameters.integration)
-        // The gyroscope turn is integrated exactly (exponential map), so the result does not depend
-        // on the sample rate; the gradient step of β·dt follows.
-        var next = q * Quaternion(rotationVector: rate * dt)
         let n = step.norm
         // At an exact fit the gradient vanishes; normalising rounding noise would inject a full β step.
         if n > 1e-12 { next = next + step * (-parameters.beta * dt / n) }

@@ -92,7 +92,12 @@ public struct MahonyFilter: AttitudeFilter {
             }
         }
         guard let g = gyroscope else {
+            // No turn rate (an outage longer than the runner holds a value): the feedback alone
+            // keeps pulling the attitude to the accelerometer and magnetometer, as if at rest.
             state.integrator.interrupt()
+            if dt > 0 {
+                state.attitude = (attitude * Quaternion(rotationVector: error * (parameters.kp * dt))).renormalized
+            }
             return
         }
         guard dt > 0 else { return }

@@ -149,8 +149,7 @@ public enum FilterSetup: Sendable {
     /// hold of ``FilterRunnerSettings/maximumGyroscopeHold``).
     public var withoutGyroscope: GyroscopeAbsence {
         switch self {
-        case .ekf, .complementary: return .followsOtherSensors
-        case .mahony, .madgwick: return .holdsAttitude
+        case .ekf, .complementary, .mahony, .madgwick: return .followsOtherSensors
         case .ecompass, .tilt: return .unused
         }
     }
@@ -188,10 +187,9 @@ public enum FilterSetup: Sendable {
 /// (``FilterSetup/withoutGyroscope``).
 public enum GyroscopeAbsence: Sendable {
     /// It follows the accelerometer's tilt (and the magnetometer's heading) alone, and every linear
-    /// acceleration throws it (the EKF propagates blind, the complementary filter only corrects).
+    /// acceleration throws it (the EKF propagates blind; the complementary, Mahony and Madgwick
+    /// filters apply their correction alone, as if the rate were zero).
     case followsOtherSensors
-    /// It stays where it is: the filter only corrects the turns it integrates (Mahony, Madgwick).
-    case holdsAttitude
     /// The filter uses no gyroscope (the e-compass, the tilt).
     case unused
 }

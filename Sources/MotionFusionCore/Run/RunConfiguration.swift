@@ -59,22 +59,15 @@ public struct RunConfiguration: Sendable {
     }
 
     /// The configuration adjusted to the sensors a recording has: 9D without a magnetometer runs
-    /// (and is scored and reported) as 6D; `fellBack` says so. The e-compass without a magnetometer,
-    /// any filter without an accelerometer, and a filter whose attitude would not move without a
-    /// gyroscope (``GyroscopeAbsence/holdsAttitude``) cannot run: an error. The EKF and the
-    /// complementary filter without a gyroscope run, on the other sensors alone.
+    /// (and is scored and reported) as 6D; `fellBack` says so. The e-compass without a magnetometer
+    /// and any filter without an accelerometer cannot run: an error. Without a gyroscope the
+    /// filters run on the other sensors alone (``GyroscopeAbsence/followsOtherSensors``).
     public func adjusted(toSensors sensors: Set<SensorKind>) throws -> (configuration: RunConfiguration, fellBack: Bool)
     {
         guard sensors.contains(.accelerometer) else {
             throw ParameterError(
                 description:
                     "no accelerometer: every filter needs it to find the vertical (a gyroscope alone gives only changes of attitude)"
-            )
-        }
-        if !sensors.contains(.gyroscope) && filter.withoutGyroscope == .holdsAttitude {
-            throw ParameterError(
-                description:
-                    "no gyroscope: \(filter.kind.rawValue) only corrects the turns it integrates, so its attitude would stay at the first sample's (try the ekf, which follows the accelerometer and magnetometer alone, or the tilt filter)"
             )
         }
         guard mode == .nineD && !sensors.contains(.magnetometer) else { return (self, false) }
