@@ -51,9 +51,8 @@ enum SensorFilesImporter {
     static func sensor(ofMember name: String, in files: RecordingFiles) -> SensorKind? {
         guard let sensor = sensor(ofFile: name) else { return nil }
         guard let header = try? files.firstLine(name) else { return sensor }
-        let names = header.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" }).map {
-            String($0.filter { $0 != "\"" })
-        }
+        let bytes = Array(header.utf8)
+        let names = FieldSplitter(dialect: TextDialect.detect(header: bytes, data: nil)).texts(bytes)
         guard let layout = try? ColumnLayout.fromHeader(names, file: name) else { return sensor }
         let held = [ColumnLayout.Slot.gyroscopeX, .accelerometerX, .magnetometerX].filter { layout.has($0) }
         return held.count >= 2 ? nil : sensor
