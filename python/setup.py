@@ -8,6 +8,12 @@ the Swift runtime libraries it loads (found with ``ldd`` in the toolchain's fold
 ``motionfusion/_lib``, where the library's ``$ORIGIN`` run path finds them. An editable install
 (``pip install -e python``) puts them into the source folder ``python/motionfusion/_lib``.
 
+It also builds one small CPython extension, ``motionfusion._step`` (motionfusion/_step.c): the
+per-sample call of ``Filter.update``, which through ctypes cost twice VQF's. It is compiled against
+the library's C header (Sources/MotionFusionC/include) and numpy's headers (numpy is a build
+requirement) and does not link the library: it calls ``mf_filter_step`` at the address ctypes
+finds in the library the package loaded, so both bindings use the same copy.
+
 The Swift package is the repository this folder belongs to (``..``), or the copy an sdist carries
 (``swift/``: Package.swift, Sources and Tests, added by the `sdist` step below), or the folder named
 by ``MOTIONFUSION_SOURCE``. ``SWIFT`` names the swift driver (default: ``swift`` on PATH, else
@@ -20,17 +26,12 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
-from setuptools import Distribution, setup
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
-
-try:
-    from setuptools.command.bdist_wheel import bdist_wheel
-except ImportError:  # setuptools < 70.1
-    from wheel.bdist_wheel import bdist_wheel
 
 HERE = Path(__file__).resolve().parent
 PRODUCT = "MotionFusionC"
@@ -153,22 +154,23 @@ class SdistWithSwift(sdist):
                 shutil.copyfile(source, target)
 
 
-class NativeDistribution(Distribution):
-    """Carries a native library: installed as platform-specific (platlib), in a platform wheel."""
+class BuildExtension(build_ext):
+    """`build_ext` with the include folders of motionfusion._step: the library's C header (from the
+    Swift package, found when the extension is built) and numpy's."""
 
-    def has_ext_modules(self) -> bool:
-        return True
+    def build_extensions(self) -> None:
+        import numpy
 
-
-class PlatformWheel(bdist_wheel):
-    """Independent of the Python version (ctypes, no extension module): tagged py3-none-PLATFORM."""
-
-    def get_tag(self):
-        return "py3", "none", re.sub(r"[^A-Za-z0-9]", "_", sysconfig.get_platform())
+        include = [str(swift_package() / "Sources" / PRODUCT / "include"), numpy.get_include()]
+        for extension in self.extensions:
+            extension.include_dirs = include + list(extension.include_dirs)
+        super().build_extensions()
 
 
 setup(
     version=version(),
-    distclass=NativeDistribution,
-    cmdclass={"build_py": BuildWithSwift, "sdist": SdistWithSwift, "bdist_wheel": PlatformWheel},
+    # The per-sample call of Filter.update (mf_filter_step from C): the wheel is tagged for the
+    # Python version it was built with (cp3XX-cp3XX-PLATFORM).
+    ext_modules=[Extension("motionfusion._step", ["motionfusion/_step.c"], extra_compile_args=["-O2"])],
+    cmdclass={"build_py": BuildWithSwift, "build_ext": BuildExtension, "sdist": SdistWithSwift},
 )

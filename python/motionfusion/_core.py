@@ -3,6 +3,7 @@ the per-sample filter, and the folder-run plan."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import math
 import numbers
@@ -16,7 +17,7 @@ from typing import Any, Mapping, Sequence, Union
 import numpy as np
 
 from . import _native
-from ._native import MotionFusionError, MotionFusionWarning, SolveError, check, encode, error_buffer, lib, take_string
+from ._native import MotionFusionError, MotionFusionWarning, SolveError, _step, check, encode, error_buffer, lib, take_string
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -493,12 +494,19 @@ def _vector(v: Any, name: str) -> ctypes.Array | None:
 
 
 _NONE3 = (math.nan, math.nan, math.nan)
-_step = lib.mf_filter_step  # looked up once: the per-sample call
+_step_ctypes = lib.mf_filter_step  # looked up once: the per-sample call of arguments the extension does not read
 _pack = struct.Struct("10d").pack_into
 
 
 def _freed(*_: Any) -> int:
     raise MotionFusionError("this Filter has been freed", _native.ERROR_USAGE)
+
+
+def _report(handle: int, stacklevel: int = 3) -> None:
+    """Reports the warnings of a native filter's updates since the last report (stacklevel 3: the
+    caller of Filter.update, when called from the extension's step)."""
+    for line in take_string(lib.mf_filter_warnings(handle)).splitlines():
+        warnings.warn(f"Filter.update: {_array_fix(line)}", MotionFusionWarning, stacklevel=stacklevel)
 
 
 def _is_number(x: Any) -> bool:
@@ -522,7 +530,11 @@ class Filter:
         check(lib.mf_filter_create(_option(kind), _option(mode), _parameters(parameters),
                                    ctypes.byref(self._handle), err, len(err)), err)
         self._h = self._handle.value
-        self._step = _step
+        self._step = _step_ctypes
+        # The per-sample call (motionfusion._step, in C): the attitude, or None for arguments it does
+        # not read, which take the general path below.
+        self._stepper = _step.Stepper(self._h, functools.partial(_report, self._h))
+        self._fast = self._stepper.step
         self.kind = kind.lower()
         # The mode run: the one asked for, or the filter's own default (read off its state's header).
         self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["mode"]
@@ -538,6 +550,9 @@ class Filter:
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
         self._step = _freed
+        stepper = getattr(self, "_stepper", None)
+        if stepper is not None:
+            stepper.close()  # its step returns None from now on: update takes the path that raises
         if handle and handle.value:
             try:
                 lib.mf_filter_free(handle)
@@ -568,10 +583,14 @@ class Filter:
         clock, from 0). The earlier form ``update(gyr, acc, mag, dt)`` still works, with a
         DeprecationWarning.
         """
-        # The fast path: the ten numbers packed into the sample buffer in one call and three
-        # addresses to the library (ctypes converts each argument, so ten doubles as arguments
-        # would cost three times as much); anything unusual fails the packing and is checked below.
+        # The fast path: the extension reads t and the three vectors (numbers, lists or tuples of 3
+        # numbers, float64 arrays of 3 values, None) and calls mf_filter_step, reporting warnings.
+        # Other arguments (other sequences and dtypes) are packed into the sample buffer here and
+        # go to the library through ctypes; anything unusual fails the packing and is checked below.
         if dt is None:
+            q = self._fast(t, gyr, acc, mag)
+            if q is not None:
+                return q
             try:
                 _pack(self._sample, 0, t, *(_NONE3 if gyr is None else gyr.tolist() if type(gyr) is np.ndarray else gyr),
                       *(_NONE3 if acc is None else acc.tolist() if type(acc) is np.ndarray else acc),
@@ -629,8 +648,7 @@ class Filter:
 
     def _warn(self, stacklevel: int) -> None:
         """Reports the warnings of the updates since the last report."""
-        for line in take_string(lib.mf_filter_warnings(self._h)).splitlines():
-            warnings.warn(f"Filter.update: {_array_fix(line)}", MotionFusionWarning, stacklevel=stacklevel)
+        _report(self._h, stacklevel + 1)
 
     def _read(self) -> None:
         lib.mf_filter_read(self._live(), self._q.ctypes.data, self._bias.ctypes.data, self._sigma.ctypes.data,

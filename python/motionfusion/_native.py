@@ -1,4 +1,5 @@
-"""ctypes declarations of the C ABI (motionfusion.h) and the error type.
+"""ctypes declarations of the C ABI (motionfusion.h), the error type, and the C extension
+``motionfusion._step`` (Filter.update's per-sample call) bound to the same library.
 
 The library is the one bundled in ``motionfusion/_lib`` (with the Swift runtime it needs beside
 it), or the file named by the environment variable ``MOTIONFUSION_LIBRARY`` (for development
@@ -112,6 +113,18 @@ for _name, (_restype, _argtypes) in _signatures.items():
     _f = getattr(lib, _name)
     _f.restype = _restype
     _f.argtypes = _argtypes
+
+# Filter.update's per-sample call runs in a small C extension (ctypes' own per-call cost was twice
+# VQF's whole update), on mf_filter_step of the library loaded above. Without it the package is
+# broken, and says so: there is no slower stand-in.
+try:
+    from . import _step
+except ImportError as _e:
+    raise ImportError(
+        f"motionfusion._step, the C extension behind Filter.update, could not be loaded ({_e}): the package "
+        "was installed without it or for another Python version; reinstall it for this Python "
+        "(pip install --force-reinstall ./python), or in the source tree build it with pip install -e ./python") from _e
+_step.bind(ctypes.cast(lib.mf_filter_step, c_void_p).value)
 
 
 def error_buffer() -> ctypes.Array:

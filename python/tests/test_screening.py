@@ -117,6 +117,55 @@ def test_update_takes_lists_tuples_none_and_numpy_scalars(sim):
     assert mf.Filter().update(0.0, None, a, None)[0] != 5
 
 
+def test_every_form_of_a_sample_gives_the_same_update(sim):
+    """The extension's fast path (floats, lists, tuples, float64 arrays) and the general path (other
+    dtypes, strides, byte orders, sequences) give the same attitudes and the same errors."""
+    n = 300
+    ref = mf.Filter().update_many(sim["t"][:n], sim["gyr"][:n], sim["acc"][:n], sim["mag"][:n])
+    strided = np.asfortranarray(sim["gyr"][:n])  # rows are not contiguous
+    swapped = sim["acc"][:n].astype(">f8")
+    forms = [
+        lambda i: (sim["t"][i], sim["gyr"][i], sim["acc"][i], sim["mag"][i]),
+        lambda i: (float(sim["t"][i]), sim["gyr"][i].tolist(), tuple(sim["acc"][i]), list(sim["mag"][i])),
+        lambda i: (np.array(sim["t"][i]), strided[i], swapped[i], iter(sim["mag"][i].tolist())),
+        lambda i: (sim["t"][i], sim["gyr"][i].astype(np.longdouble), sim["acc"][i], sim["mag"][i][None][0]),
+    ]
+    for form in forms:
+        f = mf.Filter()
+        assert np.array_equal(np.array([f.update(*form(i)) for i in range(n)]), ref)
+    f = mf.Filter()
+    for bad, error, match in (
+        ((0.0, [0, 0], None, None), ValueError, "3 values"),
+        ((0.0, np.zeros((1, 3)), None, None), ValueError, "3 values"),
+        ((0.0, [0, 0, 1j], None, None), TypeError, "real numbers"),
+        ((0.0, None, np.zeros(3, complex), None), TypeError, "real numbers"),
+        (("0", None, [0, 0, 9.8], None), TypeError, "t must be the sample's time"),
+        ((None, None, [0, 0, 9.8], None), TypeError, "or dt="),
+        ((0.0, None, ["a", 0, 9.8], None), ValueError, "could not convert"),
+    ):
+        with pytest.raises(error, match=match):
+            f.update(*bad)
+    assert np.array_equal(f.quaternion, mf.Filter().quaternion)  # none of them updated the filter
+
+
+def test_update_warnings_point_at_the_caller(sim):
+    for gyr in ([200.0, 0, 0], np.array([200.0, 0, 0]), np.array([200, 0, 0], np.float32)):
+        with pytest.warns(mf.MotionFusionWarning, match="beyond any sensor's range") as record:
+            mf.Filter().update(0.0, gyr, sim["acc"][0], None)
+        assert {w.filename for w in record} == {__file__}
+
+
+def test_without_its_extension_the_package_refuses_to_import_and_names_the_fix():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['motionfusion._step'] = None\n"
+            "try:\n    import motionfusion\nexcept ImportError as e:\n    print(e)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "motionfusion._step, the C extension behind Filter.update, could not be loaded" in out
+    assert "pip install --force-reinstall ./python" in out
+
+
 # ---- Arrays screened as files are ---------------------------------------------------------------
 
 def test_clean_arrays_pass_without_a_word(sim):
