@@ -254,7 +254,8 @@ public func mf_replay_many(
     _ quaternion: UnsafePointer<UnsafeMutablePointer<Double>?>?, _ workers: Int, _ error: UnsafeMutablePointer<CChar>?,
     _ errorCapacity: Int
 ) -> Int32 {
-    reporting(error, errorCapacity) {
+    RunWarnings.set([])
+    return reporting(error, errorCapacity) {
         let run = try Arguments.run(
             filter: filter, mode: mode, parameters: parameters, frame: frame, declination: declinationDegrees)
         guard traces >= 0 else { throw CallError.usage("negative trace count") }
@@ -271,6 +272,7 @@ public func mf_replay_many(
             }
             groups[mag?[i] != nil, default: []].append(i)
         }
+        var warned: [(trace: Int, line: String)] = []
         for (hasMagnetometer, members) in groups.sorted(by: { !$0.key && $1.key }) {
             let sensors: Set<SensorKind> = hasMagnetometer ? Set(SensorKind.allCases) : [.gyroscope, .accelerometer]
             let configuration: RunConfiguration
@@ -289,9 +291,20 @@ public func mf_replay_many(
                     quaternion[i], nil, nil, nil, nil, nil, nil, count: n[i], configuration: configuration,
                     uncertainty: false)
             }
-            configuration.run(eachOf: inputs, workers: workers, attitudeOnly: true) { j, k, _, q in
+            // As in mf_replay, a 9D run builds every estimate to tally its magnetometer use, one
+            // tally per trace, each written only by the thread that runs the trace.
+            let tally = hasMagnetometer && configuration.mode == .nineD
+            let uses = UnsafeMutableBufferPointer<MagnetometerUse>.allocate(capacity: present.count)
+            uses.initialize(repeating: MagnetometerUse())
+            defer { uses.deallocate() }
+            configuration.run(eachOf: inputs, workers: workers, attitudeOnly: !tally) { j, k, e, q in
                 outputs[j].write(attitude: q, at: k)
+                if let e { uses[j].add(e, inputs[j].sample(at: k)) }
+            }
+            for (j, i) in present.enumerated() {
+                warned += magnetometerWarnings(uses[j], configuration).map { (i, $0) }
             }
         }
+        RunWarnings.set(warned.sorted { $0.trace < $1.trace }.map { "trace \($0.trace): \($0.line)" })
     }
 }

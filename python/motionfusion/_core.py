@@ -273,6 +273,8 @@ def replay_many(
     available to the process), each recording on one thread; the results do not depend on
     ``workers``. The GIL is released during the run, so other Python threads keep running.
     Returns one (N, 4) array per recording: attitude w, x, y, z, earth (``frame``) from sensor.
+    Warnings are :func:`replay`'s, headed ``traces[i]: `` (the magnetometer rejected most of a
+    9D run, and what screening the arrays finds).
     """
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1):
         raise ValueError(f"workers must be a positive integer or None; got {workers!r}")
@@ -299,7 +301,11 @@ def replay_many(
         _option(filter), _option(mode), _parameters(parameters), _option(frame),
         math.nan if declination is None else float(declination), count, ctypes.addressof(lengths),
         *(ctypes.addressof(c) for c in columns), int(workers or 0), err, len(err))
+    warned = take_string(lib.mf_run_warnings())
     check(status, err)
+    # replay's warnings, per trace (the library heads them "trace I: ").
+    for line in warned.splitlines():
+        warnings.warn(re.sub(r"^trace (\d+): ", r"traces[\1]: ", line), MotionFusionWarning, stacklevel=2)
     return [p[4] for p in prepared]
 
 

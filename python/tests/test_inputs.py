@@ -116,13 +116,18 @@ def test_from_table_pandas(sim):
 
 # ---- Magnetometer rejected most of the run -----------------------------------------------------
 
-def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cli):
-    """The command line's warning, word for word after its 'TRACE: warning: ' prefix."""
+def inconsistent_magnetometer(sim: dict) -> dict:
+    """`sim` with a field whose strength jumps between 5 and 500 µT from sample to sample: never consistent."""
     rng = np.random.default_rng(7)
     trace = dict(sim)
-    # A field whose strength jumps between 5 and 500 µT from sample to sample: never consistent.
     direction = rng.normal(size=sim["mag"].shape)
     trace["mag"] = direction / np.linalg.norm(direction, axis=1)[:, None] * rng.uniform(5, 500, (len(sim["t"]), 1))
+    return trace
+
+
+def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cli):
+    """The command line's warning, word for word after its 'TRACE: warning: ' prefix."""
+    trace = inconsistent_magnetometer(sim)
     path = tmp_path / "bad_mag.csv"
     write_csv(path, trace, ",".join(COLUMNS))
     r = cli("replay", path, "--mode", "9d", "--output", tmp_path / "e.csv")
@@ -139,6 +144,25 @@ def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cl
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
             mf.replay(arrays["t"], arrays["gyr"], arrays["acc"], arrays["mag"], mode=mode)
+        assert not [w for w in record if "rejected" in str(w.message)], mode
+
+
+def test_replay_many_warns_per_trace_as_replay_does(sim):
+    bad = inconsistent_magnetometer(sim)
+    with pytest.warns(mf.MotionFusionWarning, match="magnetometer was rejected") as record:
+        mf.replay(bad["t"], bad["gyr"], bad["acc"], bad["mag"], mode="9d")
+    (line,) = [str(w.message) for w in record if "magnetometer was rejected" in str(w.message)]
+    for workers in (1, 2):
+        with pytest.warns(mf.MotionFusionWarning) as record:
+            mf.replay_many([sim, bad, sim, bad], mode="9d", workers=workers)
+        ours = [str(w.message) for w in record if "rejected" in str(w.message)]
+        assert ours == [f"traces[1]: {line}", f"traces[3]: {line}"]
+        assert all(w.filename == __file__ for w in record)
+    # Not for a magnetometer that fits, nor in 6D, nor for a trace without one.
+    for traces, mode in (([sim, sim], "9d"), ([bad], "6d"), ([{**bad, "mag": None}], None)):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            mf.replay_many(traces, mode=mode)
         assert not [w for w in record if "rejected" in str(w.message)], mode
 
 

@@ -101,9 +101,10 @@ int32_t mf_reconstruct(const char *filter, const char *mode, const char *paramet
                        double *sigma_attitude_deg, double *sigma_heading_deg, char *error,
                        size_t error_capacity);
 
-/* The warnings of the calling thread's last mf_replay or mf_reconstruct call, one per line ("" when
- * none): a 9D replay whose magnetometer was rejected on more than half of its samples gets the
- * command line's warning (without the trace's name). Each call replaces them; fetching clears
+/* The warnings of the calling thread's last mf_replay, mf_reconstruct or mf_replay_many call, one
+ * per line ("" when none): a 9D replay whose magnetometer was rejected on more than half of its
+ * samples gets the command line's warning (without the trace's name; from mf_replay_many, per trace
+ * and headed "trace I: ", I counting the traces from 0). Each call replaces them; fetching clears
  * them. Free with mf_string_free. */
 char *mf_run_warnings(void);
 
