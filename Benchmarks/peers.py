@@ -1,6 +1,8 @@
 """Peer comparison for Benchmarks/peers.sh: MotionFusion vs vqf, imufusion (xio Fusion) and ahrs
 on one trace, same metric (BROAD), same machine, same run. Timings are medians of repeated runs
-(MotionFusion's in-process and Python figures: the lowest of five interleaved rounds of medians)."""
+(MotionFusion's in-process and Python figures: the lowest of five interleaved rounds of medians).
+Last, per-sample calls from Python (Benchmarks/per_sample.py): Filter.update / vqf's update +
+getQuat9D."""
 import json, os, subprocess, sys, tempfile, time
 import numpy as np
 
@@ -229,3 +231,9 @@ targets = [
 print('\nTargets (issue #28), same run:')
 for label, value, target in targets:
     print(f'{label:48} {value:8.2f}   target {target}')
+
+# Per-sample calls from Python (issue #26): Filter.update against vqf's update + getQuat9D, same run.
+from per_sample import measure, report
+
+print()
+report(measure(t[:20000], gyr[:20000], acc[:20000], mag[:20000]), trace)
