@@ -508,9 +508,9 @@ def _freed(*_: Any) -> int:
     raise MotionFusionError("this Filter has been freed", _native.ERROR_USAGE)
 
 
-def _report(handle: int, stacklevel: int = 3) -> None:
-    """Reports the warnings of a native filter's updates since the last report (stacklevel 3: the
-    caller of Filter.update, when called from the extension's step)."""
+def _report(handle: int, stacklevel: int = 2) -> None:
+    """Reports the warnings of a native filter's updates since the last report (stacklevel 2: the
+    caller of Filter.update, when called from its C fast path)."""
     for line in take_string(lib.mf_filter_warnings(handle)).splitlines():
         warnings.warn(f"Filter.update: {_array_fix(line)}", MotionFusionWarning, stacklevel=stacklevel)
 
@@ -519,7 +519,7 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, numbers.Real) or (isinstance(x, np.ndarray) and x.ndim == 0)
 
 
-class Filter:
+class Filter(_step.FilterBase):
     """One attitude filter updated a sample at a time (live data, or code that needs the state
     between samples), on the same run path as :func:`replay`: updating it with the rows of a
     recording gives :func:`replay`'s attitudes sample for sample. For whole recordings
@@ -537,10 +537,8 @@ class Filter:
                                    ctypes.byref(self._handle), err, len(err)), err)
         self._h = self._handle.value
         self._step = _step_ctypes
-        # The per-sample call (motionfusion._step, in C): the attitude, or None for arguments it does
-        # not read, which take the general path below.
-        self._stepper = _step.Stepper(self._h, functools.partial(_report, self._h))
-        self._fast = self._stepper.step
+        # update (FilterBase, in C) steps this native filter and reports its warnings with _report.
+        self._bind(self._h, functools.partial(_report, self._h))
         self.kind = kind.lower()
         # The mode run: the one asked for, or the filter's own default (read off its state's header).
         self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["mode"]
@@ -556,9 +554,7 @@ class Filter:
     def __del__(self) -> None:
         handle = getattr(self, "_handle", None)
         self._step = _freed
-        stepper = getattr(self, "_stepper", None)
-        if stepper is not None:
-            stepper.close()  # its step returns None from now on: update takes the path that raises
+        self._unbind()  # update takes the general path from now on, which raises
         if handle and handle.value:
             try:
                 lib.mf_filter_free(handle)
@@ -573,30 +569,15 @@ class Filter:
             raise MotionFusionError("this Filter has been freed", _native.ERROR_USAGE)
         return handle
 
-    def update(self, t: Any = None, gyr: Any = None, acc: Any = None, mag: Any = None, *,
-               dt: float | None = None) -> np.ndarray:
-        """Processes one sample at time ``t`` (s): ``gyr`` rad/s, ``acc`` m/s², ``mag`` µT (3 values
-        each, or None when that sensor has no new value; NaN values count as none). Returns the
-        attitude after it (w, x, y, z, ENU from sensor, w >= 0; as :attr:`quaternion`).
+    # update(t, gyr, acc, mag, *, dt=None) is FilterBase's (motionfusion._step, in C), with its
+    # docstring: the usual call goes straight to mf_filter_step, any other here.
 
-        As in :func:`replay`, the step is the time since the previous sample, the last gyroscope
-        value is held (up to 0.1 s) for a sample without one (sensors at different rates), a time
-        that does not increase integrates nothing, and a gap over 1 s re-initialises. Values are
-        screened as a file's are (a value beyond any sensor's range counts as none; the first
-        samples' units are checked): problems are :class:`MotionFusionWarning`.
-
-        ``dt=`` instead of ``t`` gives the seconds since the previous sample (the filter keeps the
-        clock, from 0). The earlier form ``update(gyr, acc, mag, dt)`` still works, with a
-        DeprecationWarning.
-        """
-        # The fast path: the extension reads t and the three vectors (numbers, lists or tuples of 3
-        # numbers, float64 arrays of 3 values, None) and calls mf_filter_step, reporting warnings.
-        # Other arguments (other sequences and dtypes) are packed into the sample buffer here and
-        # go to the library through ctypes; anything unusual fails the packing and is checked below.
+    def _update_general(self, t: Any = None, gyr: Any = None, acc: Any = None, mag: Any = None, *,
+                        dt: float | None = None) -> np.ndarray:
+        """:meth:`update` for the calls its C fast path does not read: other sequences and dtypes
+        are packed into the sample buffer here and go to the library through ctypes; anything
+        unusual fails the packing and is checked by _update_checked."""
         if dt is None:
-            q = self._fast(t, gyr, acc, mag)
-            if q is not None:
-                return q
             try:
                 _pack(self._sample, 0, t, *(_NONE3 if gyr is None else gyr.tolist() if type(gyr) is np.ndarray else gyr),
                       *(_NONE3 if acc is None else acc.tolist() if type(acc) is np.ndarray else acc),
