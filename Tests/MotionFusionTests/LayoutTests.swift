@@ -467,6 +467,18 @@ final class LayoutTests: XCTestCase {
         XCTAssert(r.err.contains("--sample-rate HZ"), r.err)
         XCTAssertEqual(CommandRunner.run(["info", p, "--sample-rate", "100"]).status, 0)
     }
+
+    /// Times scaled to a time unit the readings found: a unit `--units t=` does not accept is an
+    /// error, not times left unscaled under a note saying they were scaled.
+    func testScalingTimesToAFoundUnitThrowsOnAnUnknownUnit() throws {
+        var samples = [SensorSample(t: 1000), SensorSample(t: 2000)]
+        try UnitEvidence.scaleTimes(&samples, to: .init(key: "t", unit: "ms", reason: ""), from: SensorUnits())
+        XCTAssertEqual(samples.map(\.t), [1, 2])
+        XCTAssertThrowsError(
+            try UnitEvidence.scaleTimes(
+                &samples, to: .init(key: "t", unit: "fortnights", reason: ""), from: SensorUnits()))
+        XCTAssertEqual(samples.map(\.t), [1, 2], "left as they were")
+    }
 }
 
 extension SensorUnits {

@@ -155,7 +155,7 @@ enum SensorFilesImporter {
                 known: { try layout($0, file: file, sensor: sensor, units: options.units) }, evident: evident,
                 probe: probe)
         }
-        let findings = evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
+        let findings = try evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
         if let clocks = findings.clocks {
             throw TraceError(.inconsistentClocks, SourceLocation(file: files.location, line: 0, column: 0), clocks)
         }
@@ -210,17 +210,19 @@ enum SensorFilesImporter {
     /// The units the first readings prove: each file's time on its own, then against the other
     /// files' (``slowClocks(_:)``), the sensors over the files merged (a gyroscope in °/s is told
     /// by the accelerometer's turns).
-    static func evidence(_ probes: [() throws -> DelimitedTraceReader]) -> Evidence {
-        let first = evidence(probes, rows: UnitEvidence.rows)
+    static func evidence(_ probes: [() throws -> DelimitedTraceReader]) throws -> Evidence {
+        let first = try evidence(probes, rows: UnitEvidence.rows)
         // No turn in the first rows (a recording that starts with a long rest): look further for
         // the gyroscope's unit, as for a single file.
         guard first.filled, let found = first.result.all, found.gyroscopeUndecided else { return first.result }
-        let further = evidence(probes, rows: UnitEvidence.turnRows).result
+        let further = try evidence(probes, rows: UnitEvidence.turnRows).result
         return further.all?.units.contains { $0.key == "gyr" } == true ? further : first.result
     }
 
     /// The evidence of each file's first `rows` rows, merged; `filled`: some file had that many.
-    static func evidence(_ probes: [() throws -> DelimitedTraceReader], rows: Int) -> (result: Evidence, filled: Bool) {
+    static func evidence(_ probes: [() throws -> DelimitedTraceReader], rows: Int) throws -> (
+        result: Evidence, filled: Bool
+    ) {
         var result = Evidence(perFile: [[UnitEvidence.Unit]](repeating: [], count: probes.count))
         var read = [(k: Int, file: String, sensor: SensorKind, samples: [SensorSample], seconds: Bool)]()
         var combined = SensorUnits()
@@ -242,7 +244,7 @@ enum SensorFilesImporter {
                     samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]))
                 {
                     result.perFile[k].append(unit)
-                    scale(&samples, to: unit, from: probe.layout.units)
+                    try UnitEvidence.scaleTimes(&samples, to: unit, from: probe.layout.units)
                 } else {
                     // Read as seconds because nothing says otherwise.
                     seconds = !probe.layout.units.explicit.contains("t") && probe.layout.units.time == 1
@@ -255,7 +257,7 @@ enum SensorFilesImporter {
         result.clockWarnings = slow.warnings
         for (i, unit) in slow.units {
             result.perFile[read[i].k].append(unit)
-            scale(&read[i].samples, to: unit, from: SensorUnits())
+            try UnitEvidence.scaleTimes(&read[i].samples, to: unit, from: SensorUnits())
         }
         result.clocks = clockDisagreement(
             read.compactMap { f in f.samples.first(where: { $0.t.isFinite }).map { (f.file, $0.t) } })
@@ -264,7 +266,7 @@ enum SensorFilesImporter {
             TimelineMerger.Stream(
                 sensor: f.sensor, times: f.samples.map(\.t), values: f.samples.map { $0.value(f.sensor) })
         }
-        var found = UnitEvidence.find(TimelineMerger().merge(streams), units: combined, timeColumn: nil)
+        var found = try UnitEvidence.find(TimelineMerger().merge(streams), units: combined, timeColumn: nil)
         for unit in found.units {
             for k in probes.indices where keys[k] == unit.key { result.perFile[k].append(unit) }
         }
@@ -273,14 +275,6 @@ enum SensorFilesImporter {
         }
         result.all = found
         return (result, filled)
-    }
-
-    /// Scales the times of `samples`, read in `units`, to seconds as `unit` says they are.
-    static func scale(_ samples: inout [SensorSample], to unit: UnitEvidence.Unit, from units: SensorUnits) {
-        var scaled = SensorUnits()
-        try? scaled.set("t", unit.unit, strictly: true)
-        let factor = scaled.time / units.time
-        for i in samples.indices { samples[i].t *= factor }
     }
 
     /// The median step between increasing times, or nil.

@@ -50,7 +50,7 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             // Units the first readings prove are applied from the first row on: a file can be read
             // twice, so it is looked at before it is read.
             let lines = try textLines(path)
-            findings = UnitEvidence.find(lines: lines, format: f.rawValue, options: options)
+            findings = try UnitEvidence.find(lines: lines, format: f.rawValue, options: options)
             reader = try DelimitedTraceReader(
                 lines: lines(), format: f.rawValue, options: options, known: nil, evident: findings?.units ?? [],
                 probe: false)

@@ -229,7 +229,7 @@ public final class DelimitedTraceReader: SampleReader {
         {
             rows.dateTimeSlot = ColumnLayout.Slot.time.rawValue
             layout.columns[.timeNanoseconds] = nil
-            try? layout.units.set("t", "s", strictly: true)
+            try layout.units.set("t", "s", strictly: true)
             notes.append(
                 "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
             )

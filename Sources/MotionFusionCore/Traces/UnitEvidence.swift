@@ -59,7 +59,9 @@ public enum UnitEvidence {
 
     /// What the first rows of the delimited file `lines` opens show, read as `options` say; nil
     /// when the file cannot be read (the reader that follows reports why).
-    static func find(lines: () throws -> ByteLineReader, format: String, options: DelimitedReadOptions) -> Findings? {
+    static func find(lines: () throws -> ByteLineReader, format: String, options: DelimitedReadOptions) throws
+        -> Findings?
+    {
         var probing = options
         probing.strict = false
         guard
@@ -76,12 +78,12 @@ public enum UnitEvidence {
         let timedByColumn: Bool
         if case .column = probe.clock { timedByColumn = true } else { timedByColumn = false }
         let timeColumn = timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil
-        var findings = find(samples, units: probe.layout.units, timeColumn: timeColumn)
+        var findings = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
         guard findings.gyroscopeUndecided, first == rows else { return findings }
         // No turn in the first rows: look further for the gyroscope's unit.
         while samples.count < turnRows, let s = try? probe.next() { samples.append(s) }
         // The other sensors are still judged over the first seconds, now with the gyroscope's unit.
-        let further = find(samples, units: probe.layout.units, timeColumn: timeColumn)
+        let further = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
         if further.units.contains(where: { $0.key == "gyr" }) { return further }
         findings.gyroscopeCounts = further.gyroscopeCounts
         return findings
@@ -89,17 +91,15 @@ public enum UnitEvidence {
 
     /// What `samples` show, read in `units` (SI where the file states none). `timeColumn` is the
     /// key of the time column's name (nil when the rows are timed by a rate).
-    public static func find(_ samples: [SensorSample], units: SensorUnits, timeColumn: String?) -> Findings {
+    /// Throws only when a time unit found is not one `--units t=` accepts (a programming error).
+    public static func find(_ samples: [SensorSample], units: SensorUnits, timeColumn: String?) throws -> Findings {
         var found = [Unit]()
         var counts: Double?
         var samples = samples
         // The time first: the sensors are judged over the first seconds.
         if let timeColumn, let unit = timeUnit(samples, units: units, timeColumn: timeColumn) {
             found.append(unit)
-            var scaled = SensorUnits()
-            try? scaled.set("t", unit.unit, strictly: true)
-            let factor = scaled.time / units.time
-            for i in samples.indices { samples[i].t *= factor }
+            try scaleTimes(&samples, to: unit, from: units)
         }
         let all = samples
         // Over the first seconds, when the times are plausibly seconds by now (a clock in ms since
@@ -404,6 +404,16 @@ public enum UnitEvidence {
     static func commonCountScale(near scale: Double) -> (label: String, text: String)? {
         commonCounts.filter { abs($0.scale / scale - 1) <= 0.03 }
             .min { abs($0.scale / scale - 1) < abs($1.scale / scale - 1) }.map { ($0.label, $0.text) }
+    }
+
+    /// Scales the times of `samples`, read in `units`, to seconds as the time unit `unit` says
+    /// they are; throws when `unit` is not one `--units t=` accepts, so times are never left
+    /// unscaled under a note that says they were scaled.
+    static func scaleTimes(_ samples: inout [SensorSample], to unit: Unit, from units: SensorUnits) throws {
+        var scaled = SensorUnits()
+        try scaled.set("t", unit.unit, strictly: true)
+        let factor = scaled.time / units.time
+        for i in samples.indices { samples[i].t *= factor }
     }
 
     /// The time unit the times prove, if any.
