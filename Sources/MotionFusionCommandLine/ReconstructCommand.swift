@@ -63,7 +63,7 @@ enum ReconstructCommand {
                     String(printf: " (its fit makes the field strength %.1f× steadier than the raw readings)", $0)
                 } ?? ""
             console.err(
-                "\(reader.description.source): note: the magnetometer's hard and soft iron were estimated with the attitude from t = \(String(printf: "%.1f", start)) s on\(ratio)\(start > firstTime ? "; the samples before it used the raw readings" : ""). Write the calibration with --calibrate-mag CAL.json and pass it with --calibration CAL.json to reconstruct\(start > firstTime ? " (then every sample uses it)" : "") or replay\n"
+                "\(reader.description.source): note: the magnetometer's hard and soft iron were estimated with the attitude from t = \(String(printf: "%.1f", start)) s on\(ratio)\(start > firstTime ? "; the samples before it used the raw readings" : ""). Write the calibration with --calibrate-mag CAL.json and pass it to reconstruct with --calibration CAL.json\(start > firstTime ? " (then every sample uses it)" : "")\n"
             )
         }
         if let st = result.statistics, st.jointCalibrationStart == nil, let problem = st.calibrationProblem,

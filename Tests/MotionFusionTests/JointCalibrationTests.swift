@@ -89,6 +89,9 @@ final class JointCalibrationTests: XCTestCase {
         ])
         XCTAssertEqual(r.status, 0, r.err)
         XCTAssert(r.err.contains("hard and soft iron were estimated with the attitude from t = "), r.err)
+        // Only reconstruct gains from it: replay with the joint calibration did worse.
+        XCTAssert(r.err.contains("pass it to reconstruct with --calibration CAL.json"), r.err)
+        XCTAssertFalse(r.err.contains("replay"), r.err)
         let written = try XCTUnwrap(try SensorCalibration(contentsOf: dir + "/cal.json").magnetometer)
         XCTAssertLessThan((written.hardIron - Vector3(20, -15, 10)).norm, 1)
         let still = FilterTests.simulated(.rest, duration: 20, errors: .calibrated)
