@@ -52,7 +52,10 @@ enum InfoCommand {
                     output.err("\(w)\n")
                 }
                 if let m = magnetometer, m.use.mostlyRejected {
-                    output.err(m.use.warning(source: reader.description.source, calibrated: false) + "\n")
+                    output.err(
+                        m.use.warning(
+                            source: reader.description.source, calibrated: false,
+                            arbitraryUnits: reader.description.magnetometerArbitrary) + "\n")
                 }
                 if let g = summary.gyroscopeOffset {
                     let here = SourceLocation(file: reader.description.source, line: 0, column: 0)

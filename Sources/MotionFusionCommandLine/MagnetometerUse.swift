@@ -9,13 +9,31 @@ public struct MagnetometerUse {
     public var rejected = 0
     /// Level of the on-line magnetometer calibration at the last sample.
     public var accuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
+    /// Readings spread evenly over the run, at most ``keptReadings``: whether they determine a
+    /// calibration decides the fix the warning proposes.
+    var readings: [Vector3] = []
+    /// Readings counted towards ``readings`` (one kept every ``readingStride``).
+    var readingsSeen = 0
+    var readingStride = 1
+
+    /// Most readings kept to judge whether a calibration can be fitted (bounded memory).
+    static let keptReadings = 4096
 
     /// Counts one estimate of a filter run on `input`.
     public mutating func add(_ e: MotionEstimate, _ input: SensorSample) {
-        guard input.magnetometer != nil && !e.diagnostics.initialising else { return }
+        guard let m = input.magnetometer, !e.diagnostics.initialising else { return }
         samples += 1
         if e.diagnostics.magnetometerRejected { rejected += 1 }
         accuracy = e.diagnostics.magnetometerAccuracy
+        if readingsSeen % readingStride == 0 {
+            if readings.count == Self.keptReadings {
+                // Every other one: still evenly spread, at twice the stride.
+                readings = stride(from: 0, to: readings.count, by: 2).map { readings[$0] }
+                readingStride *= 2
+            }
+            if readingsSeen % readingStride == 0 { readings.append(m) }
+        }
+        readingsSeen += 1
     }
 
     /// The default 9D filter's use of the magnetometer of `samples`.
@@ -43,14 +61,25 @@ public struct MagnetometerUse {
     public var mostlyRejected: Bool { rejected * 2 > samples }
 
     /// The warning for a run that rejected most samples: the share, the reason and the fixes.
-    /// `calibrated`: the run applied a calibration file.
-    public func warning(source: String, calibrated: Bool) -> String {
+    /// `calibrated`: the run applied a calibration file. A calibration fitted from this recording
+    /// is proposed only when its readings determine one (`arbitraryUnits`: the magnetometer's
+    /// unit is arbitrary); otherwise the warning says why not and how to record one.
+    public func warning(source: String, calibrated: Bool, arbitraryUnits: Bool = false) -> String {
         if calibrated {
             return
                 "\(source): warning: the calibrated magnetometer was rejected on \(rejected) of \(samples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)"
         }
         let percent = Int((100 * share).rounded())
+        let fix: String
+        do {
+            _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
+            fix =
+                "Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and replay with '--calibration CAL.json'"
+        } catch {
+            fix =
+                "These readings determine no calibration (\(error)); fit that recording with 'motionfusion calibrate REC --sensors mag --output CAL.json' and replay with '--calibration CAL.json'"
+        }
         return
-            "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(accuracy). Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and replay with '--calibration CAL.json'"
+            "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(accuracy). \(fix)"
     }
 }

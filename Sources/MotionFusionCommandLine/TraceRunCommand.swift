@@ -288,7 +288,8 @@ enum TraceRunCommand {
         if run.mode == .nineD, sink.magnetometerUse.mostlyRejected {
             console.err(
                 sink.magnetometerUse.warning(
-                    source: reader.description.source, calibrated: run.calibration?.magnetometer != nil) + "\n")
+                    source: reader.description.source, calibrated: run.calibration?.magnetometer != nil,
+                    arbitraryUnits: reader.description.magnetometerArbitrary) + "\n")
         }
         if let reportTarget, let report = sink.report {
             let html = report.html(metrics: sink.score, mode: mode, notes: ["\(s.trace), default parameters."])

@@ -43,7 +43,9 @@ final class MagnetometerWarningTests: XCTestCase {
         XCTAssert(err.contains("calibration reached uncalibrated"), err)
         let resampled = try replay(MotionSimulator(settings: s).run(), command: "replay", ["--rate", "20"])
         XCTAssert(resampled.contains("warning: the magnetometer was rejected on"), "--rate: \(resampled)")
-        XCTAssert(err.contains("--calibrate-mag") && err.contains("--calibration"), err)
+        // Rocking about one attitude determines no calibration: the fix is a recording that turns.
+        XCTAssertFalse(err.contains("--calibrate-mag"), err)
+        XCTAssert(err.contains("These readings determine no calibration (") && err.contains("--calibration"), err)
         // `info` reports the share and the fit, and warns the same way.
         let path = TestData.temporaryDirectory() + "/iron.csv"
         try TraceWriter.write(MotionSimulator(settings: s).run(), to: path)
@@ -65,5 +67,60 @@ final class MagnetometerWarningTests: XCTestCase {
         // Reconstruction fits the hard iron itself and only down-weights: no such warning.
         let offline = try replay(MotionSimulator(settings: s).run(), command: "reconstruct")
         XCTAssertFalse(offline.contains("magnetometer was rejected"), offline)
+    }
+
+    /// A recording at 50 Hz of `scenario` whose magnetometer has a hard iron as large as the
+    /// earth's field, and the exit status of `reconstruct --calibrate-mag` on it.
+    static func ironed(_ scenario: MotionSimulator.Scenario, duration: Double) throws -> (Trace, fitStatus: Int32) {
+        var s = MotionSimulator.Settings()
+        s.scenario = scenario
+        s.duration = duration
+        s.rate = 50
+        var e = ScenarioSuiteTests.errors()
+        e.fixedHardIron = Vector3(30, -25, 31)
+        s.errors = e
+        let trace = MotionSimulator(settings: s).run()
+        let dir = TestData.temporaryDirectory()
+        try TraceWriter.write(trace, to: dir + "/iron.csv")
+        let fit = CommandRunner.run([
+            "reconstruct", dir + "/iron.csv", "--output", dir + "/r.csv", "--calibrate-mag", dir + "/cal.json",
+        ])
+        return (trace, fit.status)
+    }
+
+    /// A calibration fitted from the recording is proposed only when its readings determine one:
+    /// turns about the vertical alone (the directions on a circle, as in the phyphox walk) get
+    /// the fit's reason and `calibrate` on a recording that turns, not `--calibrate-mag`, which
+    /// fails on it.
+    func testUnfittableRecordingIsNotProposedForACalibration() throws {
+        let (trace, fitStatus) = try Self.ironed(.steadyTurn, duration: 60)
+        XCTAssertEqual(fitStatus, 1, "reconstruct --calibrate-mag fails on a turn about one axis")
+        let err = try replay(trace)
+        XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
+        XCTAssertFalse(err.contains("--calibrate-mag"), err)
+        XCTAssert(
+            err.contains("These readings determine no calibration (the field directions cover the sphere too little"),
+            err)
+        XCTAssert(err.contains("'motionfusion calibrate REC --sensors mag --output CAL.json'"), err)
+    }
+
+    /// Where the recording's readings determine a calibration, the warning proposes fitting it
+    /// with `reconstruct --calibrate-mag`, which then writes it.
+    func testFittableRecordingIsProposedForACalibration() throws {
+        let (trace, fitStatus) = try Self.ironed(.orientations, duration: 120)
+        XCTAssertEqual(fitStatus, 0, "reconstruct --calibrate-mag writes a calibration")
+        let err = try replay(trace)
+        XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
+        XCTAssert(err.contains("'motionfusion reconstruct TRACE --calibrate-mag CAL.json'"), err)
+    }
+
+    /// The real phyphox walk (a turn about the vertical): no `--calibrate-mag` proposed.
+    func testPhyphoxWalkIsNotProposedForACalibration() throws {
+        let path = try TestData.shared("formats/phyphox")
+        let r = CommandRunner.run(["replay", path, "--output", TestData.temporaryDirectory() + "/p.csv"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssert(r.err.contains("the magnetometer was rejected on"), r.err)
+        XCTAssertFalse(r.err.contains("--calibrate-mag"), r.err)
+        XCTAssert(r.err.contains("These readings determine no calibration"), r.err)
     }
 }
