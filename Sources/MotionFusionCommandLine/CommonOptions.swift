@@ -88,13 +88,30 @@ struct InputSettings {
                 "\(path.escapedForMessage): \(command) reads one trace at a time, and this folder holds \(count) (such as \(PathText.name(first).escapedForMessage)): run it on each file, e.g. \(example)"
             )
         }
-        return try open(path)
+        return try open(path, command: command, arguments: arguments)
     }
 
-    /// Opens `path` for streaming, turning read errors into command-line errors.
-    func open(_ path: String) throws -> SampleReader {
+    /// Opens `path` for streaming, turning read errors into command-line errors. A file named for
+    /// one sensor whose columns are not a trace's (Sensor Logger's `Gyroscope.csv`: `time,
+    /// seconds_elapsed,z,y,x`) is said to be one sensor's file of the recording its folder holds,
+    /// with the command that reads the folder: `motionfusion command FOLDER arguments…` (the
+    /// folder alone without a `command`).
+    func open(_ path: String, command: String? = nil, arguments: [String] = []) throws -> SampleReader {
         do {
             return try TraceFormat.open(path: path, format: format, options: read)
+        } catch let e as TraceError where e.kind == .missingColumn && format == nil {
+            var failure = CommandLineError.from(e)
+            if let r = TraceFormat.recording(ofSensorFile: path) {
+                var sensors = SensorKind.allCases.filter(r.sensors.contains).map(\.rawValue)
+                if sensors.count > 1 { sensors[sensors.count - 1] = "and " + sensors[sensors.count - 1] }
+                let example =
+                    command.map { c in
+                        "e.g. " + (["motionfusion", c, r.folder] + arguments).map(\.shellWord).joined(separator: " ")
+                    } ?? "'\(r.folder.escapedForMessage)'"
+                failure.message +=
+                    "; \(PathText.name(path).escapedForMessage) is one sensor's file of a per-sensor recording: its folder is a \(r.format.rawValue) recording of the \(sensors.joined(separator: sensors.count > 2 ? ", " : " ")), read together when the folder is passed, \(example)"
+            }
+            throw failure
         } catch {
             throw CommandLineError.from(error)
         }

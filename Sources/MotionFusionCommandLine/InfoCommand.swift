@@ -37,7 +37,7 @@ enum InfoCommand {
         var failures = 0
         for p in paths {
             do {
-                let reader = try s.input.open(p)
+                let reader = try s.input.open(p, command: "info")
                 let trace = try reader.readTrace()
                 let summary = TraceSummary(trace)
                 let magnetometer = summary.timing[.magnetometer] == nil ? nil : MagnetometerReport(trace.samples)

@@ -211,7 +211,8 @@ enum TraceRunCommand {
                 "--output, --report and --calibrate-mag must name different files (at most one of them '-', standard output; --output is '-' when not given)"
             )
         }
-        let reader = try s.input.open(s.trace)
+        let reader = try s.input.open(
+            s.trace, command: s.command, arguments: settings.output.map { ["--output", $0] } ?? [])
         let outcome = try runOne(
             reader, settings, target, report: report, liveInput: s.trace == "-" || TraceFormat.isStream(s.trace),
             score: s.score,

@@ -263,4 +263,32 @@ final class SensorFilesTests: XCTestCase {
         XCTAssert(here.err.contains("pass its folder ('.')"), here.err)
         XCTAssertEqual(CommandRunner.run(["info", dir, "--format", "sensor-files"]).status, 0)
     }
+
+    /// One file of a Sensor Logger recording (`time,seconds_elapsed,z,y,x`, one sensor per file)
+    /// given alone: the error says it is one sensor's file of a per-sensor recording, and the
+    /// command it prints (the folder) runs.
+    func testOneSensorLoggerFileNamesItsFolderWithACommandThatWorks() throws {
+        let dir = TestData.temporaryDirectory() + "/logger"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        func write(_ name: String, _ z: Double) throws {
+            var text = "time,seconds_elapsed,z,y,x\n"
+            for k in 0..<300 { text += "\(1_700_000_000_000_000_000 + k * 10_000_000),\(Double(k) * 0.01),\(z),0,0\n" }
+            try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8)
+        }
+        try write("Accelerometer.csv", 0)
+        try write("Gravity.csv", 9.81)
+        try write("Gyroscope.csv", 0.01)
+        let out = TestData.temporaryDirectory() + "/out.csv"
+        let r = CommandRunner.run(["replay", dir + "/Gyroscope.csv", "--output", out])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(
+            r.err.contains(
+                "Gyroscope.csv is one sensor's file of a per-sensor recording: its folder is a sensor-logger recording of the gyroscope and accelerometer"
+            ), r.err)
+        let command = try XCTUnwrap(r.err.components(separatedBy: "e.g. ").last?.trimmingCharacters(in: .newlines))
+        XCTAssertEqual(command, "motionfusion replay \(dir) --output \(out)")
+        let again = CommandRunner.run(Array(command.split(separator: " ").dropFirst().map(String.init)))
+        XCTAssertEqual(again.status, 0, again.err)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out))
+    }
 }

@@ -193,6 +193,16 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return (folder, format, reader.description.sensors)
     }
 
+    /// The recording of several files a file named for one sensor (Sensor Logger's
+    /// `Gyroscope.csv`, phyphox's `Accelerometer.csv`) belongs to: its folder, when that reads as
+    /// such a recording (``recording(besides:)``), else nil.
+    public static func recording(ofSensorFile path: String) -> (
+        folder: String, format: TraceFormat, sensors: Set<SensorKind>
+    )? {
+        guard SensorFilesImporter.sensor(ofFile: PathText.name(path)) != nil else { return nil }
+        return recording(besides: path)
+    }
+
     /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,
     /// or `options.skipLines`) and layout.
     public static func detect(path: String, options: DelimitedReadOptions = .init()) throws -> TraceFormat {
