@@ -308,6 +308,15 @@ public enum TraceInputs {
     /// device, which would block or never end, and sub-folders that hold no recording) are added
     /// to `skipped` with the reason, for a notice.
     static func expand(_ path: String, format: TraceFormat?, skipped: inout [String]) throws -> [String] {
+        var notes = [String]()
+        return try expand(path, format: format, skipped: &skipped, notes: &notes)
+    }
+
+    /// The same; `notes` names the files of a folder of traces that are named for one sensor
+    /// (each is read as a trace of its own, not as part of a per-sensor recording).
+    static func expand(_ path: String, format: TraceFormat?, skipped: inout [String], notes: inout [String]) throws
+        -> [String]
+    {
         if path == "-" { return [path] }
         var isDir = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
@@ -341,6 +350,11 @@ public enum TraceInputs {
             }
         }
         guard !result.isEmpty else { throw CommandLineError.input("\(path.escapedForMessage): folder holds no traces") }
+        for (name, sensor) in TraceFormat.oddSensorFiles(inFolder: path) {
+            notes.append(
+                "\(PathText.join(path, name).escapedForMessage) is named for one sensor (\(sensor.rawValue)) but read as a trace of its own: the folder holds whole traces too, so it is a folder of traces, not one recording of per-sensor files"
+            )
+        }
         return result
     }
 }

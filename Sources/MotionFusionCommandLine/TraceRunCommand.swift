@@ -173,8 +173,10 @@ enum TraceRunCommand {
     ) throws {
         for w in s.run.modelWarnings { console.err("warning: \(w)\n") }
         var skipped = [String]()
-        let inputs = try TraceInputs.expand(s.trace, format: s.input.format, skipped: &skipped)
+        var notes = [String]()
+        let inputs = try TraceInputs.expand(s.trace, format: s.input.format, skipped: &skipped, notes: &notes)
         for entry in skipped { console.err("note: skipping \(entry)\n") }
+        for note in notes { console.err("note: \(note)\n") }
         let extra = [s.run.calibrationPath].compactMap { $0 }
         let what = name == "replay" ? s.run.configuration.filter.kind.rawValue : name
         if inputs.count > 1 || inputs[0] != s.trace {

@@ -264,6 +264,41 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertEqual(CommandRunner.run(["info", dir, "--format", "sensor-files"]).status, 0)
     }
 
+    /// A folder of whole traces holding one file named for a sensor (the layout fixtures'
+    /// `ros_rostopic_mag.csv` beside IMU exports) is a folder of traces, not a per-sensor recording
+    /// of that one file: each trace runs, and a note names the odd file.
+    func testOneSensorFileAmongWholeTracesIsAFolderOfTraces() throws {
+        let layouts = TestData.packageRoot + "/Tests/MotionFusionTests/Fixtures/Layouts"
+        XCTAssertThrowsError(try TraceFormat.detect(path: layouts))
+        XCTAssertEqual(TraceFormat.oddSensorFiles(inFolder: layouts).map(\.name), ["ros_rostopic_mag.csv"])
+        let dir = TestData.temporaryDirectory() + "/traces"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for name in ["a.csv", "b.csv"] {
+            let made = CommandRunner.run([
+                "simulate", "--scenario", "rest", "--duration", "2", "--rate", "50", "--output", dir + "/" + name,
+            ])
+            XCTAssertEqual(made.status, 0, made.err)
+        }
+        try FileManager.default.copyItem(
+            atPath: layouts + "/ros_rostopic_mag.csv", toPath: dir + "/ros_rostopic_mag.csv")
+        XCTAssertThrowsError(try TraceFormat.detect(path: dir))
+        let out = TestData.temporaryDirectory() + "/estimates"
+        let r = CommandRunner.run(["replay", dir, "--output", out])
+        XCTAssert(
+            r.err.contains(
+                "note: \(dir)/ros_rostopic_mag.csv is named for one sensor (magnetometer) but read as a trace of its own"
+            ),
+            r.err)
+        for name in ["a.csv", "b.csv"] { XCTAssert(FileManager.default.fileExists(atPath: out + "/" + name), r.err) }
+        // Per-sensor files alone, or beside files that are no traces, are still one recording.
+        XCTAssertEqual(TraceFormat.oddSensorFiles(inFolder: fixtures + "/iso").count, 0)
+        XCTAssertEqual(try TraceFormat.detect(path: fixtures + "/iso"), .sensorFiles)
+        try FileManager.default.removeItem(atPath: dir + "/a.csv")
+        try FileManager.default.removeItem(atPath: dir + "/b.csv")
+        try "notes\n".write(toFile: dir + "/README.txt", atomically: true, encoding: .utf8)
+        XCTAssertEqual(try TraceFormat.detect(path: dir), .sensorFiles)
+    }
+
     /// One file of a Sensor Logger recording (`time,seconds_elapsed,z,y,x`, one sensor per file)
     /// given alone: the error says it is one sensor's file of a per-sensor recording, and the
     /// command it prints (the folder) runs.

@@ -39,23 +39,42 @@ enum SensorFilesImporter {
         return found.count == 1 ? found.first : nil
     }
 
-    /// Whether some member file is one sensor's (the folder is then one recording).
+    /// Whether the members are one recording of per-sensor files: some member file is one
+    /// sensor's and none is a whole trace (``isWholeTrace(_:in:)``). A folder of whole traces
+    /// beside one file named for a sensor (a ROS magnetometer export among IMU exports) is a
+    /// folder of traces, that file one of them (``oddSensorFiles(_:)``).
     static func holdsSensorFiles(_ files: RecordingFiles) -> Bool {
         files.memberNames.contains { sensor(ofMember: $0, in: files) != nil }
+            && !files.memberNames.contains { isWholeTrace($0, in: files) }
     }
 
-    /// The sensor a member file holds: the one its name maps to, unless its header names the
-    /// columns of two sensors or more. Such a file is a whole trace whose name happens to hold a
-    /// sensor's word (BROAD's `29_disturbed_stationary_magnet_B.csv`), and its folder is a folder
-    /// of traces.
+    /// The members named for one sensor whose header names that sensor's columns alone, in a
+    /// folder that is not a per-sensor recording because whole traces sit beside them: each is
+    /// read as a trace of its own.
+    static func oddSensorFiles(_ files: RecordingFiles) -> [(name: String, sensor: SensorKind)] {
+        guard !holdsSensorFiles(files) else { return [] }
+        return files.memberNames.compactMap { n in sensor(ofMember: n, in: files).map { (n, $0) } }
+    }
+
+    /// The sensor a member file holds: the one its name maps to, unless it is a whole trace
+    /// (``isWholeTrace(_:in:)``) whose name happens to hold a sensor's word (BROAD's
+    /// `29_disturbed_stationary_magnet_B.csv`); its folder is then a folder of traces.
     static func sensor(ofMember name: String, in files: RecordingFiles) -> SensorKind? {
         guard let sensor = sensor(ofFile: name) else { return nil }
-        guard let header = try? files.firstLine(name) else { return sensor }
+        return isWholeTrace(name, in: files) ? nil : sensor
+    }
+
+    /// Whether a member file (of a trace file's extension) is a whole trace: its header names the
+    /// columns of two sensors or more.
+    static func isWholeTrace(_ name: String, in files: RecordingFiles) -> Bool {
+        var stem = Substring(name.lowercased())
+        if stem.hasSuffix(".gz") { stem = stem.dropLast(3) }
+        guard extensions.contains(PathText.fileExtension(String(stem))), let header = try? files.firstLine(name)
+        else { return false }
         let bytes = Array(header.utf8)
         let names = FieldSplitter(dialect: TextDialect.detect(header: bytes, data: nil)).texts(bytes)
-        guard let layout = try? ColumnLayout.fromHeader(names, file: name) else { return sensor }
-        let held = [ColumnLayout.Slot.gyroscopeX, .accelerometerX, .magnetometerX].filter { layout.has($0) }
-        return held.count >= 2 ? nil : sensor
+        guard let layout = try? ColumnLayout.fromHeader(names, file: name) else { return false }
+        return [ColumnLayout.Slot.gyroscopeX, .accelerometerX, .magnetometerX].filter { layout.has($0) }.count >= 2
     }
 
     /// The member files that map to sensors, one per sensor. Of two for one sensor, an

@@ -203,6 +203,14 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return recording(besides: path)
     }
 
+    /// The files of the folder `path` named for one sensor and holding its columns alone, when the
+    /// folder is not one per-sensor recording because whole traces sit beside them: each is read
+    /// as a trace of its own (a folder of traces).
+    public static func oddSensorFiles(inFolder path: String) -> [(name: String, sensor: SensorKind)] {
+        guard isDirectory(path), let files = try? RecordingFiles(path) else { return [] }
+        return SensorFilesImporter.oddSensorFiles(files)
+    }
+
     /// Detects the format of a file, folder or `.zip` from its header line (after any preamble,
     /// or `options.skipLines`) and layout.
     public static func detect(path: String, options: DelimitedReadOptions = .init()) throws -> TraceFormat {
