@@ -212,6 +212,40 @@ final class RealInputTests: XCTestCase {
         XCTAssert(info.out.contains("samples       6001"), info.out)
     }
 
+    /// Plain headers on standard input (`t,gx,…,mz`, gyroscope in °/s, accelerometer in g): a
+    /// stream is not read ahead, so the units its first rows prove cannot be applied to rows
+    /// already handed on, but they are judged on the rows a file's look ahead reads and named in
+    /// a warning with the `--units` that applies them. With that flag, standard input gives the
+    /// file's estimates, where the file's own first rows set the units.
+    func testStandardInputNamesTheUnitsItsFirstRowsProve() throws {
+        let trace = MotionSimulator(settings: MotionSimulator.Settings()).run()
+        func text(_ v: Vector3?, _ scale: Double) -> String {
+            v.map { "\($0.x * scale),\($0.y * scale),\($0.z * scale)" } ?? "nan,nan,nan"
+        }
+        var rows = "t,gx,gy,gz,ax,ay,az,mx,my,mz\n"
+        for s in trace.samples {
+            rows +=
+                "\(s.t),\(text(s.gyroscope, 180 / .pi)),\(text(s.accelerometer, 1 / 9.80665)),\(text(s.magnetometer, 1))\n"
+        }
+        let path = TestData.writeTemporary(rows, name: "plain.csv")
+        let out = TestData.temporaryDirectory() + "/file.csv"
+        let file = try CommandRunner.process(["replay", path, "--output", out])
+        XCTAssertEqual(file.status, 0, file.err)
+        XCTAssert(file.err.contains("note: units from the readings: gyr=deg/s"), file.err)
+        let piped = try CommandRunner.process(["replay", "-", "--output", "-"], input: Data(rows.utf8))
+        XCTAssert(piped.err.contains("stdin: warning: units from the readings: gyr=deg/s ("), piped.err)
+        XCTAssert(piped.err.contains("these units were not applied: pass --units gyr=deg/s,acc=g"), piped.err)
+        let fixed = try CommandRunner.process(
+            ["replay", "-", "--units", "gyr=deg/s,acc=g", "--output", "-"], input: Data(rows.utf8))
+        XCTAssertEqual(fixed.status, 0, fixed.err)
+        XCTAssertFalse(fixed.err.contains("units from the readings"), fixed.err)
+        XCTAssertEqual(fixed.out, try String(contentsOfFile: out, encoding: .utf8))
+        // Units the header states leave nothing to name.
+        let stated = try CommandRunner.process(
+            ["info", "-"], input: try Data(contentsOf: URL(fileURLWithPath: native)))
+        XCTAssertFalse(stated.err.contains("units from the readings"), stated.err)
+    }
+
     /// A live logger piped in: rows come out while the input is still open.
     func testLivePipeGetsRowsAsTheyAreComputed() throws {
         let child = try ChildProcess(

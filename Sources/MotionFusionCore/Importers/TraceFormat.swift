@@ -95,8 +95,11 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             )
         }
         // One file of a multi-file format (an EuRoC or x-IMU3 IMU file) reads as delimited text.
+        // Its units are judged on the rows a file's look ahead reads, as they pass.
+        let evidence = StreamUnitEvidence(lines, format: f.rawValue, options: options)
         return UnitCheckingReader(
-            try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options), live: true)
+            try DelimitedTraceReader(lines: lines, format: f.rawValue, options: options), live: true, findings: nil,
+            streamEvidence: evidence)
     }
 
     /// Opens the text of a single-file trace: the file at `path`, or the one trace file a `.zip`

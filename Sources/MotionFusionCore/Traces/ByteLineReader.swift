@@ -32,6 +32,9 @@ public final class ByteLineReader {
     /// Called before every `read` that may block, e.g. to flush outputs so a live pipe sees rows
     /// as soon as they are computed.
     public var beforeRead: (() -> Void)?
+    /// Called with every line handed out (its bytes without the line ending), e.g. to keep a copy
+    /// of a stream's first rows (``StreamUnitEvidence``).
+    var lineCopy: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
     /// The name standard input gets in messages.
     public static let standardInputName = "stdin"
@@ -147,6 +150,7 @@ public final class ByteLineReader {
         guard let (s, contentEnd, next) = try locateLine() else { return nil }
         start = next
         lineNumber += 1
+        if let lineCopy { lineCopy(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s)) }
         return try body(UnsafePointer(buffer + s), contentEnd - s)
     }
 

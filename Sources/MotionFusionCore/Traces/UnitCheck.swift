@@ -319,13 +319,25 @@ public final class UnitCheckingReader: SampleReader {
     let notes: [TraceWarning]
     /// The raw counts' scale the first readings show, °/s per unit (``UnitEvidence``).
     let gyroscopeCounts: Double?
+    /// A live stream's units judged on its first rows as they pass (``StreamUnitEvidence``).
+    let streamEvidence: StreamUnitEvidence?
+    /// Samples a live stream has handed on.
+    @exclusivity(unchecked) var passed = 0
+    /// The warning naming the units a live stream's first rows prove (not applied).
+    @exclusivity(unchecked) var evidenceWarnings: [TraceWarning] = []
 
     /// Wraps a reader; a live stream (standard input, a pipe) is checked over a shorter window,
     /// without reading ahead. `findings` (a file's first readings, ``UnitEvidence``) give the
     /// notes that come before the unit warnings, and a raw count's scale to propose.
-    public init(_ base: SampleReader, live: Bool = false, findings: UnitEvidence.Findings? = nil) {
+    public convenience init(_ base: SampleReader, live: Bool = false, findings: UnitEvidence.Findings? = nil) {
+        self.init(base, live: live, findings: findings, streamEvidence: nil)
+    }
+
+    /// The same; a live stream's `streamEvidence` warns of units its first rows prove.
+    init(_ base: SampleReader, live: Bool, findings: UnitEvidence.Findings?, streamEvidence: StreamUnitEvidence?) {
         self.base = base
         self.live = live
+        self.streamEvidence = streamEvidence
         self.notes =
             findings.flatMap { UnitEvidence.note($0.units, source: base.description.source) }.map { [$0] } ?? []
         gyroscopeCounts = findings?.gyroscopeCounts
@@ -343,7 +355,7 @@ public final class UnitCheckingReader: SampleReader {
     /// samples are in).
     public var warnings: [TraceWarning] {
         if !live { primeIfNeeded() }
-        return notes + base.warnings + unitWarnings
+        return notes + base.warnings + unitWarnings + evidenceWarnings
     }
 
     /// The samples checked so far are all there will be: check them.
@@ -358,6 +370,14 @@ public final class UnitCheckingReader: SampleReader {
     /// The next sample of a live stream, kept for the check until the window is full.
     func passThrough() throws -> SensorSample? {
         let sample = try base.next()
+        if let streamEvidence, !streamEvidence.judged {
+            if sample != nil { passed += 1 }
+            if let findings = streamEvidence.passed(passed, ended: sample == nil),
+                let w = StreamUnitEvidence.warning(findings, source: description.source)
+            {
+                evidenceWarnings = [w]
+            }
+        }
         guard !checked else { return sample }
         guard let sample else {
             check()

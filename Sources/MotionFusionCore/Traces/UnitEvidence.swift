@@ -493,3 +493,61 @@ public enum UnitEvidence {
             note: true)
     }
 }
+
+/// What a stream's first rows prove of its units, judged as a file's are
+/// (``UnitEvidence/find(lines:format:options:)`` over the same rows) on a copy of the lines kept
+/// as they pass. A stream is not read ahead (its samples go on as they arrive), so the units it
+/// proves cannot be applied to the rows already handed on: a warning names them and the
+/// `--units` that applies them, instead of the rows being read in the wrong units in silence.
+final class StreamUnitEvidence {
+    let lines: ByteLineReader
+    let format: String
+    let options: DelimitedReadOptions
+    /// The lines read so far, each followed by a line feed, while the rows are being judged.
+    private var copied: [UInt8] = []
+    /// Samples to be handed on before the copy is judged (a file's look ahead reads as many).
+    private var rows = UnitEvidence.rows
+    /// Whether the copy has been judged for good.
+    private(set) var judged = false
+
+    /// Starts copying the lines `lines` hands out from now on (the lines a reader created next
+    /// reads, header included).
+    init(_ lines: ByteLineReader, format: String, options: DelimitedReadOptions) {
+        self.lines = lines
+        self.format = format
+        self.options = options
+        lines.lineCopy = { [weak self] line in
+            self?.copied.append(contentsOf: line)
+            self?.copied.append(0x0A)
+        }
+    }
+
+    /// Called after each sample handed on (`count` so far) and at the end of the stream (`ended`):
+    /// the findings once the rows a file's look ahead reads have passed, else nil.
+    func passed(_ count: Int, ended: Bool) -> UnitEvidence.Findings? {
+        guard !judged, ended || count >= rows else { return nil }
+        let copy = copied
+        let findings = try? UnitEvidence.find(
+            lines: { ByteLineReader(bytes: copy, name: self.lines.name) }, format: format, options: options)
+        // No turn in the first rows: the gyroscope's unit is judged further on, as in a file.
+        if let findings, findings.gyroscopeUndecided, !ended, rows < UnitEvidence.turnRows {
+            rows = UnitEvidence.turnRows
+            return nil
+        }
+        judged = true
+        lines.lineCopy = nil
+        copied = []
+        return findings
+    }
+
+    /// The warning naming the units `findings` prove, which were not applied, or nil.
+    static func warning(_ findings: UnitEvidence.Findings, source: String) -> TraceWarning? {
+        guard !findings.units.isEmpty else { return nil }
+        let list = findings.units.map { "\($0.key)=\($0.unit) (\($0.reason))" }.joined(separator: "; ")
+        let flag = findings.units.map { "\($0.key)=\($0.unit)" }.joined(separator: ",")
+        return TraceWarning(
+            SourceLocation(file: source, line: 0, column: 0),
+            "\(UnitEvidence.notePrefix)\(list); a stream's rows pass on as they arrive, so these units were not applied: pass --units \(flag) (or give the file's path, whose first rows set them)"
+        )
+    }
+}
