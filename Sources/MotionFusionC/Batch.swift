@@ -296,7 +296,11 @@ public func mf_replay_many(
             let tally = hasMagnetometer && configuration.mode == .nineD
             let uses = UnsafeMutableBufferPointer<MagnetometerUse>.allocate(capacity: present.count)
             uses.initialize(repeating: MagnetometerUse())
-            defer { uses.deallocate() }
+            // A tally holds the readings its warning fits: released with the buffer.
+            defer {
+                uses.deinitialize()
+                uses.deallocate()
+            }
             configuration.run(eachOf: inputs, workers: workers, attitudeOnly: !tally) { j, k, e, q in
                 outputs[j].write(attitude: q, at: k)
                 if let e { uses[j].add(e, inputs[j].sample(at: k)) }
