@@ -22,6 +22,34 @@ final class RotationPropertyTests: XCTestCase {
         }
     }
 
+    /// `withHeading(of:)` keeps the attitude's tilt (its up axis in the sensor frame) and takes the
+    /// reference's heading: an attitude differing from the reference by a turn about the vertical
+    /// becomes the reference, at any tilt, including the Euler yaw's gimbal lock.
+    func testWithHeadingKeepsTiltAndTakesTheHeading() {
+        var rng = SeededRandom(seed: 8)
+        let up = Vector3(0, 0, 1)
+        for k in 0..<count {
+            var reference = rng.rotation()
+            if k % 4 == 0 {
+                // Pitch within a hundredth of a degree of ±90°.
+                let pitch = (k % 8 == 0 ? 1 : -1) * (Double.pi / 2 - 1.7e-4)
+                reference =
+                    EulerAngles(
+                        roll: Double.random(in: -3...3, using: &rng), pitch: pitch,
+                        yaw: Double.random(in: -3...3, using: &rng)
+                    ).quaternion
+            }
+            let turned = Quaternion(axis: up, angle: Double.random(in: -3...3, using: &rng)) * reference
+            assertSameRotation(turned.withHeading(of: reference), reference, tolerance: 1e-9)
+            let tilted = Quaternion(axis: rng.unitVector(), angle: Double.random(in: 0...0.5, using: &rng)) * turned
+            let aligned = tilted.withHeading(of: reference)
+            assertClose(aligned.inverseRotate(up), tilted.inverseRotate(up), tolerance: 1e-12)
+            // What is left between the two is a turn about a horizontal axis.
+            let rest = aligned * reference.conjugate
+            XCTAssertEqual(rest.z, 0, accuracy: 1e-12)
+        }
+    }
+
     func testEulerRoundTripFromQuaternion() {
         var rng = SeededRandom(seed: 2)
         for _ in 0..<count {

@@ -110,13 +110,17 @@ final class BatchEstimatorTests: XCTestCase {
             XCTAssert(out.allSatisfy { $0.estimate.attitude.isFinite && $0.estimate.gyroscopeBias.isFinite }, name)
             let error = rmse(out.map(\.estimate.attitude), trace, .nineD)
             XCTAssertLessThan(error, reference + 0.2, "\(name): \(error)° against \(reference)° clean")
-            // Chained across the jump instead, the solution is lost.
+            // Chained across a stamp far ahead or a reset instead, the solution is lost.
             let chained = try batch(.nineD) {
                 $0.longestBridgedGap = .infinity
                 $0.clockStepBack = .infinity
             }.reconstruct(trace.samples)
             let chainedError = rmse(chained.map(\.estimate.attitude), trace, .nineD)
-            if name != "a 5 s gap" { XCTAssertGreaterThan(chainedError, reference + 3, "\(name) chained") }
+            // (An hour ahead, chaining costs nothing: the interval's gyroscope variance is huge and
+            // the initialiser restarts after the gap with the heading it had.)
+            if name == "one stamp at 1000 s" || name == "reset 30 s back" {
+                XCTAssertGreaterThan(chainedError, reference + 3, "\(name) chained")
+            }
         }
     }
 

@@ -201,11 +201,9 @@ public struct AttitudeSmoother: Sendable {
                 magnetometer: magnetometerDelay ?? 0)
             let emit = exhausted ? samples.count : min(window, samples.count)
             let forward = pass(samples[...], runner: forwardStart, snapshotIndex: emit)
-            // The backward filter starts where the forward one ended; its gyroscope is negated, so is the bias.
+            // The backward filter starts where the forward one ended, with its gyroscope negated.
             var startBackward = forward.final.filter
-            startBackward.state.bias = -startBackward.state.bias
-            startBackward.state.pqb = startBackward.state.pqb * -1
-            startBackward.state.rest.reset()
+            startBackward.reverseTime()
             let backward = pass(Self.reversed(samples[...])[...], runner: FilterRunner(startBackward))
             let n = samples.count
             for k in 0..<emit {
@@ -227,9 +225,14 @@ public struct AttitudeSmoother: Sendable {
         var pSmooth = pf
         if let inv = (pf + pb).inverse {
             var gain = pf * inv
-            // In 6D the heading is unobservable and the two passes drift differently: fuse tilt only.
-            if parameters.filter.mode == .sixD { gain.row2 = .zero }
-            let delta = (qb * qf.conjugate).rotationVector
+            var delta = (qb * qf.conjugate).rotationVector
+            if parameters.filter.mode == .sixD {
+                // The heading is unobservable and the two passes drift apart in it: fuse tilt only,
+                // after turning the backward attitude to the forward heading. Without that turn a
+                // large heading difference leaks into the horizontal part of the difference.
+                gain.row2 = .zero
+                delta = (qb.withHeading(of: qf) * qf.conjugate).rotationVector
+            }
             q = (Quaternion(rotationVector: gain * delta) * qf).normalized
             pSmooth = (pf - gain * pf).symmetrized
         }

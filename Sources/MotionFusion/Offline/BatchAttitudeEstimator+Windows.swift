@@ -198,8 +198,7 @@ extension BatchAttitudeEstimator.Driver {
                 w.b.append(carriedB[j])
                 w.v.append(carriedV[j])
                 w.d.append(carriedD[j])
-                let yaw = EulerAngles(carriedQ[j]).yaw - EulerAngles(s.estimate.attitude).yaw
-                turn = Quaternion(axis: .unitZ, angle: yaw)
+                turn = (carriedQ[j] * s.estimate.attitude.conjugate).verticalTwist
             } else {
                 w.q.append((turn * s.estimate.attitude).normalized)
                 w.b.append(s.estimate.gyroscopeBias)

@@ -148,15 +148,12 @@ public struct ComplementaryFilter: AttitudeFilter {
             let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
             state.bias = b
             state.biasSigma = p.restBias.biasClip / p.restBias.gate
-            let keep = EulerAngles(state.attitude).yaw + unturn
             if let start = VectorAttitude.initial(accelerometer: state.rest.accelerometerSmoothed, magnetometer: mag) {
-                state.attitude = start.attitude
                 state.headingReferenced = start.headingReferenced
-                if !start.headingReferenced {
-                    var e = EulerAngles(start.attitude)
-                    e.yaw = keep
-                    state.attitude = e.quaternion
-                }
+                state.attitude =
+                    start.headingReferenced
+                    ? start.attitude
+                    : Quaternion(axis: .unitZ, angle: unturn) * start.attitude.withHeading(of: state.attitude)
                 state.accelerationLowPass.reset()
             }
         }

@@ -35,6 +35,10 @@ public struct GyroscopeIntegrator: Sendable, Codable {
     /// Creates an integrator that has seen nothing.
     public init() {}
 
+    /// Makes the integrator one for the same gyroscope run backwards in time: the previous rate
+    /// negated.
+    public mutating func reverseTime() { previousRate = previousRate.map { $0 * -1 } }
+
     /// The mean rate over the step of `dt` seconds that ends with the gyroscope sample `g`.
     @inline(__always)
     public mutating func meanRate(_ g: Vector3, dt: Double, _ p: Parameters) -> Vector3 {

@@ -276,6 +276,17 @@ public struct KalmanFilter: AttitudeFilter {
     /// Gyroscope bias estimate.
     public var gyroscopeBias: Vector3 { state.bias }
 
+    /// Makes the filter one for the same recording run backwards in time (samples in reverse
+    /// order, gyroscope negated), from where it stands: the bias, its correlation with the attitude
+    /// and every rate it remembers negated; the current still stretch forgotten.
+    public mutating func reverseTime() {
+        state.bias = state.bias * -1
+        state.pqb = state.pqb * -1
+        state.rest.reset()
+        state.restBias.reverseTime()
+        state.integrator.reverseTime()
+    }
+
     /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
     public var diagnostics: FilterDiagnostics {
         var d = FilterDiagnostics(state.use, initialised: state.initialised)
@@ -379,10 +390,7 @@ public struct KalmanFilter: AttitudeFilter {
             headingVariance = p.initialHeadingUncertainty * p.initialHeadingUncertainty
         } else if let q = VectorAttitude.tilt(accelerometer: a) {
             // Keep the heading of the current attitude (it is arbitrary at first in 6D).
-            let yaw = EulerAngles(state.attitude).yaw
-            var e = EulerAngles(q)
-            e.yaw = state.pqq.trace > 0 ? yaw : 0
-            state.attitude = e.quaternion
+            state.attitude = state.pqq.trace > 0 ? q.withHeading(of: state.attitude) : q
         } else {
             return
         }

@@ -248,6 +248,13 @@ public struct RestBiasJudge: Sendable, Codable {
             min(offset.z + c, max(offset.z - c, bias.z)))
     }
 
+    /// Makes the judge one for the same gyroscope run backwards in time, whose rates are negated:
+    /// the initial offset negated, the current still stretch forgotten.
+    public mutating func reverseTime() {
+        offset = offset * -1
+        interrupt()
+    }
+
     /// Forgets the current still stretch (a gap), keeping what was learnt about the bias.
     public mutating func interrupt() {
         restAnchor = nil
