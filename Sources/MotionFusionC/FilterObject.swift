@@ -6,17 +6,6 @@ import MotionFusion
     import Foundation
 #endif
 
-/// What a ``FilterRunner`` carries from one sample to the next besides its filter, saved with the
-/// filter's state so that a restored filter continues exactly.
-struct RunnerMemory: Codable {
-    var lastTime: Double
-    var lastGyroscope: Vector3?
-    var lastGyroscopeTime: Double
-    var lastAccelerometer: Vector3?
-    /// The gyroscope's saturation found so far (absent in states saved before it was kept).
-    var clipping: GyroscopeClipping?
-}
-
 /// A filter on the run path of `mf_replay` (a ``FilterRunner``: steps from timestamps, the last
 /// gyroscope value held for samples without one, gaps re-initialising), behind a protocol so that
 /// each filter type's loop is specialised.
@@ -28,7 +17,7 @@ protocol Stepper: AnyObject {
     var mode: FusionMode { get }
     /// Time of the last accepted sample, s (NaN before the first).
     var lastTime: Double { get }
-    var memory: RunnerMemory { get set }
+    var memory: FilterRunnerMemory { get set }
     func savedState() throws -> Data
     func restoreState(_ data: Data) throws
 }
@@ -44,20 +33,9 @@ final class RunnerBox<Filter: AttitudeFilter>: Stepper {
     var diagnostics: FilterDiagnostics { runner.filter.diagnostics }
     var mode: FusionMode { runner.filter.mode }
     var lastTime: Double { runner.lastTime }
-    var memory: RunnerMemory {
-        get {
-            RunnerMemory(
-                lastTime: runner.lastTime, lastGyroscope: runner.lastGyroscope,
-                lastGyroscopeTime: runner.lastGyroscopeTime, lastAccelerometer: runner.lastAccelerometer,
-                clipping: runner.clipping)
-        }
-        set {
-            runner.lastTime = newValue.lastTime
-            runner.lastGyroscope = newValue.lastGyroscope
-            runner.lastGyroscopeTime = newValue.lastGyroscopeTime
-            runner.lastAccelerometer = newValue.lastAccelerometer
-            runner.clipping = newValue.clipping ?? GyroscopeClipping()
-        }
+    var memory: FilterRunnerMemory {
+        get { runner.memory }
+        set { runner.memory = newValue }
     }
     func savedState() throws -> Data { try runner.filter.savedState() }
     func restoreState(_ data: Data) throws { try runner.filter.restoreState(data) }
@@ -108,20 +86,9 @@ final class FilterObject {
         return screen.pending
     }
 
-    static func encoder() -> JSONEncoder {
-        let e = JSONEncoder()
-        e.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        e.outputFormatting = [.sortedKeys]
-        return e
-    }
+    static func encoder() -> JSONEncoder { SavedStateCoding.encoder() }
 
-    static func decoder() -> JSONDecoder {
-        let d = JSONDecoder()
-        d.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        return d
-    }
+    static func decoder() -> JSONDecoder { SavedStateCoding.decoder() }
 }
 
 func object(_ p: OpaquePointer) -> FilterObject {
@@ -282,7 +249,7 @@ public func mf_filter_restore_state(
         let state = text[key.upperBound..<text.index(before: text.endIndex)]
         do {
             let restored =
-                try memory.map { try FilterObject.decoder().decode(RunnerMemory.self, from: Data($0.utf8)) }
+                try memory.map { try FilterObject.decoder().decode(FilterRunnerMemory.self, from: Data($0.utf8)) }
                 ?? FilterObject(o.setup).stepper.memory
             try o.stepper.restoreState(Data(state.utf8))
             o.stepper.memory = restored

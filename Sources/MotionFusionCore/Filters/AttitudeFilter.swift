@@ -127,22 +127,34 @@ extension AttitudeFilter {
     /// Back to the initial state.
     public mutating func reset() { state = Self(parameters: parameters).state }
 
-    /// The state as JSON, exact to the bit (numbers round-trip; NaN and infinities are written as
-    /// the strings "nan", "inf", "-inf"), for storing and restoring with ``restoreState(_:)``.
-    public func savedState() throws -> Data {
+    /// The state as JSON, exact to the bit (``SavedStateCoding``), for storing and restoring with
+    /// ``restoreState(_:)``.
+    public func savedState() throws -> Data { try SavedStateCoding.encoder().encode(state) }
+
+    /// Restores a state saved by ``savedState()``.
+    public mutating func restoreState(_ data: Data) throws {
+        state = try SavedStateCoding.decoder().decode(State.self, from: data)
+    }
+}
+
+/// The JSON of saved states (a filter's, a runner's): exact to the bit, since numbers round-trip and
+/// NaN and infinities are written as the strings "nan", "inf", "-inf"; keys sorted.
+public enum SavedStateCoding {
+    /// The encoder of saved states.
+    public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.nonConformingFloatEncodingStrategy = .convertToString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(state)
+        return encoder
     }
 
-    /// Restores a state saved by ``savedState()``.
-    public mutating func restoreState(_ data: Data) throws {
+    /// The decoder of saved states.
+    public static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
-        state = try decoder.decode(State.self, from: data)
+        return decoder
     }
 }
 

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 /// Settings of a ``FilterRunner``.
 public struct FilterRunnerSettings: Sendable, Codable {
     /// Longest step, s, that is integrated; a longer gap re-initialises. Default 1 s.
@@ -6,6 +12,23 @@ public struct FilterRunnerSettings: Sendable, Codable {
     /// rates), s. Beyond it the filter propagates blind and widens its uncertainty. Default 0.1.
     public var maximumGyroscopeHold = 0.1
     /// Default settings.
+    public init() {}
+}
+
+/// A ``FilterRunner``'s own evolving values (its filter's state apart): what resuming a run needs
+/// besides the filter's ``AttitudeFilter/state``.
+public struct FilterRunnerMemory: Sendable, Codable, Equatable {
+    /// Time of the last accepted sample, s.
+    public var lastTime = Double.nan
+    /// Last finite gyroscope value, rad/s.
+    public var lastGyroscope: Vector3?
+    /// Time of the last finite gyroscope value, s.
+    public var lastGyroscopeTime = -Double.infinity
+    /// Last finite accelerometer value, m/s².
+    public var lastAccelerometer: Vector3?
+    /// The gyroscope's saturation found so far (absent in states saved before it was kept).
+    public var clipping: GyroscopeClipping?
+    /// A runner that has seen nothing.
     public init() {}
 }
 
@@ -20,6 +43,8 @@ public struct FilterRunnerSettings: Sendable, Codable {
 public struct FilterRunner<Filter: AttitudeFilter> {
     /// Runner settings.
     public typealias Settings = FilterRunnerSettings
+    /// The runner's own evolving values.
+    public typealias Memory = FilterRunnerMemory
 
     /// The filter.
     public var filter: Filter
@@ -38,8 +63,45 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// Whether the last sample's gyroscope reading was clipped.
     public private(set) var clipped = false
 
-    // The five values above are settable so that a saved runner (the C ABI's filter object) can be
-    // restored exactly.
+    /// What a saved run holds: the runner's memory and the filter's state.
+    struct Saved<State: Codable>: Codable {
+        var runner: Memory
+        var filter: State
+    }
+
+    /// The runner's own evolving values; set it (with the filter's state) to resume a run.
+    public var memory: Memory {
+        get {
+            var m = Memory()
+            m.lastTime = lastTime
+            m.lastGyroscope = lastGyroscope
+            m.lastGyroscopeTime = lastGyroscopeTime
+            m.lastAccelerometer = lastAccelerometer
+            m.clipping = clipping
+            return m
+        }
+        set {
+            lastTime = newValue.lastTime
+            lastGyroscope = newValue.lastGyroscope
+            lastGyroscopeTime = newValue.lastGyroscopeTime
+            lastAccelerometer = newValue.lastAccelerometer
+            clipping = newValue.clipping ?? GyroscopeClipping()
+        }
+    }
+
+    /// The run as JSON, exact to the bit (``SavedStateCoding``): the runner's memory and the
+    /// filter's state, so that ``restoreState(_:)`` resumes it sample for sample as if it had
+    /// never stopped (held gyroscope values, steps and gaps included).
+    public func savedState() throws -> Data {
+        try SavedStateCoding.encoder().encode(Saved(runner: memory, filter: filter.state))
+    }
+
+    /// Resumes a run saved by ``savedState()`` (of a runner around the same kind of filter).
+    public mutating func restoreState(_ data: Data) throws {
+        let saved = try SavedStateCoding.decoder().decode(Saved<Filter.State>.self, from: data)
+        filter.state = saved.filter
+        memory = saved.runner
+    }
 
     /// Creates a runner around a filter.
     public init(_ filter: Filter, settings: Settings = Settings()) {
