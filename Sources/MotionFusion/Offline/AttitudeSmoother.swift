@@ -30,6 +30,11 @@ public struct AttitudeSmoother: Sendable {
         /// How far past a window's end (s) the backward pass starts, so it has converged by the
         /// time it reaches the window. Default 60.
         public var margin = 60.0
+        /// How long after a sample the forward pass must still see the device still for the sample
+        /// to count as at rest, s: a rest detector ends a rest only once the motion shows in its
+        /// smoothed rates, and its flags run on into the motion meanwhile (the batch's rest factor
+        /// would then pin a turning device). Default 0.25.
+        public var restEndLag = 0.25
         /// Default parameters.
         public init() {}
     }
@@ -64,6 +69,8 @@ public struct AttitudeSmoother: Sendable {
         public var bias: [Vector3] = []
         /// Diagnostics after each sample.
         public var diagnostics: [FilterDiagnostics] = []
+        /// Whether each sample stayed within the rest detector's stillness bands.
+        public var still: [Bool] = []
         /// The runner after the last sample.
         public var final: FilterRunner<KalmanFilter>
         /// The runner after sample `snapshotIndex − 1`, when requested.
@@ -83,6 +90,7 @@ public struct AttitudeSmoother: Sendable {
         out.covariance.reserveCapacity(samples.count)
         out.bias.reserveCapacity(samples.count)
         out.diagnostics.reserveCapacity(samples.count)
+        out.still.reserveCapacity(samples.count)
         for (i, s) in samples.enumerated() {
             if i == snapshotIndex { out.snapshot = runner }
             let e = runner.update(s)
@@ -91,6 +99,7 @@ public struct AttitudeSmoother: Sendable {
             out.covariance.append(f.initialised ? f.pqq : Matrix3.diagonal(10))
             out.bias.append(e.gyroscopeBias)
             out.diagnostics.append(e.diagnostics)
+            out.still.append(runner.filter.state.rest.still)
         }
         if snapshotIndex == samples.count { out.snapshot = runner }
         out.final = runner
@@ -206,8 +215,9 @@ public struct AttitudeSmoother: Sendable {
             startBackward.reverseTime()
             let backward = pass(Self.reversed(samples[...])[...], runner: FilterRunner(startBackward))
             let n = samples.count
+            let rest = Self.rest(forward, samples, lag: parameters.restEndLag)
             for k in 0..<emit {
-                try body(fuse(buffer[k], forward, k, backward, n - 1 - k))
+                try body(fuse(buffer[k], forward, k, backward, n - 1 - k, atRest: rest[k]))
             }
             if exhausted && emit == samples.count { return }
             forwardStart = forward.snapshot ?? forward.final
@@ -215,8 +225,36 @@ public struct AttitudeSmoother: Sendable {
         }
     }
 
+    /// The samples at rest, seen offline: each run of the forward pass's rest verdicts reaches back
+    /// to the start of its still stretch (a pass judges rest only after the device has been still
+    /// for the rest detector's minimum time, and the stretch was as still before), and ends
+    /// ``Parameters/restEndLag`` before the pass ended it (the motion shows in the smoothed rates
+    /// only after a while, and the flags run on into it meanwhile). A run still on at the end of
+    /// the samples keeps its end.
+    static func rest(_ forward: Pass, _ samples: [SensorSample], lag: Double) -> [Bool] {
+        let n = samples.count
+        var rest = [Bool](repeating: false, count: n)
+        var k = 0
+        while k < n {
+            guard forward.diagnostics[k].atRest else {
+                k += 1
+                continue
+            }
+            var start = k
+            while start > 0 && forward.still[start - 1] && !rest[start - 1] { start -= 1 }
+            var end = k
+            while end < n && forward.diagnostics[end].atRest { end += 1 }
+            let last = end == n ? Double.infinity : samples[end - 1].t - lag
+            for i in start..<end where samples[i].t <= last { rest[i] = true }
+            k = end
+        }
+        return rest
+    }
+
     /// Fuses the forward estimate `k` and the backward estimate `j` by their covariances.
-    func fuse(_ input: SensorSample, _ forward: Pass, _ k: Int, _ backward: Pass, _ j: Int) -> Sample {
+    func fuse(
+        _ input: SensorSample, _ forward: Pass, _ k: Int, _ backward: Pass, _ j: Int, atRest: Bool
+    ) -> Sample {
         let qf = forward.attitude[k]
         let qb = backward.attitude[j]
         let pf = forward.covariance[k]
@@ -237,6 +275,7 @@ public struct AttitudeSmoother: Sendable {
             pSmooth = (pf - gain * pf).symmetrized
         }
         var d = forward.diagnostics[k]
+        d.atRest = atRest
         d.attitudeUncertainty = max(0, pSmooth.trace).squareRoot()
         d.headingUncertainty = max(0, pSmooth.row2.z).squareRoot()
         let e = MotionEstimate(
