@@ -39,20 +39,27 @@ final class SmootherTests: XCTestCase {
         XCTAssertEqual(SensorDelayEstimator.estimate(trace.samples, sensor: .magnetometer) ?? .nan, 0, accuracy: 0.002)
     }
 
+    /// A 60 s steady turn at 100 Hz with calibrated consumer-grade errors, after the default rest.
+    static func steadyTurn(
+        degreesPerSecond rate: Double, about axis: MotionSimulator.Axis, seed: UInt64
+    ) -> MotionSimulator.Settings {
+        var s = MotionSimulator.Settings()
+        s.scenario = .steadyTurn
+        s.turn.rateDegrees = rate
+        s.turn.axis = axis
+        s.duration = 60
+        s.rate = 100
+        s.errors = .calibrated
+        s.seed = seed
+        return s
+    }
+
     /// A steady turn leaves the delay undetermined (ω(t − d) = ω(t)), so none is used: before the
     /// significance test, noise put it at 20–40 ms and the batch's heading was off by 4–7° for the
     /// whole minute of a 100 °/s turn about a horizontal axis, at rest as well.
     func testSteadyTurnDeterminesNoDelay() throws {
         for seed: UInt64 in [1, 3] {
-            var s = MotionSimulator.Settings()
-            s.scenario = .steadyTurn
-            s.turn.rateDegrees = 100
-            s.turn.axis = .y
-            s.duration = 60
-            s.rate = 100
-            s.errors = .calibrated
-            s.seed = seed
-            let trace = MotionSimulator(settings: s).run()
+            let trace = MotionSimulator(settings: Self.steadyTurn(degreesPerSecond: 100, about: .y, seed: seed)).run()
             XCTAssertNil(SensorDelayEstimator.estimate(trace.samples, sensor: .magnetometer), "seed \(seed)")
             let out = try OfflineReconstruction().reconstruct(trace.samples).samples
             let errors = zip(out, trace.samples).map {
@@ -104,14 +111,7 @@ final class SmootherTests: XCTestCase {
     /// measures the bias instead of pinning a turning device. Before, `reconstruct` drifted 1.7–2.7°
     /// in 6D (VQF 1.0°).
     func testOfflineRestEndsBeforeATurnStarts() throws {
-        var s = MotionSimulator.Settings()
-        s.scenario = .steadyTurn
-        s.turn.rateDegrees = 10
-        s.turn.axis = .z
-        s.duration = 60
-        s.rate = 100
-        s.errors = .calibrated
-        s.seed = 1
+        let s = Self.steadyTurn(degreesPerSecond: 10, about: .z, seed: 1)
         let trace = MotionSimulator(settings: s).run()
         var p = AttitudeSmoother.Parameters()
         p.filter.mode = .sixD
