@@ -33,11 +33,29 @@ let package = Package(
             name: "MotionFusionLinearAlgebra",
             dependencies: ["CLAPACK", "MotionFusionMath"]
         ),
-        // The estimation core: traces and readers, filters, runs, replay, outputs, metric, events,
-        // World Magnetic Model, simulator. Needs no LAPACK.
+        // Estimation: the filters, the runner and run configuration, the sample and trace value
+        // types, sensor calibration as applied. The per-sample path lives here whole, so it is
+        // specialised and inlined within one module.
+        .target(
+            name: "MotionFusionEstimation",
+            dependencies: ["MotionFusionMath"]
+        ),
+        // Input and output: trace readers and importers (zip, gzip), estimate and trace writers,
+        // output safety, settings read from text and files.
+        .target(
+            name: "MotionFusionIO",
+            dependencies: ["MotionFusionEstimation", "CZlib"]
+        ),
+        // Products over the estimates: the HTML report, the metric, events, the World Magnetic
+        // Model, the simulator, the replay manager.
+        .target(
+            name: "MotionFusionProducts",
+            dependencies: ["MotionFusionEstimation", "MotionFusionIO"]
+        ),
+        // The three above as one module (re-exports only). Needs no LAPACK.
         .target(
             name: "MotionFusionCore",
-            dependencies: ["MotionFusionMath", "CZlib"]
+            dependencies: ["MotionFusionMath", "MotionFusionEstimation", "MotionFusionIO", "MotionFusionProducts"]
         ),
         // What stands on LAPACK (calibration fits, offline reconstruction), and the module users
         // import: it re-exports the core, the math and the linear algebra.
@@ -76,7 +94,11 @@ let package = Package(
         ),
         .testTarget(
             name: "MotionFusionTests",
-            dependencies: ["MotionFusion", "MotionFusionCommandLine", "MotionFusionTestSupport"],
+            dependencies: [
+                "MotionFusion", "MotionFusionCommandLine", "MotionFusionTestSupport",
+                // For `@testable import` of internals.
+                "MotionFusionEstimation", "MotionFusionIO",
+            ],
             exclude: ["Fixtures"]
         ),
     ]

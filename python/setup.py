@@ -57,10 +57,10 @@ def swift_package() -> Path:
 
 
 def version() -> str:
-    text = (swift_package() / "Sources/MotionFusionCore/Version.swift").read_text()
+    text = (swift_package() / "Sources/MotionFusionEstimation/Version.swift").read_text()
     m = re.search(r'motionFusionVersion\s*=\s*"([^"]+)"', text)
     if not m:
-        raise RuntimeError("motionFusionVersion not found in Sources/MotionFusionCore/Version.swift")
+        raise RuntimeError("motionFusionVersion not found in Sources/MotionFusionEstimation/Version.swift")
     return m.group(1)
 
 

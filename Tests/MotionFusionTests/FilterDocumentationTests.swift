@@ -225,7 +225,7 @@ final class FilterDocumentationTests: XCTestCase {
         var checked = 0
         for (file, kind, prefix) in files {
             let values = Dictionary(uniqueKeysWithValues: FilterSetup(kind).parameterValues.map { ($0.name, $0.value) })
-            let url = Self.repository.appendingPathComponent("Sources/MotionFusionCore/Filters/\(file).swift")
+            let url = Self.repository.appendingPathComponent("Sources/MotionFusionEstimation/Filters/\(file).swift")
             let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
             guard let start = lines.firstIndex(where: { $0.contains("struct Parameters") }) else {
                 XCTFail("\(file): no Parameters")

@@ -1,7 +1,7 @@
 import MotionFusionTestSupport
 import XCTest
 
-@testable import MotionFusionCore
+@testable import MotionFusionEstimation
 
 /// The per-sample shortcuts taken for speed give exactly what the plain computation gives.
 final class FilterShortcutTests: XCTestCase {

@@ -4,7 +4,7 @@ import MotionFusionTestSupport
 import XCTest
 
 @testable import MotionFusionCommandLine
-@testable import MotionFusionCore
+@testable import MotionFusionIO
 
 /// Recordings as other projects write them (issue #24), read with no options: ROS exports,
 /// VectorNav, Xsens MT Manager and DOT, the x-IMU GUI, flight and GNSS/INS logs, Arduino logs,

@@ -3,7 +3,7 @@ import MotionFusion
 import MotionFusionTestSupport
 import XCTest
 
-@testable import MotionFusionCore
+@testable import MotionFusionEstimation
 
 /// Many traces in one call, on several threads (what C `mf_replay_many` and Python `replay_many`
 /// run) give, bit for bit, what each trace gives alone.

@@ -2,7 +2,7 @@ import Glibc
 import MotionFusionTestSupport
 import XCTest
 
-@testable import MotionFusionCore
+@testable import MotionFusionIO
 
 /// The output formatter's numbers: fixed decimals rounded half up, digits produced eight at a time
 /// in one word, and times that read back exactly.

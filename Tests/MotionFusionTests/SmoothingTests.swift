@@ -2,7 +2,7 @@ import Foundation
 import MotionFusionTestSupport
 import XCTest
 
-@testable import MotionFusionCore
+@testable import MotionFusionEstimation
 
 /// Per-sample shortcuts taken for speed must give what the exact computation gives: the low-pass
 /// weights and transitions equal the exponentials to rounding, and the EKF's bias update equals the

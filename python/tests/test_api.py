@@ -43,7 +43,7 @@ def assert_matches_estimate_file(out: dict, est: dict, uncertainty: bool) -> Non
 # ---- The package itself -------------------------------------------------------------------------
 
 def test_version_is_the_libraries(cli):
-    text = (REPO / "Sources/MotionFusionCore/Version.swift").read_text()
+    text = (REPO / "Sources/MotionFusionEstimation/Version.swift").read_text()
     expected = re.search(r'motionFusionVersion = "([^"]+)"', text).group(1)
     assert mf.version() == mf.__version__ == expected
     assert cli("--version").stdout.strip() == f"motionfusion {expected}"

@@ -207,11 +207,6 @@ public struct ExpectedField: Sendable, Equatable {
         self.strength = strength
         self.dip = dip
     }
-
-    /// The expected field of a World Magnetic Model evaluation.
-    public init(_ field: WorldMagneticModel.Field) {
-        self.init(strength: field.totalIntensity / 1000, dip: field.inclination.radians)
-    }
 }
 
 /// A parameter name or value that does not fit the filter (a usage error).
@@ -344,19 +339,6 @@ extension FilterSetup {
         } catch is DecodingError {
             // The only parameters that are not real numbers are counts.
             throw ParameterError(description: "'\(name)' is a count: a whole number; got \(value)")
-        }
-    }
-
-    /// Sets parameters from `NAME=VALUE,…`.
-    public mutating func setParameters(_ spec: String) throws {
-        var given = Set<String>()
-        func malformed(_ item: Substring) -> Error {
-            ParameterError(description: "expected NAME=NUMBER pairs such as gyroscopeNoise=0.003; got '\(item)'")
-        }
-        try KeyValueList.forEach(spec, malformed: malformed) { name, value, item in
-            guard case .value(let v) = DecimalParser.parse(value) else { throw malformed(item) }
-            guard given.insert(name).inserted else { throw ParameterError(description: "'\(name)' is given twice") }
-            try setParameter(name, v)
         }
     }
 }
