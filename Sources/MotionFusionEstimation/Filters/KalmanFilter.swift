@@ -223,6 +223,9 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingInconsistentStart = 0.0
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
+        /// Whether the current still stretch had its tilt judged wrong after a long rejection (the
+        /// steady specific force of a turn may be centripetal, not tilt).
+        public var tiltRejudgedWhileStill = false
         /// Whether the attitude has been initialised.
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
@@ -528,10 +531,22 @@ public struct KalmanFilter: AttitudeFilter {
             let widen = nuX * nuX + nuY * nuY
             state.pqq.row0.x += widen
             state.pqq.row1.y += widen
+            if state.rest.still { state.tiltRejudgedWhileStill = true }
         }
         state.accelerometerRejectionTime = 0
+        if !state.rest.still { state.tiltRejudgedWhileStill = false }
+        let before = c.bias
         attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
         attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
+        if p.mode == .sixD && state.tiltRejudgedWhileStill && state.rest.still && !state.use.atRest {
+            // A steady turn whose specific force was taken for tilt after a long rejection: the
+            // force may be centripetal, and only the tilt can tell the vertical bias apart from a
+            // heading drift in 6D. Learn no bias along the sensor's up axis from it (a vehicle in a
+            // long bend learnt up to the bias bound and lost its heading at that rate).
+            let upBody = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
+            let db = c.bias - before
+            c.bias = before + db - upBody * db.dot(upBody)
+        }
         state.use.accelerometerRejected = false
     }
 
