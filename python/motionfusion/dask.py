@@ -4,10 +4,10 @@ Each trace runs the command line itself (``motionfusion replay TRACE --output FI
 process, from the bundled library): it reads one file and writes one estimate file atomically, with
 the command line's safety rules. A task runs a batch of consecutive traces, one after the other,
 of about ``batch_seconds`` of estimated work (from the traces' sizes; a trace is never split), so
-that small traces do not each pay a task's overhead; each trace keeps its own result. The traces and output names come from the
-command line's own folder plan (:func:`motionfusion.folder_plan`), checked against the inputs before
-any task starts, so the outputs are the files, names and bytes of
-``motionfusion replay SRC --output DST``.
+that small traces do not each pay a task's overhead; each trace keeps its own result. The traces
+and output names come from the command line's own folder plan (:func:`motionfusion.folder_plan`),
+checked against the inputs before any task starts, so the outputs are the files, names and bytes
+of ``motionfusion replay SRC --output DST``.
 
 By default a :class:`dask.distributed.LocalCluster` of threads in this process is started for the
 run (and closed after it): each task spends its time in the library, which releases the GIL, so
@@ -280,8 +280,8 @@ def _run_batch(command: str, traces: list[str], outputs: list[str], args: list[s
 
 
 def _run_trace(command: str, trace: str, output: str, args: list[str]) -> dict[str, Any]:
-    """One task: the command line on one trace, in the worker process. ``--`` ends the options, so
-    any trace name is read as a path."""
+    """One trace of a task: the command line on it, in the worker process. ``--`` ends the options,
+    so any trace name is read as a path."""
     start = time.perf_counter()
     status, _, err = _native.run_cli([command, "--output", output, *args, "--", trace])
     return {"input": trace, "output": output, "status": status, "messages": err,
