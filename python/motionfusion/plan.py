@@ -5,9 +5,9 @@ command line's checks (no output onto an input; DST created).
 Without ``--batches``/``--task-seconds`` it prints lines ``INPUT<TAB>OUTPUT``, one per trace in the
 command line's order: line k + 1 is the work of task k of a Slurm job array or a Kubernetes indexed
 Job. With them, traces are grouped into tasks (consecutive traces, never a trace split, groups of
-about equal estimated work: the traces' sizes) and it prints lines ``TASK<TAB>INPUT<TAB>OUTPUT``:
-task k runs every line whose first field is k, numbered 0, 1, ... without gaps
-(docs/Distributed.md).
+about equal estimated work: the traces' sizes; with ``--batches N``, N tasks, or one per trace when
+there are fewer) and it prints lines ``TASK<TAB>INPUT<TAB>OUTPUT``: task k runs every line whose
+first field is k, numbered 0, 1, ... without gaps (docs/Distributed.md).
 """
 from __future__ import annotations
 
@@ -45,10 +45,11 @@ def trace_bytes(path: str | os.PathLike) -> int:
 
 
 def batches(weights: Sequence[float], count: int) -> list[list[int]]:
-    """The indices of ``weights`` cut into at most ``count`` groups of consecutive indices with about
-    equal total weight; every index is in exactly one group, in order, and no group is empty (fewer
-    groups when one weight is larger than a group's share). Trace k goes to the group its
-    weight's midpoint falls in when the total is cut into ``count`` equal parts."""
+    """The indices of ``weights`` cut into ``min(count, len(weights))`` groups of consecutive
+    indices with about equal total weight; every index is in exactly one group, in order, and no
+    group is empty. Index k goes to the group its weight's midpoint falls in when the total is cut
+    into ``count`` equal parts, moved on to the next group where the groups left need it (no group
+    is skipped, and the last indices fill the last groups)."""
     n = len(weights)
     if n == 0:
         return []
@@ -58,13 +59,14 @@ def batches(weights: Sequence[float], count: int) -> list[list[int]]:
     if total <= 0:
         w, total = [1.0] * n, float(n)
     groups: list[list[int]] = []
-    last = -1
     before = 0.0
     for i, x in enumerate(w):
-        part = min(count - 1, int((before + x / 2) * count / total))
-        if part != last:
+        part = int((before + x / 2) * count / total)
+        last = len(groups) - 1
+        # Never skip a group, never go back, and leave at least one index for each group after this one.
+        part = min(count - 1, max(min(part, last + 1), last, count - (n - i)))
+        if part > last:
             groups.append([])
-            last = part
         groups[-1].append(i)
         before += x
     return groups
@@ -90,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calibration", action="append", default=[], help="a calibration file the run reads")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--batches", type=int, metavar="N",
-                       help="group the traces into N tasks of about equal size (fewer when there are fewer traces)")
+                       help="group the traces into N tasks of about equal size (one per trace when there are fewer)")
     group.add_argument("--task-seconds", type=float, metavar="S",
                        help="group the traces into tasks of about S seconds of replay work each (estimated from sizes)")
     a = parser.parse_args(argv)
