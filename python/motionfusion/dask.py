@@ -1,11 +1,13 @@
-"""Fleet runs on Dask: a folder of traces replayed (or reconstructed) with one Dask task per trace.
+"""Fleet runs on Dask: a folder of traces replayed (or reconstructed), traces batched into Dask tasks.
 
-Each task runs the command line itself on one trace (``motionfusion replay TRACE --output FILE``,
-in the worker process, from the bundled library): it reads one file and writes one estimate file
-atomically, with the command line's safety rules. The traces and output names come from the
-command line's own folder plan (:func:`motionfusion.folder_plan`), checked against the inputs before
-any task starts, so the outputs are the files, names and bytes of
-``motionfusion replay SRC --output DST``.
+Each trace runs the command line itself (``motionfusion replay TRACE --output FILE``, in the worker
+process, from the bundled library): it reads one file and writes one estimate file atomically, with
+the command line's safety rules. A task runs a batch of consecutive traces, one after the other,
+of about ``batch_seconds`` of estimated work (from the traces' sizes; a trace is never split), so
+that small traces do not each pay a task's overhead; each trace keeps its own result. The traces
+and output names come from the command line's own folder plan (:func:`motionfusion.folder_plan`),
+checked against the inputs before any task starts, so the outputs are the files, names and bytes
+of ``motionfusion replay SRC --output DST``.
 
 By default a :class:`dask.distributed.LocalCluster` of threads in this process is started for the
 run (and closed after it): each task spends its time in the library, which releases the GIL, so
@@ -34,14 +36,15 @@ import numpy as np
 
 from . import _native
 from ._core import MotionFusionError, PathLike, folder_plan
+from .plan import SECONDS_PER_BYTE, batches, task_count, trace_bytes
 
 
 def replay_folder(
     src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
     mode: str | None = None, format: str | None = None, options: Sequence[str] = (), progress: bool = True,
-    processes: bool = False,
+    processes: bool = False, batch_seconds: float | None = 1.0,
 ) -> list[dict[str, Any]]:
-    """Replays every trace of the folder ``src`` into the folder ``dst`` on Dask, one task per trace:
+    """Replays every trace of the folder ``src`` into the folder ``dst`` on Dask, traces batched into tasks:
     the same files as ``motionfusion replay SRC --output DST --filter FILTER --mode MODE`` (``mode``
     None: the filter's default, as without ``--mode``).
 
@@ -51,7 +54,11 @@ def replay_folder(
     needs ``if __name__ == "__main__":`` around the call, as for any process pool).
     ``format`` names the recording format (default: detected per trace); ``options`` are further
     ``replay`` options, e.g. ``["--frame", "ned", "--param", "gyroscopeNoise=0.003"]``.
-    ``progress`` shows Dask's progress bar.
+    ``progress`` shows Dask's progress bar (of the tasks).
+    ``batch_seconds``: the estimated work of one task (seconds of one core, estimated from the
+    traces' sizes): consecutive traces are grouped into tasks of about that much, never splitting a
+    trace, with at least one task per worker and a multiple of the workers' number of tasks; None
+    or 0: one task per trace.
 
     Returns one dict per trace, in the command line's order: ``input``, ``output``, ``status`` (the
     command line's exit status: 0 ok, 1 bad input, 2 usage), ``messages`` (what it printed on
@@ -61,20 +68,22 @@ def replay_folder(
     ``src`` that is not a folder of traces, are refused before anything runs.
     """
     args = ["--filter", filter] + ([] if mode is None else ["--mode", mode])
-    return _run_folder("replay", src, dst, args, n_workers, client, format, options, progress, processes)
+    return _run_folder("replay", src, dst, args, n_workers, client, format, options, progress, processes,
+                       batch_seconds)
 
 
 def reconstruct_folder(
     src: PathLike, dst: PathLike, *, n_workers: int | None = None, client: Any = None, filter: str = "ekf",
     mode: str | None = None, format: str | None = None, options: Sequence[str] = (), progress: bool = True,
-    processes: bool = False,
+    processes: bool = False, batch_seconds: float | None = 1.0,
 ) -> list[dict[str, Any]]:
     """As :func:`replay_folder`, with ``motionfusion reconstruct`` (best offline attitude) per trace.
     ``filter`` must be "ekf", the filter the reconstruction is built on."""
     if filter.lower() != "ekf":
         raise MotionFusionError("reconstruct runs the EKF (filter ekf)", _native.ERROR_USAGE)
     args = [] if mode is None else ["--mode", mode]
-    return _run_folder("reconstruct", src, dst, args, n_workers, client, format, options, progress, processes)
+    return _run_folder("reconstruct", src, dst, args, n_workers, client, format, options, progress, processes,
+                       batch_seconds)
 
 
 def _option_values(options: Sequence[str], name: str) -> list[str]:
@@ -155,6 +164,7 @@ def _quiet_shutdown() -> Iterator[None]:
 def _run_folder(
     command: str, src: PathLike, dst: PathLike, args: list[str], n_workers: int | None, client: Any,
     format: str | None, options: Sequence[str], progress: bool, processes: bool = False,
+    batch_seconds: float | None = 1.0,
 ) -> list[dict[str, Any]]:
     options = [str(o) for o in options]
     for taken in ("output", "format", "filter", "mode"):
@@ -162,6 +172,9 @@ def _run_folder(
             raise MotionFusionError(f"pass {taken} as the keyword argument, not in options", _native.ERROR_USAGE)
     if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1):
         raise ValueError(f"n_workers must be a positive integer or None; got {n_workers!r}")
+    if batch_seconds is not None and (isinstance(batch_seconds, bool) or not isinstance(batch_seconds, (int, float))
+                                      or not batch_seconds >= 0):
+        raise ValueError(f"batch_seconds must be a number >= 0 or None; got {batch_seconds!r}")
     if format is not None:
         args += ["--format", format]
     args += options
@@ -179,9 +192,28 @@ def _run_folder(
         print(note, file=sys.stderr)
 
     with _client(n_workers, client, processes) as run_on:
-        n = len(plan.inputs)
-        results = _gather(run_on, _run_trace, [command] * n, plan.inputs, plan.outputs, [args] * n, progress=progress)
-    return _report(results)
+        groups = _batches(command, plan.inputs, _workers(run_on), batch_seconds)
+        n = len(groups)
+        done = _gather(run_on, _run_batch, [command] * n, [[plan.inputs[k] for k in g] for g in groups],
+                       [[plan.outputs[k] for k in g] for g in groups], [args] * n, progress=progress)
+    return _report([r for batch in done for r in batch])
+
+
+def _workers(client: Any) -> int:
+    """How many tasks `client`'s cluster runs at once (its workers' threads; 1 when unknown)."""
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:
+        return 1
+
+
+def _batches(command: str, inputs: Sequence[str], workers: int, batch_seconds: float | None) -> list[list[int]]:
+    """The plan's traces (indices) grouped into tasks: consecutive traces, about `batch_seconds` of
+    estimated work each, a multiple of `workers` tasks (:func:`motionfusion.plan.task_count`)."""
+    if not batch_seconds:
+        return [[k] for k in range(len(inputs))]
+    work = [trace_bytes(i) * SECONDS_PER_BYTE[command] for i in inputs]
+    return batches(work, task_count(sum(work), len(work), batch_seconds, workers))
 
 
 @contextmanager
@@ -241,9 +273,15 @@ def _report(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return results
 
 
+def _run_batch(command: str, traces: list[str], outputs: list[str], args: list[str]) -> list[dict[str, Any]]:
+    """One task: the command line on each trace of a batch in turn, each with its own result (a
+    failing trace does not stop the next)."""
+    return [_run_trace(command, t, o, args) for t, o in zip(traces, outputs)]
+
+
 def _run_trace(command: str, trace: str, output: str, args: list[str]) -> dict[str, Any]:
-    """One task: the command line on one trace, in the worker process. ``--`` ends the options, so
-    any trace name is read as a path."""
+    """One trace of a task: the command line on it, in the worker process. ``--`` ends the options,
+    so any trace name is read as a path."""
     start = time.perf_counter()
     status, _, err = _native.run_cli([command, "--output", output, *args, "--", trace])
     return {"input": trace, "output": output, "status": status, "messages": err,

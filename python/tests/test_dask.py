@@ -2,6 +2,7 @@
 refusals."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -14,7 +15,8 @@ import motionfusion as mf
 from conftest import DATA
 
 distributed = pytest.importorskip("dask.distributed")
-from motionfusion.dask import reconstruct_folder, replay_folder  # noqa: E402
+from motionfusion.dask import _batches, reconstruct_folder, replay_folder  # noqa: E402
+from motionfusion.plan import batches, task_count  # noqa: E402
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -219,3 +221,129 @@ def test_replay_parquet_writes_replays_estimates(tmp_path, client):
     status = {Path(r["input"]).name: r for r in e.value.results}
     assert [status[n]["status"] for n in ("a.parquet", "b.parquet", "c.parquet")] == [0, 0, 1]
     assert "no 't' column" in status["c.parquet"]["messages"]
+
+
+# ---- Batches: several traces per task --------------------------------------------------------------
+
+@pytest.fixture
+def many(tmp_path) -> Path:
+    """Seven traces of different sizes (two share a name), for batches of several traces."""
+    src = tmp_path / "many"
+    src.mkdir()
+    sims = ["sim_mixed_100hz.csv", "sim_magnetic_disturbance_50hz.csv", "sim_translation_ideal_100hz.csv"]
+    for k, name in enumerate(["a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv", "f.txt"]):
+        shutil.copy(DATA / sims[k % 3], src / name)
+    return src
+
+
+def test_batches_cover_every_index_once_in_order():
+    for weights in ([1.0] * 14, [5, 1, 1, 1, 1, 1, 1, 9], [0, 0, 0], [100, 1, 1], list(range(1, 30)), [3.0]):
+        for count in range(1, len(weights) + 3):
+            groups = batches(weights, count)
+            assert [k for g in groups for k in g] == list(range(len(weights)))
+            assert all(groups) and len(groups) == min(count, len(weights))
+    assert batches([], 3) == []
+    # Equal weights: equal groups; a weight larger than a share keeps a group of its own, and the
+    # groups after it share the rest.
+    assert [len(g) for g in batches([1.0] * 14, 2)] == [7, 7]
+    assert [len(g) for g in batches([1.0] * 14, 7)] == [2] * 7
+    assert batches([100, 1, 1], 2) == [[0], [1, 2]]
+    assert batches([100, 1, 1], 3) == [[0], [1], [2]]
+    assert batches([1, 1, 100, 1, 1], 3) == [[0, 1], [2], [3, 4]]
+    # Tasks of about the given work, at least one per worker, a multiple of the workers.
+    assert task_count(1.8, 14, 1.0, 2) == 2
+    assert task_count(5.5, 14, 1.0, 2) == 6
+    assert task_count(0.1, 14, 1.0, 4) == 4
+    assert task_count(100.0, 3, 1.0, 2) == 3
+    assert task_count(0.0, 0, 1.0, 2) == 0
+
+
+def test_batched_runs_write_the_command_lines_files(many, tmp_path, cli, client):
+    """Whatever the batches (one task per trace, a few traces per task, every trace in one task per
+    worker), the files are the command line's folder run's, byte for byte, and each trace has its
+    own result, in the plan's order."""
+    cli("replay", many, "--output", tmp_path / "cli")
+    plan = mf.folder_plan(many, tmp_path / "plan")
+    assert len(_batches("replay", plan.inputs, 2, None)) == 7
+    assert len(_batches("replay", plan.inputs, 2, 1e9)) == 2
+    assert len(_batches("replay", plan.inputs, 3, 1e-9)) == 7
+    for k, seconds in enumerate((None, 1e-9, 0.02, 1e9)):
+        results = replay_folder(many, tmp_path / f"dask{k}", client=client, batch_seconds=seconds, progress=False)
+        assert [r["input"] for r in results] == list(plan.inputs)
+        assert [Path(r["output"]).name for r in results] == [Path(o).name for o in plan.outputs]
+        assert all(r["status"] == 0 and r["seconds"] >= 0 for r in results)
+        assert files(tmp_path / f"dask{k}") == files(tmp_path / "cli")
+    reconstruct_folder(many, tmp_path / "dask-r", client=client, batch_seconds=1e9, progress=False)
+    cli("reconstruct", many, "--output", tmp_path / "cli-r")
+    assert files(tmp_path / "dask-r") == files(tmp_path / "cli-r")
+    with pytest.raises(ValueError, match="batch_seconds"):
+        replay_folder(many, tmp_path / "never", client=client, batch_seconds=-1)
+
+
+def test_failing_traces_in_a_batch_do_not_hide_the_others(many, tmp_path, cli, client):
+    """Two broken traces in batches with good ones (every trace in one task per worker): each
+    trace's result and message is its own, the good traces' files are written."""
+    bad = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n0,0,0,0,0,0,9.81\n0.01,0,0,x,0,0,1\n"
+    (many / "b.csv").write_text(bad)
+    (many / "e.csv").write_text("not a trace\n")
+    r = cli("replay", many, "--output", tmp_path / "cli", check=False)
+    assert r.returncode == 1
+    with pytest.raises(mf.MotionFusionError, match="2 of 7 traces failed") as e:
+        replay_folder(many, tmp_path / "dask", client=client, batch_seconds=1e9, progress=False)
+    status = {Path(x["input"]).name: x for x in e.value.results}
+    assert list(status) == ["a.csv", "b.csv", "c.csv", "d.csv", "e.csv", "f.csv", "f.txt"]
+    assert [n for n, x in status.items() if x["status"] != 0] == ["b.csv", "e.csv"]
+    assert f"{many}/b.csv:3:" in status["b.csv"]["messages"]
+    assert f"{many}/e.csv" in status["e.csv"]["messages"] and "b.csv" not in status["e.csv"]["messages"]
+    assert all(x["messages"] == "" for n, x in status.items() if n not in ("b.csv", "e.csv"))
+    assert f"{many}/b.csv:3:" in str(e.value) and f"{many}/e.csv" in str(e.value)
+    assert files(tmp_path / "dask") == files(tmp_path / "cli")
+
+
+def plan_lines(*args: object) -> list[list[str]]:
+    out = subprocess.run([sys.executable, "-m", "motionfusion.plan", *map(str, args)], capture_output=True, text=True,
+                         check=True).stdout
+    return [line.split("\t") for line in out.splitlines()]
+
+
+def test_the_plans_batches_cover_every_trace_once(many, tmp_path):
+    plan = mf.folder_plan(many, tmp_path / "dst")
+    pairs = [[i, o] for i, o in zip(plan.inputs, plan.outputs)]
+    assert plan_lines(many, tmp_path / "dst") == pairs
+    for option in (["--batches", "1"], ["--batches", "3"], ["--batches", "7"], ["--batches", "50"],
+                   ["--task-seconds", "1e-9"], ["--task-seconds", "1000"]):
+        lines = plan_lines(many, tmp_path / "dst", *option)
+        assert [line[1:] for line in lines] == pairs  # every trace once, in the plan's order
+        tasks = [int(line[0]) for line in lines]
+        assert tasks == sorted(tasks) and sorted(set(tasks)) == list(range(tasks[-1] + 1))  # 0..k-1, no gap
+        if option[0] == "--batches":
+            assert tasks[-1] + 1 == min(int(option[1]), 7)
+    assert [int(line[0]) for line in plan_lines(many, tmp_path / "dst", "--task-seconds", "1000")] == [0] * 7
+    r = subprocess.run([sys.executable, "-m", "motionfusion.plan", str(many), str(tmp_path / "dst"), "--batches", "0"],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "--batches" in r.stderr
+
+
+def test_the_batch_schedulers_loop_writes_the_command_lines_files(many, tmp_path, cli):
+    """The loop of docs/Distributed.md's Slurm and Kubernetes recipes, run for every task of a
+    batched plan (the command line named by MOTIONFUSION_CLI or built here): the files of the
+    command line's folder run; a task with a failing trace runs its other traces and exits 1."""
+    from conftest import cli_executable
+
+    (many / "c.csv").write_text("not a trace\n")
+    cli("replay", many, "--output", tmp_path / "cli", check=False)
+    plan = tmp_path / "plan.tsv"
+    plan.write_text("".join("\t".join(line) + "\n" for line in plan_lines(many, tmp_path / "dst", "--batches", "3")))
+    script = (
+        'status=0\n'
+        'while IFS="$(printf \'\\t\')" read -r task input output; do\n'
+        '  [ "$task" = "$TASK" ] || continue\n'
+        '  "$MF" replay "$input" --output "$output" || status=$?\n'
+        'done < "$PLAN"\n'
+        'exit "$status"\n')
+    statuses = []
+    for task in range(3):
+        env = {"PATH": os.environ["PATH"], "MF": cli_executable(), "PLAN": str(plan), "TASK": str(task)}
+        statuses.append(subprocess.run(["sh", "-c", script], env=env, capture_output=True, text=True).returncode)
+    assert sorted(statuses) == [0, 0, 1]
+    assert files(tmp_path / "dst") == files(tmp_path / "cli")
