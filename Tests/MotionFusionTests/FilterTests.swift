@@ -166,13 +166,14 @@ final class FilterTests: XCTestCase {
     /// A run saved through its runner (`FilterRunner.savedState()`: the runner's memory with the
     /// filter's state) and restored into a fresh runner goes on sample for sample as if it had never
     /// stopped, where the runner's memory matters: the gyroscope at a third of the rate (its value
-    /// held), the magnetometer at a fifth, the save falling between gyroscope samples, and a gap.
+    /// held), the magnetometer at a fifth, the save falling between gyroscope samples, and a gap
+    /// that re-initialises the filter (1.5 s, beyond the runner's 1 s).
     func testRunnerStateResumesARunExactly() throws {
         var samples = Self.simulated(.mixed, duration: 20).samples
         for k in samples.indices {
             if k % 3 != 0 { samples[k].gyroscope = nil }
             if k % 5 != 0 { samples[k].magnetometer = nil }
-            if k > 1500 { samples[k].t += 0.5 }
+            if k > 1500 { samples[k].t += 1.5 }
         }
         struct Check: FilterVisitor {
             let samples: [SensorSample]

@@ -224,8 +224,9 @@ public struct KalmanFilter: AttitudeFilter {
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
         /// Whether the current still stretch had its tilt judged wrong after a long rejection (the
-        /// steady specific force of a turn may be centripetal, not tilt).
-        public var tiltRejudgedWhileStill = false
+        /// steady specific force of a turn may be centripetal, not tilt); nil (false) in states
+        /// saved before it was kept.
+        public var tiltRejudgedWhileStill: Bool?
         /// Whether the attitude has been initialised.
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
@@ -280,14 +281,17 @@ public struct KalmanFilter: AttitudeFilter {
     public var gyroscopeBias: Vector3 { state.bias }
 
     /// Makes the filter one for the same recording run backwards in time (samples in reverse
-    /// order, gyroscope negated), from where it stands: the bias, its correlation with the attitude
-    /// and every rate it remembers negated; the current still stretch forgotten.
+    /// order, gyroscope negated), from where it stands: the bias, its correlation with the attitude,
+    /// the rest judge's offset and the integrator's last rate negated; the current still stretch
+    /// forgotten. (The earth-frame specific-force low-pass keeps its state: its derivative's sign
+    /// is a second-order matter over its 2 s.)
     public mutating func reverseTime() {
         state.bias = state.bias * -1
         state.pqb = state.pqb * -1
         state.rest.reset()
         state.restBias.reverseTime()
         state.integrator.reverseTime()
+        state.tiltRejudgedWhileStill = nil
     }
 
     /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
@@ -320,6 +324,7 @@ public struct KalmanFilter: AttitudeFilter {
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
+        if !state.rest.still { state.tiltRejudgedWhileStill = nil }
         let verdict = state.restBias.judge(
             rest: state.rest, bias: state.bias,
             biasSigma: Vector3(
@@ -372,6 +377,7 @@ public struct KalmanFilter: AttitudeFilter {
     /// accelerometer (and magnetometer); without one the heading turned by the offset over the
     /// still stretch is turned back.
     mutating func takeOffset(_ b: Vector3, magnetometer: Vector3?) {
+        state.tiltRejudgedWhileStill = nil
         let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
         state.bias = b
         state.pqb = .zero
@@ -534,11 +540,10 @@ public struct KalmanFilter: AttitudeFilter {
             if state.rest.still { state.tiltRejudgedWhileStill = true }
         }
         state.accelerometerRejectionTime = 0
-        if !state.rest.still { state.tiltRejudgedWhileStill = false }
         let before = c.bias
         attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
         attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
-        if p.mode == .sixD && state.tiltRejudgedWhileStill && state.rest.still && !state.use.atRest {
+        if p.mode == .sixD && state.tiltRejudgedWhileStill == true && state.rest.still && !state.use.atRest {
             // A steady turn whose specific force was taken for tilt after a long rejection: the
             // force may be centripetal, and only the tilt can tell the vertical bias apart from a
             // heading drift in 6D. Learn no bias along the sensor's up axis from it (a vehicle in a
@@ -575,6 +580,7 @@ public struct KalmanFilter: AttitudeFilter {
     /// Re-initialise the attitude from the next accelerometer sample, keeping the bias.
     public mutating func reinitialise() {
         state.initialised = false
+        state.tiltRejudgedWhileStill = nil
         state.integrator.interrupt()
         state.accelerationLowPass.reset()
         state.rest.reset()
