@@ -35,6 +35,13 @@ public struct AttitudeSmoother: Sendable {
         /// smoothed rates, and its flags run on into the motion meanwhile (the batch's rest factor
         /// would then pin a turning device). Default 0.25.
         public var restEndLag = 0.25
+        /// In 9D, the largest turn of the horizontal field across a still stretch for the stretch to
+        /// count as at rest, rad (``RestFieldTurn``); also the largest change of the field's dip for
+        /// its turn to count. Default 3°.
+        public var restFieldTurn = 3.0.radians
+        /// In 9D, the largest relative change of the field's strength across a still stretch for its
+        /// turn to count (a magnet moved near a resting device changes it). Default 0.05.
+        public var restFieldStrength = 0.05
         /// Default parameters.
         public init() {}
     }
@@ -215,7 +222,7 @@ public struct AttitudeSmoother: Sendable {
             startBackward.reverseTime()
             let backward = pass(Self.reversed(samples[...])[...], runner: FilterRunner(startBackward))
             let n = samples.count
-            let rest = Self.rest(forward, samples, lag: parameters.restEndLag)
+            let rest = rest(forward, samples)
             for k in 0..<emit {
                 try body(fuse(buffer[k], forward, k, backward, n - 1 - k, atRest: rest[k]))
             }
@@ -230,9 +237,18 @@ public struct AttitudeSmoother: Sendable {
     /// for the rest detector's minimum time, and the stretch was as still before), and ends
     /// ``Parameters/restEndLag`` before the pass ended it (the motion shows in the smoothed rates
     /// only after a while, and the flags run on into it meanwhile). A run still on at the end of
-    /// the samples keeps its end.
-    static func rest(_ forward: Pass, _ samples: [SensorSample], lag: Double) -> [Bool] {
+    /// the samples keeps its end. In 9D, a run over which the horizontal field turned
+    /// (``RestFieldTurn``) is a slow turn, not a rest.
+    func rest(_ forward: Pass, _ samples: [SensorSample]) -> [Bool] {
         let n = samples.count
+        let lag = parameters.restEndLag
+        let field =
+            parameters.filter.mode == .nineD
+            ? RestFieldTurn(
+                threshold: parameters.restFieldTurn, strengthTolerance: parameters.restFieldStrength,
+                biasClip: parameters.filter.restBias.biasClip,
+                scaleTolerance: parameters.filter.restBias.scaleTolerance)
+            : nil
         var rest = [Bool](repeating: false, count: n)
         var k = 0
         while k < n {
@@ -245,7 +261,9 @@ public struct AttitudeSmoother: Sendable {
             var end = k
             while end < n && forward.diagnostics[end].atRest { end += 1 }
             let last = end == n ? Double.infinity : samples[end - 1].t - lag
-            for i in start..<end where samples[i].t <= last { rest[i] = true }
+            if field?.turned(samples[start..<end]) != true {
+                for i in start..<end where samples[i].t <= last { rest[i] = true }
+            }
             k = end
         }
         return rest
