@@ -223,10 +223,6 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingInconsistentStart = 0.0
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
-        /// Whether the current still stretch had its tilt judged wrong after a long rejection (the
-        /// steady specific force of a turn may be centripetal, not tilt); nil (false) in states
-        /// saved before it was kept.
-        public var tiltRejudgedWhileStill: Bool?
         /// Whether the attitude has been initialised.
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
@@ -291,7 +287,6 @@ public struct KalmanFilter: AttitudeFilter {
         state.rest.reset()
         state.restBias.reverseTime()
         state.integrator.reverseTime()
-        state.tiltRejudgedWhileStill = nil
     }
 
     /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
@@ -324,7 +319,6 @@ public struct KalmanFilter: AttitudeFilter {
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
-        if !state.rest.still { state.tiltRejudgedWhileStill = nil }
         let verdict = state.restBias.judge(
             rest: state.rest, bias: state.bias,
             biasSigma: Vector3(
@@ -377,7 +371,6 @@ public struct KalmanFilter: AttitudeFilter {
     /// accelerometer (and magnetometer); without one the heading turned by the offset over the
     /// still stretch is turned back.
     mutating func takeOffset(_ b: Vector3, magnetometer: Vector3?) {
-        state.tiltRejudgedWhileStill = nil
         let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
         state.bias = b
         state.pqb = .zero
@@ -537,17 +530,19 @@ public struct KalmanFilter: AttitudeFilter {
             let widen = nuX * nuX + nuY * nuY
             state.pqq.row0.x += widen
             state.pqq.row1.y += widen
-            if state.rest.still { state.tiltRejudgedWhileStill = true }
         }
         state.accelerometerRejectionTime = 0
         let before = c.bias
         attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
         attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
-        if p.mode == .sixD && state.tiltRejudgedWhileStill == true && state.rest.still && !state.use.atRest {
-            // A steady turn whose specific force was taken for tilt after a long rejection: the
-            // force may be centripetal, and only the tilt can tell the vertical bias apart from a
-            // heading drift in 6D. Learn no bias along the sensor's up axis from it (a vehicle in a
-            // long bend learnt up to the bias bound and lost its heading at that rate).
+        if p.mode == .sixD && state.rest.still && !state.use.atRest {
+            // Still but not at rest: a steady turn, whose axis stays put in the sensor. Gravity
+            // cannot show the bias along the sensor's up axis then (only a changing up axis makes it
+            // observable), and what the tilt corrections would put there is a steady turn's error:
+            // its specific force (centripetal in a vehicle's bend) or an accelerometer error turning
+            // with the sensor. Learn no bias along that axis from them (a 20 °/s turn from the first
+            // sample learnt up to the bias bound and lost its heading at that rate; a vehicle in a
+            // long bend did the same).
             let upBody = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
             let db = c.bias - before
             c.bias = before + db - upBody * db.dot(upBody)
@@ -580,7 +575,6 @@ public struct KalmanFilter: AttitudeFilter {
     /// Re-initialise the attitude from the next accelerometer sample, keeping the bias.
     public mutating func reinitialise() {
         state.initialised = false
-        state.tiltRejudgedWhileStill = nil
         state.integrator.interrupt()
         state.accelerationLowPass.reset()
         state.rest.reset()

@@ -62,7 +62,8 @@ extension Datasets {
 
     static let scenarioConditions: [Condition] =
         MotionSimulator.Axis.allCases.flatMap { axis in [1.0, 10, 100, 500].map { turn(axis, $0, rest: 2) } }
-        + [1.0, 10, 100, 500].map { turn(.z, $0, rest: 0) } + [
+        + [1.0, 10, 100, 500].map { turn(.z, $0, rest: 0) }
+        + [5.0, 20, 60, 200].flatMap { [turn(.z, $0, rest: 2), turn(.z, $0, rest: 0)] } + [
             Condition(
                 name: "vehicle", description: "level device in a car on a circle, 10 m/s, radius 50 m, after 2 s rest",
                 broadVariant: false
