@@ -426,8 +426,8 @@ def info(
     units: str | Mapping[str, str] | None = None, sample_rate: float | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """What ``motionfusion info --json`` reports about a trace: format, start time, duration, rates
-    and gaps per sensor, norms at rest, units, value faults (the command line's own code, run in
-    this process). Options as :func:`load`. Its warnings (unit guesses, repairs, a gyroscope offset)
+    and gaps per sensor, norms at rest, units, value faults (the command line itself, the bundled
+    executable, run as a child process). Options as :func:`load`. Its warnings (unit guesses, repairs, a gyroscope offset)
     are :class:`MotionFusionWarning`. A folder of several traces gives one dict per trace, in a list."""
     args = ["info", "--json"]
     if format is not None:
@@ -744,9 +744,9 @@ def folder_plan(
 
 
 def run_cli(arguments: Sequence[PathLike]) -> tuple[int, str, str]:
-    """Runs ``motionfusion ARGUMENTS`` in this process (the bundled command line) and returns its
-    exit status (0, 1 for bad input, 2 for a usage error) and what it printed on standard output
-    (estimates written to ``--output -`` first) and standard error."""
+    """Runs ``motionfusion ARGUMENTS`` (the bundled executable) as a child process and returns its
+    exit status (0, 1 for bad input, 2 for a usage error, 128 + n after signal n) and what it
+    printed on standard output and standard error."""
     return _native.run_cli(arguments)
 
 

@@ -1,12 +1,15 @@
 """The Python API against the command line: same estimates, same figures, same messages."""
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -61,32 +64,79 @@ def test_the_installed_wheel_is_tested():
         direct = importlib.metadata.distribution("motionfusion").read_text("direct_url.json") or "{}"
         assert json.loads(direct).get("dir_info", {}).get("editable"), "tests must import the installed package"
     assert (package / "_lib" / "libMotionFusionC.so").exists()
+    assert os.access(package / "_lib" / "motionfusion", os.X_OK)  # the command line, for the console script
     assert (package / "_lib" / "motionfusion.h").exists()
     assert (package / "py.typed").exists()
 
 
-def test_run_cli_in_process():
+def test_run_cli_runs_the_bundled_command_line():
     status, out, err = mf.run_cli(["--version"])
     assert (status, out, err) == (0, f"motionfusion {mf.version()}\n", "")
     status, out, err = mf.run_cli(["replay", "--nope"])
     assert status == 2 and "unknown option --nope" in err and out == ""
 
 
-def test_a_failed_write_fails_only_its_own_run():
-    # In one process: --version onto a full standard output fails; the next run, onto a working
-    # one, succeeds (the failure is not remembered across runs).
-    code = (
-        "import os, sys, motionfusion.__main__ as m\n"
-        "saved = os.dup(1)\n"
-        "os.dup2(os.open('/dev/full', os.O_WRONLY), 1)\n"
-        "a = m.main(['--version'])\n"
-        "os.dup2(saved, 1)\n"
-        "b = m.main(['--version'])\n"
-        "sys.stderr.write(f'statuses {a} {b}\\n')\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
-    assert "statuses 1 0" in r.stderr, r.stderr
-    assert "write failed" in r.stderr and r.stdout == f"motionfusion {mf.version()}\n"
+def test_the_library_holds_no_command_line():
+    """The C ABI is the library's (issue #27): no command-line entry points or signal handlers are
+    exported, and none of the command line's code is linked in."""
+    from motionfusion import _native
+
+    for name in ("mf_cli_run", "mf_install_signal_handlers"):
+        assert not hasattr(_native.lib, name), name
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils)")
+    symbols = subprocess.run([nm, "-D", "--defined-only", _native.LIBRARY_PATH], capture_output=True, text=True,
+                             check=True).stdout
+    assert "mf_folder_plan" in symbols and "MotionFusionCommandLine" not in symbols
+
+
+def test_a_failed_write_fails_its_run():
+    # python -m motionfusion is the executable: --version onto a full standard output exits 1 and
+    # says why; onto a working one, 0.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "motionfusion", "--version"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, cwd="/")
+    assert r.returncode == 1 and "write failed" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "motionfusion", "--version"], capture_output=True, text=True, cwd="/")
+    assert (r.returncode, r.stdout) == (0, f"motionfusion {mf.version()}\n")
+
+
+def test_a_missing_executable_is_named_with_the_fix():
+    env = dict(os.environ, MOTIONFUSION_EXECUTABLE="/nonexistent/motionfusion")
+    r = subprocess.run([sys.executable, "-m", "motionfusion", "--version"], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "/nonexistent/motionfusion is missing" in r.stderr
+    assert "MOTIONFUSION_EXECUTABLE" in r.stderr and "reinstall" in r.stderr
+
+
+def test_the_console_script_is_the_executable_and_its_signal_handling(tmp_path):
+    """``python -m motionfusion`` (as the console script) becomes the bundled executable: a SIGTERM
+    during a run removes the half-written output and exits 143, as the command line does."""
+    from motionfusion import _native
+
+    out = tmp_path / "e.csv"
+    child = subprocess.Popen([sys.executable, "-m", "motionfusion", "replay", "-", "--output", str(out)],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        header, first = SIM.read_text().splitlines()[:2]
+        child.stdin.write(f"{header}\n{first}\n".encode())
+        child.stdin.flush()
+        # The temporary output appears once the executable runs (bounded: at most 60 s of polling).
+        for _ in range(1200):
+            if os.path.realpath(f"/proc/{child.pid}/exe") == os.path.realpath(_native.EXECUTABLE_PATH) and any(
+                    p.name.startswith(".e.csv.") for p in tmp_path.iterdir()):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the run's temporary output never appeared")
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=60)
+    assert child.returncode == 143, (child.returncode, err)  # the command line's handler, not the default action
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---- load ---------------------------------------------------------------------------------------
