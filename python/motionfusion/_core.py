@@ -540,8 +540,8 @@ class Filter(_step.FilterBase):
         # update (FilterBase, in C) steps this native filter and reports its warnings with _report.
         self._bind(self._h, functools.partial(_report, self._h))
         self.kind = kind.lower()
-        # The mode run: the one asked for, or the filter's own default (read off its state's header).
-        self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["mode"]
+        # The mode run: the one asked for, or the filter's own default (read off its state's setup).
+        self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["setup"]["mode"]
         self._parameters = dict(parameters)
         self._q = np.empty(4)
         self._qp = self._q.ctypes.data
@@ -678,10 +678,12 @@ class Filter(_step.FilterBase):
 
     @property
     def state(self) -> str:
-        """The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and
-        parameters. Assign it to a filter of the same kind, mode and parameters to continue exactly
-        where this one is; any other filter raises :class:`MotionFusionError` naming what the state
-        belongs to."""
+        """The evolving state as JSON, exact to the bit: the run path's saved run (``"filter"``: the
+        filter's state, ``"runner"``: its last time and held values) and ``"setup"``, the filter's
+        kind, mode and parameters. Assign it to a filter of the same kind, mode and parameters to
+        continue exactly where this one is; any other filter raises :class:`MotionFusionError`
+        naming what the state belongs to. States saved in the earlier format
+        (``{"filter": KIND, ..., "state": {...}}``) restore too."""
         out = ctypes.c_void_p()
         err = error_buffer()
         check(lib.mf_filter_save_state(self._live(), ctypes.byref(out), err, len(err)), err)

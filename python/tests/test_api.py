@@ -304,7 +304,8 @@ def test_mode_defaults_to_the_filters_own(sim, cli, tmp_path):
     f = mf.Filter("tilt")
     q = f.update(sim["t"][0], sim["gyr"][0], sim["acc"][0], None)
     assert np.all(np.isfinite(q))
-    assert mf.Filter("ekf").state.startswith('{"filter":"ekf","mode":"9d"')
+    assert json.loads(mf.Filter("ekf").state)["setup"] | {"parameters": None} == {
+        "kind": "ekf", "mode": "9d", "parameters": None}
     with pytest.raises(mf.MotionFusionError, match="e-compass needs one"):
         mf.replay(sim["t"], sim["gyr"], sim["acc"], None, filter="ecompass")
 
@@ -497,7 +498,9 @@ def test_state_restores_only_into_the_same_filter(sim):
     for i in range(50):
         a.update(sim["t"][i], sim["gyr"][i], sim["acc"][i], sim["mag"][i])
     state = a.state
-    assert state.startswith('{"filter":"ekf","mode":"9d","parameters":{')
+    saved = json.loads(state)
+    assert sorted(saved) == ["filter", "runner", "setup"] and saved["setup"]["kind"] == "ekf"
+    assert sorted(saved["setup"]["parameters"]) == sorted(a.parameters)
     for other, belongs in ((mf.Filter("complementary"), "it belongs to a ekf 9d filter"),
                            (mf.Filter("ekf", "6d"), "it belongs to a ekf 9d filter"),
                            (mf.Filter("ekf", gyroscopeNoise=0.1), "with other parameters")):
@@ -533,3 +536,28 @@ def test_odd_arguments_are_refused_plainly(sim):
         mf.evaluate(q[:-1], sim)
     with pytest.raises(TypeError, match="mode must be"):
         mf.evaluate(q, sim, mode=None)
+
+
+#: A Mahony 9D filter's state saved by the C ABI before it saved the runner's format (main at
+#: a78ac58): ``{"filter": KIND, "mode", "parameters", "runner", "state"}``.
+EARLIER_STATE = (
+    '{"filter":"mahony","mode":"9d","parameters":{"integration.gapRatio":2,"integration.rateChangeSteps":3,"integration.stepAveragingTime":1,"ki":0.0012,"kp":0.74},"runner":{"clipping":{"largest":{"x":0.009999232575641009,"y":0.02,"z":0.01},"range":{"x":0,"y":0,"z":0},"runX":0,"runY":40,"runZ":40},"lastAccelerometer":{"x":0.1,"y":-0.19634044059969083,"z":9.8},"lastGyroscope":{"x":-0.0037387666483023603,"y":0.02,"z":-0.01},"lastGyroscopeTime":0.59,"lastTime":0.59},"state":{"attitude":{"w":0.6341954842231705,"x":0.004411793697419927,"y":0.004877006457142294,"z":0.773144772132184},"headingReferenced":true,"initialised":true,"integral":{"x":-1.1944419872715222e-05,"y":-3.791699756333637e-06,"z":6.117999336366426e-07},"integrator":{"longSteps":0,"previousRate":{"x":-0.0037387666483023603,"y":0.02,"z":-0.01},"typicalStep":0.009999999999999998},"use":{"accelerometerRejected":false,"atRest":false,"centripetal":{"x":0,"y":0,"z":0},"magnetometerRejected":true}}}')
+
+
+def test_a_state_in_the_earlier_format_still_restores():
+    old = json.loads(EARLIER_STATE)
+    f = mf.Filter("mahony")
+    f.state = EARLIER_STATE
+    saved = json.loads(f.state)
+    assert saved["filter"] == old["state"] and saved["runner"] == old["runner"]  # value for value
+    assert saved["setup"] == {"kind": "mahony", "mode": "9d", "parameters": old["parameters"]}
+    q = old["state"]["attitude"]
+    assert np.array_equal(f.quaternion, [q["w"], q["x"], q["y"], q["z"]])
+    # It goes on as the same state in the new format does.
+    g = mf.Filter("mahony")
+    g.state = f.state
+    for h in (f, g):
+        h.update(0.6, [0.01, 0.02, -0.01], [0.1, 0.2, 9.8], [20, -5, -40])
+    assert f.state == g.state
+    with pytest.raises(mf.MotionFusionError, match="it belongs to a mahony 9d filter"):
+        mf.Filter("madgwick").state = EARLIER_STATE

@@ -244,11 +244,13 @@ void mf_filter_read(const mf_filter *filter, double *quaternion, double *gyro_bi
  * units; a value that is not finite is the string "nan", "inf" or "-inf"). */
 int32_t mf_filter_parameters(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
-/* The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and parameters:
- * {"filter":...,"mode":...,"parameters":{...},"runner":{...},"state":{...}} ("runner": the run
- * path's last time and values). It restores only into a filter with
- * the same kind, mode and parameters (anything else is an error naming what it belongs to), and
- * continues exactly where it was. */
+/* The evolving state as JSON, exact to the bit: what the Swift runner's savedState() writes,
+ * {"filter":{...},"runner":{...}} (the filter's state; the run path's last time and held values),
+ * with the setup it belongs to added, "setup":{"kind":...,"mode":...,"parameters":{...}}. It
+ * restores only into a filter with the same kind, mode and parameters (anything else is an error
+ * naming what it belongs to), and continues exactly where it was. A state in the earlier format,
+ * {"filter":KIND,"mode":...,"parameters":{...},"runner":{...},"state":{...}} ("runner" absent in
+ * the oldest: the run path then starts afresh), restores too. */
 int32_t mf_filter_save_state(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
 int32_t mf_filter_restore_state(mf_filter *filter, const char *json, char *error,
