@@ -68,10 +68,11 @@ let package = Package(
             name: "MotionFusionCommandLine",
             dependencies: ["MotionFusion"]
         ),
-        // `@_cdecl` functions over the public API; the header is include/motionfusion.h.
+        // `@_cdecl` functions over the public API; the header is include/motionfusion.h. The
+        // library's, not the command line's: it holds none of the command line's code.
         .target(
             name: "MotionFusionC",
-            dependencies: ["MotionFusion", "MotionFusionCommandLine"],
+            dependencies: ["MotionFusion"],
             exclude: ["include"]
         ),
         .executableTarget(
@@ -98,6 +99,8 @@ let package = Package(
                 "MotionFusion", "MotionFusionCommandLine", "MotionFusionTestSupport",
                 // For `@testable import` of internals.
                 "MotionFusionEstimation", "MotionFusionIO",
+                // The C ABI's functions, called from Swift.
+                "MotionFusionC",
             ],
             exclude: ["Fixtures"]
         ),

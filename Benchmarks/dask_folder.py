@@ -7,8 +7,8 @@ Dask extra installed (``pip install "./python[dask]"``). Every way replays every
 default mode) into estimate files in a temporary folder, each round in a new one:
 
 - ``loop``: the plain loop, ``motionfusion.run_cli(["replay", "--output", OUT, "--", TRACE])`` for
-  each trace of ``motionfusion.folder_plan`` in a ``for`` loop: the command line in this process,
-  one trace after another, on one core; the same work and files as each Dask task's.
+  each trace of ``motionfusion.folder_plan`` in a ``for`` loop: the bundled command line as a child
+  process, one trace after another, on one core; the same work and files as each Dask task's.
 - ``dask``: ``replay_folder(FOLDER, DST, n_workers=W)`` as a script calls it, starting and closing
   its ``LocalCluster`` (threads) for the run.
 - ``dask-client``: the same on an already running ``LocalCluster`` (W threads), batched (default
@@ -18,7 +18,7 @@ default mode) into estimate files in a temporary folder, each round in a new one
 - ``many-1`` and ``many-2``, the control: the same trials, loaded into memory beforehand, through
   ``motionfusion.replay_many`` on 1 and W threads (no files; the library's threads): how much a
   second core gives at that moment of a shared machine (1.9-2.0x when it is quiet).
-- ``cli-folder``: the command line's own folder run in this process
+- ``cli-folder``: the command line's own folder run, a child process
   (``run_cli(["replay", FOLDER, "--output", DST])``, its threads on every core), for reference.
 
 Rounds alternate the ways (rotating their order). For each way the median and best wall time, the

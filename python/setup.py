@@ -1,11 +1,12 @@
 """Build hook of the motionfusion Python package (setuptools).
 
 The Python sources are plain setuptools packages; this file adds one step to `build_py`: it builds
-the Swift library product ``MotionFusionC`` in release mode (``swift build -c release --product
-MotionFusionC -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath -Xlinker '$ORIGIN'``, in
-.build/python) and copies the shared library, its C header and
-the Swift runtime libraries it loads (found with ``ldd`` in the toolchain's folder) into
-``motionfusion/_lib``, where the library's ``$ORIGIN`` run path finds them. An editable install
+the Swift library product ``MotionFusionC`` and the command-line executable ``motionfusion`` in
+release mode (``swift build -c release --product PRODUCT -Xswiftc -no-toolchain-stdlib-rpath
+-Xlinker -rpath -Xlinker '$ORIGIN'``, in .build/python) and copies the shared library, its C
+header, the executable (which the console script ``motionfusion`` runs) and the Swift runtime
+libraries they load (found with ``ldd`` in the toolchain's folder) into ``motionfusion/_lib``,
+where their ``$ORIGIN`` run path finds them. An editable install
 (``pip install -e python``) puts them into the source folder ``python/motionfusion/_lib``.
 
 It also builds one small CPython extension, ``motionfusion._step`` (motionfusion/_step.c): the
@@ -36,6 +37,8 @@ from setuptools.command.sdist import sdist
 HERE = Path(__file__).resolve().parent
 PRODUCT = "MotionFusionC"
 LIBRARY = "libMotionFusionC.so"
+#: The command line's product and executable, bundled for the console script.
+EXECUTABLE = "motionfusion"
 #: What an sdist carries of the Swift package (SwiftPM reads the whole manifest, tests included).
 SWIFT_PACKAGE = ("Package.swift", "Sources", "Tests", "LICENSE")
 
@@ -72,17 +75,19 @@ def swift() -> str:
 
 
 def swift_build(root: Path) -> Path:
-    """Builds the library with `$ORIGIN` as its only run path (without the toolchain's folder, which
-    would come first and win wherever a toolchain sits at the same place); returns the build's bin
-    folder. The flags differ from a plain `swift build`, so the build has a folder of its own
-    (.build/python) and never forces the command line's build to start over."""
+    """Builds the library and the executable with `$ORIGIN` as their only run path (without the
+    toolchain's folder, which would come first and win wherever a toolchain sits at the same
+    place); returns the build's bin folder. The flags differ from a plain `swift build`, so the
+    build has a folder of its own (.build/python) and never forces the command line's build to
+    start over."""
     flags = ["-c", "release", "--scratch-path", str(root / ".build" / "python"), "-Xswiftc", "-no-toolchain-stdlib-rpath",
              "-Xlinker", "-rpath", "-Xlinker", "$ORIGIN"]
-    command = [swift(), "build", *flags, "--product", PRODUCT]
-    log(" ".join(command) + f"  (in {root})")
-    # The build's own output goes to stderr so pip shows it with -v and in failures.
-    if subprocess.run(command, cwd=root, stdout=sys.stderr, stderr=sys.stderr).returncode != 0:
-        raise RuntimeError(f"`{' '.join(command)}` failed")
+    for product in (PRODUCT, EXECUTABLE):
+        command = [swift(), "build", *flags, "--product", product]
+        log(" ".join(command) + f"  (in {root})")
+        # The build's own output goes to stderr so pip shows it with -v and in failures.
+        if subprocess.run(command, cwd=root, stdout=sys.stderr, stderr=sys.stderr).returncode != 0:
+            raise RuntimeError(f"`{' '.join(command)}` failed")
     out = subprocess.run([swift(), "build", *flags, "--show-bin-path"], cwd=root, capture_output=True, text=True,
                          check=True).stdout
     return Path(out.strip().splitlines()[-1])
@@ -104,26 +109,31 @@ def swift_runtime(library: Path) -> list[Path]:
 
 
 def install_library(target: Path) -> None:
-    """Builds the Swift library and copies it, its header and its Swift runtime into `target`."""
+    """Builds the Swift library and executable and copies them, the header and their Swift runtime
+    into `target`."""
     root = swift_package()
-    library = swift_build(root) / LIBRARY
-    if not library.is_file():
-        raise RuntimeError(f"swift build did not produce {library}")
+    bin_folder = swift_build(root)
+    library, executable = bin_folder / LIBRARY, bin_folder / EXECUTABLE
+    for built in (library, executable):
+        if not built.is_file():
+            raise RuntimeError(f"swift build did not produce {built}")
     target.mkdir(parents=True, exist_ok=True)
-    for old in target.glob("*.so*"):
-        old.unlink()
+    for old in [*target.glob("*.so*"), target / EXECUTABLE]:
+        if old.exists():
+            old.unlink()
     shutil.copyfile(root / "Sources/MotionFusionC/include/motionfusion.h", target / "motionfusion.h")
-    runtime = swift_runtime(library)
+    runtime = sorted(set(swift_runtime(library)) | set(swift_runtime(executable)))
     # Stripped of what dynamic linking does not need (symbol tables, debug information): 80 MB
     # installed become 65 MB. Without binutils' strip they are copied as they are, and said so.
     strip = shutil.which("strip")
     if strip is None:
         log("strip (binutils) not found: the libraries are copied unstripped (about 15 MB larger installed)")
-    for source in [library, *runtime]:
+    for source in [library, executable, *runtime]:
         if strip is None or subprocess.run([strip, "--strip-unneeded", "-o", str(target / source.name),
                                             str(source)]).returncode:
             shutil.copyfile(source, target / source.name)
-    log(f"copied {LIBRARY} and {len(runtime)} Swift runtime libraries into {target}")
+    (target / EXECUTABLE).chmod(0o755)  # the wheel keeps the mode, and pip installs it executable
+    log(f"copied {LIBRARY}, {EXECUTABLE} and {len(runtime)} Swift runtime libraries into {target}")
 
 
 class BuildWithSwift(build_py):

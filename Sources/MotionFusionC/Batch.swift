@@ -1,6 +1,5 @@
 import Glibc
 import MotionFusion
-import MotionFusionCommandLine
 import Synchronization
 
 /// Outputs written in place into caller-owned arrays, one row per estimate: the columns of the

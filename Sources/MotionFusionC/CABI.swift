@@ -1,6 +1,5 @@
 import Glibc
 import MotionFusion
-import MotionFusionCommandLine
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -12,9 +11,9 @@ import MotionFusionCommandLine
 // handles); every error comes back as a status code and a message.
 
 /// A failure reported to the C caller: a status code (`MF_ERROR_INPUT` 1, `MF_ERROR_USAGE` 2, the
-/// command line's exit statuses) and a message, mapped from any error by the command line's one
-/// table (``CommandLineError/from(_:)``).
-typealias CallError = CommandLineError
+/// command line's exit statuses) and a message, mapped from any error by the library's one table
+/// (``StatusError/from(_:)``).
+typealias CallError = StatusError
 
 /// Runs `body`, returning 0, or the error's code after writing its message into `error`.
 func reporting(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: () throws -> Void) -> Int32 {
@@ -22,9 +21,9 @@ func reporting(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: Int, _ body: 
         try body()
         return 0
     } catch {
-        let e = CommandLineError.from(error)
+        let e = StatusError.from(error)
         write(e.message, into: buffer, capacity)
-        return e.exitCode
+        return e.status
     }
 }
 

@@ -17,8 +17,9 @@ protocol Stepper: AnyObject {
     var mode: FusionMode { get }
     /// Time of the last accepted sample, s (NaN before the first).
     var lastTime: Double { get }
-    var memory: FilterRunnerMemory { get set }
+    /// The run as ``FilterRunner/savedState()`` writes it.
     func savedState() throws -> Data
+    /// Resumes a run ``FilterRunner/savedState()`` wrote.
     func restoreState(_ data: Data) throws
 }
 
@@ -33,12 +34,8 @@ final class RunnerBox<Filter: AttitudeFilter>: Stepper {
     var diagnostics: FilterDiagnostics { runner.filter.diagnostics }
     var mode: FusionMode { runner.filter.mode }
     var lastTime: Double { runner.lastTime }
-    var memory: FilterRunnerMemory {
-        get { runner.memory }
-        set { runner.memory = newValue }
-    }
-    func savedState() throws -> Data { try runner.filter.savedState() }
-    func restoreState(_ data: Data) throws { try runner.filter.restoreState(data) }
+    func savedState() throws -> Data { try runner.savedState() }
+    func restoreState(_ data: Data) throws { try runner.restoreState(data) }
 }
 
 /// A per-sample filter for `mf_filter_*`: a filter on the run path of `mf_replay`, sample for
@@ -48,10 +45,10 @@ final class FilterObject {
     let setup: FilterSetup
     var screen = SampleScreen(unit: "sample", window: SampleScreen.liveWindow)
 
-    /// What a saved state belongs to, written before it: `{"filter":…,"mode":…,"parameters":{…}`.
-    /// A state restores only into a filter with the same text (kind, mode and every parameter).
-    var stateHeader: String {
-        #"{"filter":"\#(setup.kind.rawValue)","mode":"\#(stepper.mode.rawValue)","parameters":"# + parameters.text
+    /// What a saved state belongs to, saved with it as its `"setup"`: the kind, mode and every
+    /// parameter. A state restores only into a filter with the same setup.
+    var savedSetup: JSONValue {
+        ["kind": .string(setup.kind.rawValue), "mode": .string(stepper.mode.rawValue), "parameters": parameters]
     }
 
     /// The numeric parameters by name (nested names dotted), keys sorted; a value that is not
@@ -63,9 +60,9 @@ final class FilterObject {
         return .object(Dictionary(uniqueKeysWithValues: setup.parameterValues.map { ($0.name, value($0.value)) }))
     }
 
-    /// The separators between the header, the runner's memory and the filter's state.
-    static let runnerKey = #","runner":"#
-    static let stateKey = #","state":"#
+    /// The key of the setup a saved state belongs to, added after the runner's own keys (`filter`,
+    /// `runner`), so that the text stays what a sorted-keys encoder writes.
+    static let setupKey = #","setup":"#
 
     init(_ setup: FilterSetup) {
         struct Make: FilterVisitor {
@@ -86,9 +83,66 @@ final class FilterObject {
         return screen.pending
     }
 
-    static func encoder() -> JSONEncoder { SavedStateCoding.encoder() }
+    /// The saved state: what ``FilterRunner/savedState()`` writes (`{"filter":…,"runner":…}`),
+    /// with the setup it belongs to as one more key, `"setup"`. Any runner around the same kind of
+    /// filter restores it (a decoder skips the extra key).
+    func savedState() throws -> String {
+        let run = String(decoding: try stepper.savedState(), as: UTF8.self)
+        guard run.hasPrefix("{"), run.hasSuffix("}") else {
+            throw CallError.input("the runner's saved state is not a JSON object")
+        }
+        return run.dropLast() + Self.setupKey + savedSetup.text + "}"
+    }
 
-    static func decoder() -> JSONDecoder { SavedStateCoding.decoder() }
+    /// Restores `text`, a state ``savedState()`` wrote, or one in the earlier format of the C ABI
+    /// (`{"filter":KIND,"mode":…,"parameters":{…},"runner":{…},"state":{…}}`, `runner` absent in the
+    /// oldest), so that states saved before still restore. A state restores only
+    /// into a filter of the same setup.
+    func restore(_ text: String) throws {
+        let refused = "not a saved state of this filter (\(setup.kind.rawValue))"
+        guard let value = try? JSONValue.parse(Array(text.utf8)), case .object = value else {
+            throw CallError.input("\(refused): expected what mf_filter_save_state wrote")
+        }
+        // The old format names the kind in "filter"; the runner's own format keeps the filter's
+        // state there.
+        let old = value["filter"]?.stringValue != nil
+        let saved = old ? value : value["setup"]
+        guard let saved, case .object = saved, saved["parameters"] != nil else {
+            throw CallError.input("\(refused): it names no filter setup; expected what mf_filter_save_state wrote")
+        }
+        let kind = (old ? saved["filter"] : saved["kind"])?.stringValue ?? "?"
+        let mode = saved["mode"]?.stringValue ?? "?"
+        guard kind == setup.kind.rawValue, mode == stepper.mode.rawValue,
+            saved["parameters"]?.text == parameters.text
+        else {
+            let same = kind == setup.kind.rawValue && mode == stepper.mode.rawValue
+            throw CallError.input(
+                "not a saved state of this filter (\(setup.kind.rawValue) \(stepper.mode.rawValue)): it belongs to a \(kind) \(mode) filter\(same ? " with other parameters" : "")"
+            )
+        }
+        do {
+            try stepper.restoreState(Data((old ? try Self.runnerState(old: text) : text).utf8))
+        } catch let e as StatusError {
+            throw e
+        } catch {
+            throw CallError.input("\(refused): \(error)")
+        }
+    }
+
+    /// The runner's format (`{"filter":STATE,"runner":MEMORY}`) of a state in the old format, its
+    /// texts cut out verbatim so that the state restores bit for bit; a fresh runner's memory when
+    /// the old state has none.
+    static func runnerState(old text: String) throws -> String {
+        guard let state = text.firstRange(of: #","state":"#), text.hasSuffix("}") else {
+            throw CallError.input("a saved state in the old format without its \"state\"")
+        }
+        let header = text[..<state.lowerBound]
+        let memory =
+            try header.firstRange(of: #","runner":"#).map { String(header[$0.upperBound...]) }
+            ?? String(decoding: try SavedStateCoding.encoder().encode(FilterRunnerMemory()), as: UTF8.self)
+        return #"{"filter":"# + text[state.upperBound..<text.index(before: text.endIndex)] + #","runner":"# + memory
+            + "}"
+    }
 }
 
 func object(_ p: OpaquePointer) -> FilterObject {
@@ -206,12 +260,7 @@ public func mf_filter_save_state(
     _ filter: OpaquePointer, _ json: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
     _ error: UnsafeMutablePointer<CChar>?, _ errorCapacity: Int
 ) -> Int32 {
-    reporting(error, errorCapacity) {
-        let o = object(filter)
-        let state = String(decoding: try o.stepper.savedState(), as: UTF8.self)
-        let runner = String(decoding: try FilterObject.encoder().encode(o.stepper.memory), as: UTF8.self)
-        json?.pointee = cString(o.stateHeader + FilterObject.runnerKey + runner + FilterObject.stateKey + state + "}")
-    }
+    reporting(error, errorCapacity) { json?.pointee = cString(try object(filter).savedState()) }
 }
 
 @_cdecl("mf_filter_restore_state")
@@ -221,41 +270,7 @@ public func mf_filter_restore_state(
 ) -> Int32 {
     reporting(error, errorCapacity) {
         guard let json else { throw CallError.usage("no state given") }
-        let o = object(filter)
-        let text = String(cString: json)
-        // The header names the filter the state belongs to; the state itself is restored verbatim
-        // (bit-exact), so it is cut out of the text rather than re-encoded.
-        guard let key = text.firstRange(of: FilterObject.stateKey), text.hasSuffix("}") else {
-            throw CallError.input(
-                "not a saved state of this filter (\(o.setup.kind.rawValue)): expected what mf_filter_save_state wrote")
-        }
-        // The runner's memory sits between the header and the state (a state saved before the
-        // filter object ran through the runner has none: the runner then starts afresh).
-        var header = String(text[..<key.lowerBound])
-        var memory: Substring?
-        if let r = header.firstRange(of: FilterObject.runnerKey) {
-            memory = header[r.upperBound...]
-            header = String(header[..<r.lowerBound])
-        }
-        guard header == o.stateHeader else {
-            let saved = try? JSONValue.parse(Array((header + "}").utf8))
-            let kind = saved?["filter"]?.stringValue ?? "?"
-            let mode = saved?["mode"]?.stringValue ?? "?"
-            let same = kind == o.setup.kind.rawValue && mode == o.stepper.mode.rawValue
-            throw CallError.input(
-                "not a saved state of this filter (\(o.setup.kind.rawValue) \(o.stepper.mode.rawValue)): it belongs to a \(kind) \(mode) filter\(same ? " with other parameters" : "")"
-            )
-        }
-        let state = text[key.upperBound..<text.index(before: text.endIndex)]
-        do {
-            let restored =
-                try memory.map { try FilterObject.decoder().decode(FilterRunnerMemory.self, from: Data($0.utf8)) }
-                ?? FilterObject(o.setup).stepper.memory
-            try o.stepper.restoreState(Data(state.utf8))
-            o.stepper.memory = restored
-        } catch {
-            throw CallError.input("not a saved state of this filter (\(o.setup.kind.rawValue)): \(error)")
-        }
+        try object(filter).restore(String(cString: json))
     }
 }
 

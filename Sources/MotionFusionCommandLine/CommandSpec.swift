@@ -1,38 +1,8 @@
 import MotionFusion
 
-/// A failure the command line reports on stderr, with its exit code.
-public struct CommandLineError: Error, CustomStringConvertible {
-    /// The message, printed after `motionfusion SUB: error: `.
-    public var message: String
-    /// Exit status: 2 for usage mistakes, 1 for bad input or failed work.
-    public var exitCode: Int32
-
-    /// A usage error (exit 2).
-    public static func usage(_ message: String) -> CommandLineError {
-        CommandLineError(message: message, exitCode: 2)
-    }
-
-    /// A failure caused by the input or the work (exit 1).
-    public static func input(_ message: String) -> CommandLineError {
-        CommandLineError(message: message, exitCode: 1)
-    }
-
-    /// The command-line error for any error of the library: usage for output-path, column or unit
-    /// spec and parameter mistakes, input otherwise. The one mapping of errors to messages and exit
-    /// codes, for the command line and the C ABI's status codes alike.
-    public static func from(_ error: Error) -> CommandLineError {
-        switch error {
-        case let e as CommandLineError: return e
-        case let e as ParameterError: return .usage(e.description)
-        case let e as OutputError: return e.isUsage ? .usage(e.message) : .input(e.message)
-        case let e as ColumnSpecError: return .usage(e.description)
-        case let e as TraceError where e.kind == .columnSpecification: return .usage(e.description)
-        default: return .input("\(error)")
-        }
-    }
-
-    public var description: String { message }
-}
+/// A failure the command line reports on stderr, with its exit status: the library's
+/// ``StatusError``, whose one table (``StatusError/from(_:)``) maps every library error.
+public typealias CommandLineError = StatusError
 
 /// One option of a subcommand, declared once: its name, value placeholder, one-sentence help and
 /// how it is parsed and validated. The usage line, the help page, the accepted names and the
@@ -281,6 +251,6 @@ func traceWithOutput(_ positionals: [String], output: String?, missing: String) 
 /// standard output.
 func outputTarget(_ path: String, reading trace: String, _ console: ConsoleOutput) throws -> OutputTarget {
     try CommandLineError.rethrowing {
-        try OutputTarget.resolve(path, protecting: InputFiles([trace]), standardOutput: console.standardOutput)
+        try OutputTarget.resolve(path, protecting: InputFiles([trace]))
     }
 }

@@ -57,8 +57,7 @@ enum EvaluateCommand {
 
     static func run(_ s: EvaluateSettings, _ output: ConsoleOutput) throws {
         try CommandLineError.rethrowing {
-            try OutputTarget.checkStandardOutput(
-                protecting: InputFiles([s.estimate, s.truth!]), standardOutput: output.standardOutput)
+            try OutputTarget.checkStandardOutput(protecting: InputFiles([s.estimate, s.truth!]))
         }
         let pairs = try matchPairs(s.estimate, s.truth!, s.input.format)
         var rows = [Row]()
@@ -174,7 +173,7 @@ enum EvaluateCommand {
         if !isDir { return [(PathText.name(estimate), estimate, truth)] }
         let truths = try TraceInputs.expand(truth, format: format)
         var pairs = [(String, String, String)]()
-        for (t, name) in zip(truths, FolderRunner.outputNames(truths)) {
+        for (t, name) in zip(truths, FolderPlan.outputNames(truths)) {
             let stem = PathText.stem(name)
             let candidates = [name, stem + ".estimate.csv"].map { PathText.join(estimate, $0) }
             if let e = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {

@@ -35,8 +35,7 @@ enum EventsCommand {
 
     static func run(_ s: EventsSettings, _ output: ConsoleOutput) throws {
         try CommandLineError.rethrowing {
-            try OutputTarget.checkStandardOutput(
-                protecting: InputFiles([s.trace]), standardOutput: output.standardOutput)
+            try OutputTarget.checkStandardOutput(protecting: InputFiles([s.trace]))
         }
         var detector = MotionEventDetector()
         if let th = s.shakeThreshold { detector.shake.threshold = th }
@@ -63,13 +62,6 @@ enum EventsCommand {
                 output.out(String(printf: "%10.3f  %@%@\n", e.t, name, orientation.map { " " + $0 } ?? ""))
             }
         }
-    }
-}
-
-extension CommandLineError {
-    /// Runs `body`, turning library errors into command-line errors.
-    static func rethrowing<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw CommandLineError.from(error) }
     }
 }
 

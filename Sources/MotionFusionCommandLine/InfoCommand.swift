@@ -30,8 +30,7 @@ enum InfoCommand {
 
     static func run(_ s: InfoSettings, _ output: ConsoleOutput) throws {
         try CommandLineError.rethrowing {
-            try OutputTarget.checkStandardOutput(
-                protecting: InputFiles([s.trace]), standardOutput: output.standardOutput)
+            try OutputTarget.checkStandardOutput(protecting: InputFiles([s.trace]))
         }
         let paths = try TraceInputs.expand(s.trace, format: s.input.format)
         var failures = 0

@@ -6,8 +6,8 @@ import MotionFusion
     import Foundation
 #endif
 
-/// Where a command writes: standard output and standard error, replaceable in tests and by callers
-/// that capture a run (the C ABI's `mf_cli_run`).
+/// Where a command writes its messages: standard output and standard error, replaceable in tests.
+/// Estimates written to `-` go to the process's standard output (descriptor 1) whatever `out` is.
 public struct ConsoleOutput {
     /// Writes to standard output.
     public var out: (String) -> Void
@@ -16,21 +16,16 @@ public struct ConsoleOutput {
     /// Writes a progress line to standard error as is (carriage returns and erase sequences);
     /// nil when standard error is not a terminal, so nothing is drawn.
     public var progress: ((String) -> Void)?
-    /// The descriptor estimates written to `-` go to: standard output (1), or a caller's file.
-    public var standardOutput: Int32 = 1
     /// The first failed write to standard output by `out`, for writers that can fail (``standard``).
     var writeFailure: FirstError?
 
-    /// Creates an output from two writers (and an optional progress writer); `-` writes to the
-    /// descriptor `standardOutput`.
+    /// Creates an output from two writers (and an optional progress writer).
     public init(
-        out: @escaping (String) -> Void, err: @escaping (String) -> Void, progress: ((String) -> Void)? = nil,
-        standardOutput: Int32 = 1
+        out: @escaping (String) -> Void, err: @escaping (String) -> Void, progress: ((String) -> Void)? = nil
     ) {
         self.out = out
         self.err = err
         self.progress = progress
-        self.standardOutput = standardOutput
     }
 
     /// The process's standard output and standard error; progress only on a terminal. Writes go
@@ -55,8 +50,7 @@ public struct ConsoleOutput {
         func set(_ e: Int32) { lock.withLock { if error == nil { error = e } } }
     }
 
-    /// The same output with `out` and `err` replaced (progress, the standard output descriptor and
-    /// the write-failure record kept).
+    /// The same output with `out` and `err` replaced (progress and the write-failure record kept).
     func with(out: @escaping (String) -> Void, err: @escaping (String) -> Void) -> ConsoleOutput {
         var copy = self
         copy.out = out
@@ -169,8 +163,8 @@ public enum MotionFusionCLI {
         } catch {
             let e = CommandLineError.from(error)
             output.err("motionfusion \(command.name): error: \(e.message)\n")
-            if e.exitCode == 2 { output.err("USAGE: \(command.usage)\n") }
-            return e.exitCode
+            if e.status == 2 { output.err("USAGE: \(command.usage)\n") }
+            return e.status
         }
     }
 }

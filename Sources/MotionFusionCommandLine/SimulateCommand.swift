@@ -106,7 +106,7 @@ enum SimulateCommand {
         if let v = s.radius { settings.vehicle.radius = v }
         let simulator = MotionSimulator(settings: settings)
         let target = try CommandLineError.rethrowing {
-            try OutputTarget.resolve(s.output!, protecting: InputFiles(), standardOutput: output.standardOutput)
+            try OutputTarget.resolve(s.output!, protecting: InputFiles())
         }
         // The trace is streamed, so memory stays constant; a file must fit on its disk.
         let bytes = Double(simulator.sampleCount) * Double(TraceWriter.typicalRowBytes)

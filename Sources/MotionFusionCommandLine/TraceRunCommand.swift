@@ -172,14 +172,11 @@ enum TraceRunCommand {
         uncertainty: @escaping (RunConfiguration) -> Bool, job: @escaping TraceJob
     ) throws {
         for w in s.run.modelWarnings { console.err("warning: \(w)\n") }
-        var skipped = [String]()
-        var notes = [String]()
-        let inputs = try TraceInputs.expand(s.trace, format: s.input.format, skipped: &skipped, notes: &notes)
-        for entry in skipped { console.err("note: skipping \(entry)\n") }
-        for note in notes { console.err("note: \(note)\n") }
+        let (inputs, notes) = try TraceInputs.select(s.trace, format: s.input.format)
+        for note in notes { console.err(note + "\n") }
         let extra = [s.run.calibrationPath].compactMap { $0 }
         let what = name == "replay" ? s.run.configuration.filter.kind.rawValue : name
-        if inputs.count > 1 || inputs[0] != s.trace {
+        if TraceInputs.isFolder(inputs, source: s.trace) {
             guard s.report == nil, s.calibrateMagnetometer == nil else {
                 throw CommandLineError.usage("--report and --calibrate-mag work on one trace, not a folder")
             }
@@ -194,14 +191,13 @@ enum TraceRunCommand {
             return
         }
         let protected = InputFiles([s.trace] + extra)
-        let target = try OutputTarget.resolve(
-            s.output ?? "-", protecting: protected, standardOutput: console.standardOutput)
+        let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
         let report = try s.report.map {
-            try OutputTarget.resolve($0, protecting: protected, standardOutput: console.standardOutput)
+            try OutputTarget.resolve($0, protecting: protected)
         }
         var settings = s
         settings.calibrationTarget = try s.calibrateMagnetometer.map {
-            try OutputTarget.resolve($0, protecting: protected, standardOutput: console.standardOutput)
+            try OutputTarget.resolve($0, protecting: protected)
         }
         let outputs = [target, report, settings.calibrationTarget].compactMap { $0 }
         let files = outputs.compactMap(\.canonicalPath)

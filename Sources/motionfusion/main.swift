@@ -2,5 +2,5 @@ import Glibc
 import MotionFusion
 import MotionFusionCommandLine
 
-PendingOutputs.installSignalHandlers()
+SignalHandlers.install()
 exit(CommandLine.run(Array(CommandLine.arguments.dropFirst())))

@@ -307,7 +307,7 @@ final class ForeignDelimitedTests: XCTestCase {
         let console = ConsoleOutput(out: { _ in }, err: { _ in })
         let outcome = try TraceRunCommand.runOne(
             TraceFormat.open(stream: reader, options: .init()), settings,
-            OutputTarget.resolve("-", protecting: InputFiles(), standardOutput: output[1]), report: nil,
+            OutputTarget.resolve("/proc/self/fd/\(output[1])", protecting: InputFiles()), report: nil,
             liveInput: true, score: false, uncertainty: { _ in true }, console, ReplayCommand.replay)
         XCTAssertEqual(outcome.samples, 40)
         XCTAssertEqual(checks.count, lines.count + 1)

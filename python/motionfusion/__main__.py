@@ -1,23 +1,28 @@
-"""The ``motionfusion`` command line, run in process from the bundled library: the same program
-as the Swift executable (subcommands, options, outputs, exit statuses). Also ``python -m motionfusion``.
+"""The ``motionfusion`` command line: the Swift executable bundled with the package, run in place
+of this process (subcommands, options, outputs, signals and exit statuses are its own). Also
+``python -m motionfusion``.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from . import _native
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Runs the command line with ``argv`` (default: this process's arguments) and returns its exit
-    status; as a console script, exits with it."""
+    """Replaces this process with ``motionfusion ARGV`` (default: this process's arguments); its
+    exit status is the process's. Returns only when the executable cannot be started (status 1,
+    with the reason on standard error)."""
     arguments = sys.argv[1:] if argv is None else argv
     sys.stdout.flush()
     sys.stderr.flush()
-    # This process is the command line: an interrupted run removes its half-written outputs.
-    _native.lib.mf_install_signal_handlers()
-    status, _, _ = _native.run_cli(arguments, capture=False)
-    return status
+    try:
+        exe = _native.executable()
+        os.execv(exe, [exe, *arguments])  # returns only by raising
+    except OSError as e:
+        print(f"motionfusion: error: {e}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

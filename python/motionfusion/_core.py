@@ -426,8 +426,8 @@ def info(
     units: str | Mapping[str, str] | None = None, sample_rate: float | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     """What ``motionfusion info --json`` reports about a trace: format, start time, duration, rates
-    and gaps per sensor, norms at rest, units, value faults (the command line's own code, run in
-    this process). Options as :func:`load`. Its warnings (unit guesses, repairs, a gyroscope offset)
+    and gaps per sensor, norms at rest, units, value faults (the command line itself, the bundled
+    executable, run as a child process). Options as :func:`load`. Its warnings (unit guesses, repairs, a gyroscope offset)
     are :class:`MotionFusionWarning`. A folder of several traces gives one dict per trace, in a list."""
     args = ["info", "--json"]
     if format is not None:
@@ -540,8 +540,8 @@ class Filter(_step.FilterBase):
         # update (FilterBase, in C) steps this native filter and reports its warnings with _report.
         self._bind(self._h, functools.partial(_report, self._h))
         self.kind = kind.lower()
-        # The mode run: the one asked for, or the filter's own default (read off its state's header).
-        self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["mode"]
+        # The mode run: the one asked for, or the filter's own default (read off its state's setup).
+        self.mode = mode.lower() if isinstance(mode, str) else json.loads(self.state)["setup"]["mode"]
         self._parameters = dict(parameters)
         self._q = np.empty(4)
         self._qp = self._q.ctypes.data
@@ -678,10 +678,12 @@ class Filter(_step.FilterBase):
 
     @property
     def state(self) -> str:
-        """The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and
-        parameters. Assign it to a filter of the same kind, mode and parameters to continue exactly
-        where this one is; any other filter raises :class:`MotionFusionError` naming what the state
-        belongs to."""
+        """The evolving state as JSON, exact to the bit: the run path's saved run (``"filter"``: the
+        filter's state, ``"runner"``: its last time and held values) and ``"setup"``, the filter's
+        kind, mode and parameters. Assign it to a filter of the same kind, mode and parameters to
+        continue exactly where this one is; any other filter raises :class:`MotionFusionError`
+        naming what the state belongs to. States saved in the earlier format
+        (``{"filter": KIND, ..., "state": {...}}``) restore too."""
         out = ctypes.c_void_p()
         err = error_buffer()
         check(lib.mf_filter_save_state(self._live(), ctypes.byref(out), err, len(err)), err)
@@ -744,9 +746,9 @@ def folder_plan(
 
 
 def run_cli(arguments: Sequence[PathLike]) -> tuple[int, str, str]:
-    """Runs ``motionfusion ARGUMENTS`` in this process (the bundled command line) and returns its
-    exit status (0, 1 for bad input, 2 for a usage error) and what it printed on standard output
-    (estimates written to ``--output -`` first) and standard error."""
+    """Runs ``motionfusion ARGUMENTS`` (the bundled executable) as a child process and returns its
+    exit status (0, 1 for bad input, 2 for a usage error, 128 + n after signal n) and what it
+    printed on standard output and standard error."""
     return _native.run_cli(arguments)
 
 

@@ -1,20 +1,25 @@
-"""ctypes declarations of the C ABI (motionfusion.h), the error type, and the C extension
-``motionfusion._step`` (Filter.update's per-sample call) bound to the same library.
+"""ctypes declarations of the C ABI (motionfusion.h), the error type, the C extension
+``motionfusion._step`` (Filter.update's per-sample call) bound to the same library, and the
+``motionfusion`` command line.
 
 The library is the one bundled in ``motionfusion/_lib`` (with the Swift runtime it needs beside
 it), or the file named by the environment variable ``MOTIONFUSION_LIBRARY`` (for development
-against a fresh ``swift build``).
+against a fresh ``swift build``). The command line is the Swift executable bundled beside it
+(``motionfusion/_lib/motionfusion``), or the file named by ``MOTIONFUSION_EXECUTABLE``, else, with
+``MOTIONFUSION_LIBRARY`` set, the ``motionfusion`` that ``swift build`` put beside that library.
 """
 from __future__ import annotations
 
 import ctypes
 import os
 import re
+import subprocess
 from ctypes import POINTER, c_char_p, c_double, c_int32, c_size_t, c_uint32, c_void_p
 from pathlib import Path
 from typing import Sequence
 
 LIBRARY_PATH = os.environ.get("MOTIONFUSION_LIBRARY") or str(Path(__file__).parent / "_lib" / "libMotionFusionC.so")
+EXECUTABLE_PATH = os.environ.get("MOTIONFUSION_EXECUTABLE") or str(Path(LIBRARY_PATH).parent / "motionfusion")
 
 #: Status codes of the C ABI (and exit statuses of the command line).
 OK, ERROR_INPUT, ERROR_USAGE = 0, 1, 2
@@ -101,8 +106,6 @@ _signatures = {
     "mf_filter_save_state": (c_int32, [c_void_p, POINTER(c_void_p), c_char_p, c_size_t]),
     "mf_filter_restore_state": (c_int32, [c_void_p, c_char_p, c_char_p, c_size_t]),
     "mf_filter_free": (None, [c_void_p]),
-    "mf_cli_run": (c_int32, [c_int32, POINTER(c_char_p), c_int32, POINTER(c_void_p), POINTER(c_void_p)]),
-    "mf_install_signal_handlers": (None, []),
     "mf_run_warnings": (c_void_p, []),
     "mf_use_lapack": (c_int32, [c_char_p, c_char_p, c_size_t]),
     "mf_lapack_library": (c_void_p, []),
@@ -162,13 +165,23 @@ def string_array(items: Sequence[str | os.PathLike]) -> ctypes.Array:
     return (c_char_p * max(1, len(items)))(*[encode(s) for s in items])
 
 
-def run_cli(arguments: Sequence[str | os.PathLike], capture: bool = True) -> tuple[int, str, str]:
-    """Runs the command line in this process; returns (status, stdout, stderr) (empty texts
-    without capture)."""
-    argv = string_array(arguments)
-    out, err = c_void_p(), c_void_p()
-    status = lib.mf_cli_run(len(arguments), argv, 1 if capture else 0, ctypes.byref(out), ctypes.byref(err))
-    return status, take_string(out.value), take_string(err.value)
+def executable() -> str:
+    """The ``motionfusion`` executable; raises :class:`FileNotFoundError` naming the fix when it is
+    missing."""
+    if not os.access(EXECUTABLE_PATH, os.X_OK):
+        raise FileNotFoundError(
+            f"{EXECUTABLE_PATH} is missing or not executable: the motionfusion command line is bundled with the "
+            "package (reinstall it: pip install --force-reinstall ./python), or set MOTIONFUSION_EXECUTABLE to a "
+            "motionfusion built with `swift build -c release --product motionfusion`")
+    return EXECUTABLE_PATH
+
+
+def run_cli(arguments: Sequence[str | os.PathLike]) -> tuple[int, str, str]:
+    """Runs the command line as a child process (standard input inherited); returns (status,
+    stdout, stderr), the status 128 + n when signal n ended it."""
+    r = subprocess.run([executable(), *map(os.fspath, arguments)], capture_output=True)
+    status = r.returncode if r.returncode >= 0 else 128 - r.returncode
+    return status, r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
 
 
 def use_lapack(path: str | os.PathLike) -> None:

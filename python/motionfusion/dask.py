@@ -1,19 +1,20 @@
 """Fleet runs on Dask: a folder of traces replayed (or reconstructed), traces batched into Dask tasks.
 
-Each trace runs the command line itself (``motionfusion replay TRACE --output FILE``, in the worker
-process, from the bundled library): it reads one file and writes one estimate file atomically, with
-the command line's safety rules. A task runs a batch of consecutive traces, one after the other,
-of about ``batch_seconds`` of estimated work (from the traces' sizes; a trace is never split), so
-that small traces do not each pay a task's overhead; each trace keeps its own result. The traces
-and output names come from the command line's own folder plan (:func:`motionfusion.folder_plan`),
+Each trace runs the command line itself (``motionfusion replay TRACE --output FILE``, the bundled
+executable, as a child process of the worker): it reads one file and writes one estimate file
+atomically, with the command line's safety rules. A task runs a batch of consecutive traces, one
+after the other, of about ``batch_seconds`` of estimated work (from the traces' sizes; a trace is
+never split), so that small traces do not each pay a task's overhead; each trace keeps its own
+result. The traces and output names come from the command line's own folder plan (the library's
+``FolderPlan``, :func:`motionfusion.folder_plan`),
 checked against the inputs before any task starts, so the outputs are the files, names and bytes
 of ``motionfusion replay SRC --output DST``.
 
 By default a :class:`dask.distributed.LocalCluster` of threads in this process is started for the
-run (and closed after it): each task spends its time in the library, which releases the GIL, so
-threads use every core, and a script needs no ``if __name__ == "__main__":`` guard (worker
-processes, ``processes=True``, re-run the script that starts them; without the guard that is
-refused with one clear error). Pass ``client=`` to use any cluster, e.g.
+run (and closed after it): each task spends its time waiting for its child process, so threads use
+every core, and a script needs no ``if __name__ == "__main__":`` guard (worker processes,
+``processes=True``, re-run the script that starts them; without the guard that is refused with one
+clear error). Pass ``client=`` to use any cluster, e.g.
 ``Client("tcp://scheduler:8786")`` of a multi-host one (every worker needs this package installed
 and the same paths mounted). Options are checked once, by the command line itself, before any task
 is scheduled. Progress is Dask's own progress bar (and its dashboard, when the cluster has one).
@@ -185,8 +186,8 @@ def _run_folder(
         if where:
             raise MotionFusionError(
                 f"{where}: processes=True starts worker processes, which re-run this script from the top: put "
-                "the call under `if __name__ == \"__main__\":`, or leave processes=False (threads; the library "
-                "releases the GIL)", _native.ERROR_USAGE)
+                "the call under `if __name__ == \"__main__\":`, or leave processes=False (threads; each trace "
+                "runs in a child process)", _native.ERROR_USAGE)
     plan = folder_plan(src, dst, format=format, extra_inputs=_option_values(options, "calibration"))
     for note in plan.notes:
         print(note, file=sys.stderr)
@@ -280,8 +281,8 @@ def _run_batch(command: str, traces: list[str], outputs: list[str], args: list[s
 
 
 def _run_trace(command: str, trace: str, output: str, args: list[str]) -> dict[str, Any]:
-    """One trace of a task: the command line on it, in the worker process. ``--`` ends the options,
-    so any trace name is read as a path."""
+    """One trace of a task: the command line on it, a child process of the worker. ``--`` ends the
+    options, so any trace name is read as a path."""
     start = time.perf_counter()
     status, _, err = _native.run_cli([command, "--output", output, *args, "--", trace])
     return {"input": trace, "output": output, "status": status, "messages": err,

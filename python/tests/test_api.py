@@ -1,12 +1,15 @@
 """The Python API against the command line: same estimates, same figures, same messages."""
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -61,32 +64,79 @@ def test_the_installed_wheel_is_tested():
         direct = importlib.metadata.distribution("motionfusion").read_text("direct_url.json") or "{}"
         assert json.loads(direct).get("dir_info", {}).get("editable"), "tests must import the installed package"
     assert (package / "_lib" / "libMotionFusionC.so").exists()
+    assert os.access(package / "_lib" / "motionfusion", os.X_OK)  # the command line, for the console script
     assert (package / "_lib" / "motionfusion.h").exists()
     assert (package / "py.typed").exists()
 
 
-def test_run_cli_in_process():
+def test_run_cli_runs_the_bundled_command_line():
     status, out, err = mf.run_cli(["--version"])
     assert (status, out, err) == (0, f"motionfusion {mf.version()}\n", "")
     status, out, err = mf.run_cli(["replay", "--nope"])
     assert status == 2 and "unknown option --nope" in err and out == ""
 
 
-def test_a_failed_write_fails_only_its_own_run():
-    # In one process: --version onto a full standard output fails; the next run, onto a working
-    # one, succeeds (the failure is not remembered across runs).
-    code = (
-        "import os, sys, motionfusion.__main__ as m\n"
-        "saved = os.dup(1)\n"
-        "os.dup2(os.open('/dev/full', os.O_WRONLY), 1)\n"
-        "a = m.main(['--version'])\n"
-        "os.dup2(saved, 1)\n"
-        "b = m.main(['--version'])\n"
-        "sys.stderr.write(f'statuses {a} {b}\\n')\n"
-    )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/")
-    assert "statuses 1 0" in r.stderr, r.stderr
-    assert "write failed" in r.stderr and r.stdout == f"motionfusion {mf.version()}\n"
+def test_the_library_holds_no_command_line():
+    """The C ABI is the library's (issue #27): no command-line entry points or signal handlers are
+    exported, and none of the command line's code is linked in."""
+    from motionfusion import _native
+
+    for name in ("mf_cli_run", "mf_install_signal_handlers"):
+        assert not hasattr(_native.lib, name), name
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("no nm (binutils)")
+    symbols = subprocess.run([nm, "-D", "--defined-only", _native.LIBRARY_PATH], capture_output=True, text=True,
+                             check=True).stdout
+    assert "mf_folder_plan" in symbols and "MotionFusionCommandLine" not in symbols
+
+
+def test_a_failed_write_fails_its_run():
+    # python -m motionfusion is the executable: --version onto a full standard output exits 1 and
+    # says why; onto a working one, 0.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "motionfusion", "--version"], stdout=full, stderr=subprocess.PIPE,
+                           text=True, cwd="/")
+    assert r.returncode == 1 and "write failed" in r.stderr, r.stderr
+    r = subprocess.run([sys.executable, "-m", "motionfusion", "--version"], capture_output=True, text=True, cwd="/")
+    assert (r.returncode, r.stdout) == (0, f"motionfusion {mf.version()}\n")
+
+
+def test_a_missing_executable_is_named_with_the_fix():
+    env = dict(os.environ, MOTIONFUSION_EXECUTABLE="/nonexistent/motionfusion")
+    r = subprocess.run([sys.executable, "-m", "motionfusion", "--version"], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "/nonexistent/motionfusion is missing" in r.stderr
+    assert "MOTIONFUSION_EXECUTABLE" in r.stderr and "reinstall" in r.stderr
+
+
+def test_the_console_script_is_the_executable_and_its_signal_handling(tmp_path):
+    """``python -m motionfusion`` (as the console script) becomes the bundled executable: a SIGTERM
+    during a run removes the half-written output and exits 143, as the command line does."""
+    from motionfusion import _native
+
+    out = tmp_path / "e.csv"
+    child = subprocess.Popen([sys.executable, "-m", "motionfusion", "replay", "-", "--output", str(out)],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        header, first = SIM.read_text().splitlines()[:2]
+        child.stdin.write(f"{header}\n{first}\n".encode())
+        child.stdin.flush()
+        # The temporary output appears once the executable runs (bounded: at most 60 s of polling).
+        for _ in range(1200):
+            if os.path.realpath(f"/proc/{child.pid}/exe") == os.path.realpath(_native.EXECUTABLE_PATH) and any(
+                    p.name.startswith(".e.csv.") for p in tmp_path.iterdir()):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the run's temporary output never appeared")
+        child.send_signal(signal.SIGTERM)
+        _, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate(timeout=60)
+    assert child.returncode == 143, (child.returncode, err)  # the command line's handler, not the default action
+    assert list(tmp_path.iterdir()) == []
 
 
 # ---- load ---------------------------------------------------------------------------------------
@@ -254,7 +304,8 @@ def test_mode_defaults_to_the_filters_own(sim, cli, tmp_path):
     f = mf.Filter("tilt")
     q = f.update(sim["t"][0], sim["gyr"][0], sim["acc"][0], None)
     assert np.all(np.isfinite(q))
-    assert mf.Filter("ekf").state.startswith('{"filter":"ekf","mode":"9d"')
+    assert json.loads(mf.Filter("ekf").state)["setup"] | {"parameters": None} == {
+        "kind": "ekf", "mode": "9d", "parameters": None}
     with pytest.raises(mf.MotionFusionError, match="e-compass needs one"):
         mf.replay(sim["t"], sim["gyr"], sim["acc"], None, filter="ecompass")
 
@@ -447,7 +498,9 @@ def test_state_restores_only_into_the_same_filter(sim):
     for i in range(50):
         a.update(sim["t"][i], sim["gyr"][i], sim["acc"][i], sim["mag"][i])
     state = a.state
-    assert state.startswith('{"filter":"ekf","mode":"9d","parameters":{')
+    saved = json.loads(state)
+    assert sorted(saved) == ["filter", "runner", "setup"] and saved["setup"]["kind"] == "ekf"
+    assert sorted(saved["setup"]["parameters"]) == sorted(a.parameters)
     for other, belongs in ((mf.Filter("complementary"), "it belongs to a ekf 9d filter"),
                            (mf.Filter("ekf", "6d"), "it belongs to a ekf 9d filter"),
                            (mf.Filter("ekf", gyroscopeNoise=0.1), "with other parameters")):
@@ -483,3 +536,28 @@ def test_odd_arguments_are_refused_plainly(sim):
         mf.evaluate(q[:-1], sim)
     with pytest.raises(TypeError, match="mode must be"):
         mf.evaluate(q, sim, mode=None)
+
+
+#: A Mahony 9D filter's state saved by the C ABI before it saved the runner's format (main at
+#: a78ac58): ``{"filter": KIND, "mode", "parameters", "runner", "state"}``.
+EARLIER_STATE = (
+    '{"filter":"mahony","mode":"9d","parameters":{"integration.gapRatio":2,"integration.rateChangeSteps":3,"integration.stepAveragingTime":1,"ki":0.0012,"kp":0.74},"runner":{"clipping":{"largest":{"x":0.009999232575641009,"y":0.02,"z":0.01},"range":{"x":0,"y":0,"z":0},"runX":0,"runY":40,"runZ":40},"lastAccelerometer":{"x":0.1,"y":-0.19634044059969083,"z":9.8},"lastGyroscope":{"x":-0.0037387666483023603,"y":0.02,"z":-0.01},"lastGyroscopeTime":0.59,"lastTime":0.59},"state":{"attitude":{"w":0.6341954842231705,"x":0.004411793697419927,"y":0.004877006457142294,"z":0.773144772132184},"headingReferenced":true,"initialised":true,"integral":{"x":-1.1944419872715222e-05,"y":-3.791699756333637e-06,"z":6.117999336366426e-07},"integrator":{"longSteps":0,"previousRate":{"x":-0.0037387666483023603,"y":0.02,"z":-0.01},"typicalStep":0.009999999999999998},"use":{"accelerometerRejected":false,"atRest":false,"centripetal":{"x":0,"y":0,"z":0},"magnetometerRejected":true}}}')
+
+
+def test_a_state_in_the_earlier_format_still_restores():
+    old = json.loads(EARLIER_STATE)
+    f = mf.Filter("mahony")
+    f.state = EARLIER_STATE
+    saved = json.loads(f.state)
+    assert saved["filter"] == old["state"] and saved["runner"] == old["runner"]  # value for value
+    assert saved["setup"] == {"kind": "mahony", "mode": "9d", "parameters": old["parameters"]}
+    q = old["state"]["attitude"]
+    assert np.array_equal(f.quaternion, [q["w"], q["x"], q["y"], q["z"]])
+    # It goes on as the same state in the new format does.
+    g = mf.Filter("mahony")
+    g.state = f.state
+    for h in (f, g):
+        h.update(0.6, [0.01, 0.02, -0.01], [0.1, 0.2, 9.8], [20, -5, -40])
+    assert f.state == g.state
+    with pytest.raises(mf.MotionFusionError, match="it belongs to a mahony 9d filter"):
+        mf.Filter("madgwick").state = EARLIER_STATE

@@ -13,6 +13,7 @@ import pytest
 
 import motionfusion as mf
 from conftest import SIM
+from motionfusion import _native
 
 LIB = Path(os.environ.get("MOTIONFUSION_LIBRARY") or Path(mf.__file__).parent / "_lib" / "libMotionFusionC.so")
 HEADER = Path(__file__).resolve().parents[2] / "Sources" / "MotionFusionC" / "include" / "motionfusion.h"
@@ -63,8 +64,10 @@ def test_the_swift_runtime_is_loaded_from_the_package():
 
 def test_the_library_needs_no_foundation_or_icu():
     """The library is on FoundationEssentials (issue #26): Foundation, its internationalization
-    layer and ICU are neither linked, loaded after a run, nor bundled."""
-    mf.run_cli(["info", str(SIM)])
+    layer and ICU are neither linked, loaded after a run, nor bundled; nor does the bundled
+    executable link them."""
+    trace = mf.load(SIM)
+    mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"])
     heavy = ("libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so")
     loaded = {Path(line.split()[-1]).name for line in Path("/proc/self/maps").read_text().splitlines()}
     assert not loaded & set(heavy), loaded & set(heavy)
@@ -73,6 +76,8 @@ def test_the_library_needs_no_foundation_or_icu():
     if readelf:
         dynamic = subprocess.run([readelf, "-d", str(LIB)], capture_output=True, text=True, check=True).stdout
         assert "libFoundationEssentials.so" in dynamic and not any(f"[{name}]" in dynamic for name in heavy)
+        exe = subprocess.run([readelf, "-d", _native.executable()], capture_output=True, text=True, check=True).stdout
+        assert not any(f"[{name}]" in exe for name in heavy)
 
 
 @pytest.mark.skipif("MOTIONFUSION_LIBRARY" in os.environ, reason="testing a development library")
@@ -86,6 +91,7 @@ def test_the_package_runs_without_the_toolchain():
     if not os.path.isdir(hide):
         pytest.skip("no toolchain at /opt/swift to hide")
     script = ("import motionfusion as mf; t = mf.load(%r); "
+              "assert mf.run_cli(['--version'])[0] == 0, 'the bundled executable'; "
               "print(mf.replay(t['t'], t['gyr'], t['acc'], t['mag'])['quaternion'][-1].tolist())") % str(SIM)
     r = subprocess.run([unshare, "-m", "sh", "-c", f'mount -t tmpfs none {hide} && exec "$0" -c "$1"',
                         sys.executable, script], capture_output=True, text=True)

@@ -244,39 +244,33 @@ void mf_filter_read(const mf_filter *filter, double *quaternion, double *gyro_bi
  * units; a value that is not finite is the string "nan", "inf" or "-inf"). */
 int32_t mf_filter_parameters(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
-/* The evolving state as JSON, exact to the bit, headed by the filter's kind, mode and parameters:
- * {"filter":...,"mode":...,"parameters":{...},"runner":{...},"state":{...}} ("runner": the run
- * path's last time and values). It restores only into a filter with
- * the same kind, mode and parameters (anything else is an error naming what it belongs to), and
- * continues exactly where it was. */
+/* The evolving state as JSON, exact to the bit: what the Swift runner's savedState() writes,
+ * {"filter":{...},"runner":{...}} (the filter's state; the run path's last time and held values),
+ * with the setup it belongs to added, "setup":{"kind":...,"mode":...,"parameters":{...}}. It
+ * restores only into a filter with the same kind, mode and parameters (anything else is an error
+ * naming what it belongs to), and continues exactly where it was. A state in the earlier format,
+ * {"filter":KIND,"mode":...,"parameters":{...},"runner":{...},"state":{...}} ("runner" absent in
+ * the oldest: the run path then starts afresh), restores too. */
 int32_t mf_filter_save_state(const mf_filter *filter, char **json, char *error,
                              size_t error_capacity);
 int32_t mf_filter_restore_state(mf_filter *filter, const char *json, char *error,
                                 size_t error_capacity);
 void mf_filter_free(mf_filter *filter);
 
-/* ---- The command line ---------------------------------------------------------------------------
+/* ---- Folder runs ------------------------------------------------------------------------------
  *
- * Runs `motionfusion ARGS...` in this process (argv without the program name) and returns its exit
- * status (0 success, 1 bad input or failure, 2 usage error). With capture != 0, what it prints is
- * returned in *out and *err (free with mf_string_free; either pointer may be NULL), estimates
- * written to "-" first in *out; otherwise it goes to the process's standard output and error. A
- * failed write to standard output fails that run (status 1), not the runs after it. */
-int32_t mf_cli_run(int32_t argc, const char *const *argv, int32_t capture, char **out, char **err);
-
-/* Installs the command line's handlers for SIGINT, SIGTERM and SIGHUP (remove half-written outputs,
- * exit 128+n) and for SIGILL, SIGTRAP, SIGSEGV, SIGBUS and SIGFPE (remove them, then crash through
- * the handler installed before). Only for processes that are the command line. */
-void mf_install_signal_handlers(void);
-
-/* The plan of `motionfusion replay SOURCE --output FOLDER` (and reconstruct) when SOURCE is a folder
- * of traces: the traces it runs, in order, and the output file of each, named as the command line
- * names them. Like the command line, it refuses any output that resolves to an input (below
- * SOURCE, or one of extra_inputs[extra_count], e.g. a calibration file) and creates FOLDER when
- * missing, before anything runs. *plan receives JSON:
+ * The library holds no command-line code: the `motionfusion` executable is a program of its own
+ * (signal handlers included), which a binding runs as a child process.
+ *
+ * The plan of `motionfusion replay SOURCE --output FOLDER` (and reconstruct) when SOURCE is a folder
+ * of traces: the library's one plan, the command line's too. The traces it runs, in order, and the
+ * output file of each, named as the command line names them. Like the command line, it refuses any
+ * output that resolves to an input (below SOURCE, or one of extra_inputs[extra_count], e.g. a
+ * calibration file) and creates FOLDER when missing, before anything runs. *plan receives JSON:
  *   {"folder": true, "inputs": [...], "outputs": [...], "notes": [...]}
- * ("notes": the messages the command line prints for renamed outputs). When SOURCE is a single
- * trace, {"folder": false} and nothing is checked. */
+ * ("notes": the lines the command line prints before the run, in its words: entries of the folder
+ * skipped, files named for one sensor, outputs renamed). When SOURCE is a single trace,
+ * {"folder": false} and nothing is checked. */
 int32_t mf_folder_plan(const char *source, const char *output_folder, const char *format,
                        const char *const *extra_inputs, int32_t extra_count, char **plan,
                        char *error, size_t error_capacity);

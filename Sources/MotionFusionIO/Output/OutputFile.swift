@@ -95,8 +95,6 @@ public struct OutputTarget: Sendable {
     public let given: String
     /// How it is written.
     public let kind: Kind
-    /// The descriptor standard output is written to (1 unless the caller captures it).
-    var standardOutputDescriptor: Int32 = 1
 
     /// The canonical absolute path of the file written (its folder's real path and its name), so
     /// that two spellings of one output compare equal; nil for standard output and devices.
@@ -115,22 +113,19 @@ public struct OutputTarget: Sendable {
     }
 
     /// Decides how to write `path`, refusing anything that would overwrite one of `inputs`. `-`
-    /// writes to the descriptor `standardOutput` (a caller that captures a run's output, such as the
-    /// C ABI's `mf_cli_run`, passes its own).
-    public static func resolve(_ path: String, protecting inputs: InputFiles, standardOutput: Int32 = 1) throws
-        -> OutputTarget
-    {
+    /// is the process's standard output (descriptor 1).
+    public static func resolve(_ path: String, protecting inputs: InputFiles) throws -> OutputTarget {
         if path == "-" {
             // Standard output redirected onto an input (`>> trace.csv`, `1<>trace.csv`).
             var st = stat()
-            if fstat(standardOutput, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+            if fstat(1, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
                 inputs.contains(st, path: nil)
             {
                 throw OutputError(
                     "standard output is an input of this run; refusing to write onto it (redirect to another file)",
                     usage: true)
             }
-            return OutputTarget(given: path, kind: .standardOutput, standardOutputDescriptor: standardOutput)
+            return OutputTarget(given: path, kind: .standardOutput)
         }
         guard !path.isEmpty else { throw OutputError("--output needs a file name", usage: true) }
         guard !path.hasSuffix("/") else {
@@ -192,7 +187,7 @@ public struct OutputTarget: Sendable {
     public var identity: [UInt64]? {
         var st = stat()
         switch kind {
-        case .standardOutput: guard fstat(standardOutputDescriptor, &st) == 0 else { return nil }
+        case .standardOutput: guard fstat(1, &st) == 0 else { return nil }
         case .stream(let path), .file(let path, _): guard stat(path, &st) == 0 else { return nil }
         }
         let type = st.st_mode & S_IFMT
@@ -200,10 +195,10 @@ public struct OutputTarget: Sendable {
         return [UInt64(st.st_dev), UInt64(st.st_ino)]
     }
 
-    /// Refuses to run when standard output (the descriptor `standardOutput`) is redirected onto one
-    /// of `inputs` (for commands that print their results there).
-    public static func checkStandardOutput(protecting inputs: InputFiles, standardOutput: Int32 = 1) throws {
-        _ = try resolve("-", protecting: inputs, standardOutput: standardOutput)
+    /// Refuses to run when standard output is redirected onto one of `inputs` (for commands that
+    /// print their results there).
+    public static func checkStandardOutput(protecting inputs: InputFiles) throws {
+        _ = try resolve("-", protecting: inputs)
     }
 
     /// Whether a link text is the kernel's name of an object without a path (`pipe:[123]`,
@@ -229,7 +224,7 @@ public struct OutputTarget: Sendable {
         switch kind {
         case .standardOutput:
             return OutputFile(
-                fd: standardOutputDescriptor, name: "standard output", temporary: nil, final: nil, owns: false)
+                fd: 1, name: "standard output", temporary: nil, final: nil, owns: false)
         case .stream(let path):
             let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
             guard fd >= 0 else { throw OutputError("\(given): cannot open: \(String(cString: strerror(errno)))") }
@@ -344,10 +339,11 @@ public final class OutputFile {
     }
 }
 
-/// Temporary output files still being written, so a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT, or a
-/// crash)
-/// can remove them and never leave a half-written file behind. The paths live in fixed C storage
-/// that the signal handler reads without allocating.
+/// Temporary output files still being written, so that a program's signal handler (the command
+/// line's, `SignalHandlers` in MotionFusionCommandLine) can remove them and never leave a
+/// half-written file behind. The paths live in fixed C storage that ``removePending()`` reads
+/// without allocating or locking. The library installs no handler of its own: signals belong to the
+/// program.
 public enum PendingOutputs {
     static let capacity = 256
     static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
@@ -377,51 +373,15 @@ public enum PendingOutputs {
         }
     }
 
-    /// The signals that end the process after removing pending outputs.
-    public static let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    /// Allocates the storage ``removePending()`` reads; call it before installing a signal handler
+    /// that calls ``removePending()`` (the storage is otherwise allocated on first use).
+    public static func prepare() { _ = slots }
 
-    /// The signals of a crash (a failed precondition or bounds check, a bad access): pending
-    /// outputs are removed, then the handler installed before (the runtime's backtrace) takes over.
-    public static let crashSignals = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGFPE]
-
-    /// The actions the crash handlers replaced, by signal number.
-    static let previousActions: UnsafeMutablePointer<sigaction> = {
-        let p = UnsafeMutablePointer<sigaction>.allocate(capacity: 64)
-        p.initialize(repeating: sigaction(), count: 64)
-        return p
-    }()
-
-    static func removePending() {
+    /// Unlinks every temporary output still being written. Safe in a signal handler after
+    /// ``prepare()``: it neither allocates nor locks.
+    public static func removePending() {
         for i in 0..<PendingOutputs.capacity {
             if let p = PendingOutputs.slots[i] { unlink(p) }
-        }
-    }
-
-    /// Installs handlers for ``signals`` that unlink pending outputs and exit with 128 + the signal
-    /// number (130, 143, 129, 131), and for ``crashSignals`` that unlink them and crash as before; and
-    /// ignores SIGPIPE so a closed pipe is a write error (exit 1), not a silent death.
-    public static func installSignalHandlers() {
-        _ = slots
-        _ = previousActions
-        signal(SIGPIPE, SIG_IGN)
-        for sig in signals {
-            signal(sig) { received in
-                PendingOutputs.removePending()
-                _exit(128 + received)
-            }
-        }
-        for sig in crashSignals {
-            var action = sigaction()
-            action.__sigaction_handler.sa_sigaction = { received, info, _ in
-                PendingOutputs.removePending()
-                // Restore the previous action. A fault recurs when its instruction runs again, with
-                // its own address; a signal sent by kill or raise is sent again.
-                sigaction(received, PendingOutputs.previousActions + Int(received), nil)
-                if let info, info.pointee.si_code <= 0 { raise(received) }
-            }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_SIGINFO
-            sigaction(sig, &action, previousActions + Int(sig))
         }
     }
 }

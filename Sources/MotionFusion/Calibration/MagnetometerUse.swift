@@ -1,5 +1,3 @@
-import MotionFusion
-
 /// How a filter used a recording's magnetometer: the share of samples it rejected and the level its
 /// on-line calibration reached. `replay` tallies it as it runs and warns when most samples were
 /// rejected; `info` runs the default 9D filter to report it.
@@ -37,7 +35,7 @@ public struct MagnetometerUse {
     }
 
     /// The default 9D filter's use of the magnetometer of `samples`.
-    init(running samples: [SensorSample]) {
+    public init(running samples: [SensorSample]) {
         var i = 0
         var use = MagnetometerUse()
         // Streamed: no array of estimates for a long recording. `next` and `body` do not throw, so
