@@ -253,11 +253,12 @@ final class ScenarioSuiteTests: XCTestCase {
         }
     }
 
-    /// A car on a circle with consumer-grade errors (drawn bias, noise, scale), 6D: its speed ramp
-    /// and then the steady centripetal force are taken for tilt once the accelerometer has been
+    /// A car on a circle with consumer-grade errors (drawn bias, noise, scale): its speed ramp and
+    /// then the steady centripetal force were taken for tilt once the accelerometer had been
     /// rejected for long, and the EKF learnt from them a vertical bias up to its 2 °/s bound, so
-    /// the heading turned too slowly by up to 1.7 °/s. Over the last minute the 6D heading now
-    /// turns at the true rate within 0.5 °/s, on three seeds.
+    /// the 6D heading turned too slowly by up to 1.7 °/s. Over the last minute the 6D heading now
+    /// turns at the true rate within 0.5 °/s, and the median tilt error is under 6° in both modes,
+    /// on three seeds.
     func testVehicleHeadingRateIn6DWithConsumerErrors() {
         for seed: UInt64 in [1, 2, 3] {
             var s = MotionSimulator.Settings()
@@ -273,6 +274,18 @@ final class ScenarioSuiteTests: XCTestCase {
             XCTAssertEqual(
                 Self.headingRate(q, trace.samples, from: window), trueRate, accuracy: 0.5,
                 "seed \(seed): 6D heading rate (°/s) over the last minute")
+            // The tilt: the centripetal 11.5° is not taken for tilt while the steady turn may yet
+            // be proven (seed 2 kept 8° of it before, in both modes). What is left is the turn's
+            // axis as the gyroscope gives it, tilted by the bias it could not yet learn at rest.
+            for mode in [FusionMode.nineD, .sixD] {
+                let attitudes = RunConfiguration(.ekf, mode: mode).attitudes(trace.samples)
+                var tilts = zip(attitudes, trace.samples).filter { $1.t >= window }.map {
+                    Self.tiltError($0, $1.truth!)
+                }
+                tilts.sort()
+                XCTAssertLessThan(
+                    tilts[tilts.count / 2], 6, "seed \(seed) \(mode.rawValue): median tilt error over the last minute, °")
+            }
         }
     }
 

@@ -80,7 +80,9 @@ public struct KalmanFilter: AttitudeFilter {
         /// distance limit is its square). Default 4.
         public var accelerometerGate = 4.0
         /// Time the accelerometer may stay outside its gate before the tilt itself is judged wrong
-        /// (after a gyroscope fault) and its variance widened to the innovation, s. Default 2.
+        /// (after a gyroscope fault) and its variance widened to the innovation, s; longer while a
+        /// steady turn may yet be proven (``RestBiasJudge/steadyTurnPending(rest:bias:)``: the
+        /// force may be centripetal). Default 2.
         public var accelerometerRecoveryTime = 2.0
         /// Magnetometer heading noise density, rad·√s. Default 0.03.
         public var magnetometerNoise = 0.03
@@ -521,7 +523,9 @@ public struct KalmanFilter: AttitudeFilter {
         let r = accelerometerNoiseSquared / dt * (1 + excess)
         let d2 = nuX * nuX / (state.pqq.row0.x + r) + nuY * nuY / (state.pqq.row1.y + r)
         if d2 > p.accelerometerGate * p.accelerometerGate {
-            if state.accelerometerRejectionTime < p.accelerometerRecoveryTime {
+            if state.accelerometerRejectionTime < p.accelerometerRecoveryTime
+                || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
+            {
                 state.accelerometerRejectionTime += dt
                 return
             }

@@ -226,6 +226,16 @@ public struct RestBiasJudge: Sendable, Codable {
         return axis
     }
 
+    /// Whether a steady turn may yet be proven in the current still stretch: the rate is beyond
+    /// any bias and the specific force has kept its direction, but the turn has not yet gone
+    /// through ``Parameters/steadyTurnAngle``.
+    public func steadyTurnPending(rest: RestDetector, bias: Vector3) -> Bool {
+        let p = parameters
+        guard rest.still, startAccelerometer != nil, accelerometerSweep <= p.steadyTurnSweep else { return false }
+        let speed = (rest.gyroscopeMean - bias).norm
+        return speed > p.biasClip && speed * rest.stillTime < p.steadyTurnAngle
+    }
+
     /// The specific force `a` less the steady acceleration across the axis of a proven steady turn
     /// (``steadyTurnAxis(rest:bias:)``): the part that tells the tilt. `a` itself otherwise.
     /// The axis is known only to within the angle a bias error could tilt it (``biasLimit`` over
