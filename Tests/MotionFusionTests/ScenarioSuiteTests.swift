@@ -284,7 +284,8 @@ final class ScenarioSuiteTests: XCTestCase {
                 }
                 tilts.sort()
                 XCTAssertLessThan(
-                    tilts[tilts.count / 2], 6, "seed \(seed) \(mode.rawValue): median tilt error over the last minute, °")
+                    tilts[tilts.count / 2], 6,
+                    "seed \(seed) \(mode.rawValue): median tilt error over the last minute, °")
             }
         }
     }
