@@ -145,7 +145,11 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         let t = sample.t
         let dt = t - lastTime
         guard dt > 0, dt <= settings.maximumGap, dt.isFinite, let g = sample.gyroscope, g.isFinite else {
-            return irregularStep(sample, diagnostics: diagnostics)
+            // The sensors passed alone, not the sample: the caller need not copy it whole.
+            return irregularStep(
+                SensorSample(
+                    t: t, gyroscope: sample.gyroscope, accelerometer: sample.accelerometer,
+                    magnetometer: sample.magnetometer), diagnostics: diagnostics)
         }
         let acc = Self.finite(sample.accelerometer)
         let mag = Self.finite(sample.magnetometer)
