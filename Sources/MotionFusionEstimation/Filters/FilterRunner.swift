@@ -140,7 +140,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// A steady sample (finite times a positive step apart, not beyond the gap, and a finite
     /// gyroscope reading) goes straight to the filter; any other takes ``irregularStep(_:diagnostics:)``,
     /// which handles every case and gives a steady sample the same result.
-    @inline(__always)
+    @inline(__always) @discardableResult
     mutating func step(_ sample: SensorSample, diagnostics: Bool) -> (timeFault: Bool, magnetometer: Vector3?) {
         let t = sample.t
         let dt = t - lastTime
