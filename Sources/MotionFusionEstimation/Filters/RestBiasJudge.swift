@@ -111,8 +111,8 @@ public struct RestBiasJudge: Sendable, Codable {
     /// Judges the sample just fed to `rest`, with the current bias estimate and its standard
     /// deviation per axis (infinite when unknown), and the magnetometer in 9D.
     ///
-    /// Inlined into the filters, so that a sample in motion (most of them) neither calls nor
-    /// copies the detector; a still one goes on in ``judgeStill(rest:bias:biasSigma:magnetometer:)``.
+    /// Inlined into the filters, so that a sample in motion (most of them) makes no call; a still
+    /// one goes on in ``judgeStill(rest:bias:biasSigma:magnetometer:)``.
     @inline(__always)
     public mutating func judge(
         rest: RestDetector, bias: Vector3, biasSigma: Vector3, magnetometer: Vector3?, dt: Double
