@@ -25,10 +25,11 @@ public struct ButterworthLowPass: Sendable, Codable {
     /// Last output.
     public var output: Vector3 { y }
 
-    /// Transition values for a step of `dt`: decay, cosine and sine over the damped frequency.
-    mutating func transition(_ dt: Double) -> (decay: Double, cosine: Double, sineOverFrequency: Double) {
-        let omega = 2 * Double.pi * cutoff
-        let sigma = omega / 2.0.squareRoot()
+    /// Transition values for a step of `dt` (with σ = 2π·cutoff/√2): decay, cosine and sine over the
+    /// damped frequency.
+    @inline(__always)
+    mutating func transition(_ dt: Double, sigma: Double) -> (decay: Double, cosine: Double, sineOverFrequency: Double)
+    {
         let damped = sigma  // ω·√(1 − ζ²) with ζ = 1/√2
         let d = (dt - step) * sigma
         if dt == step { return (decay, cosine, sineOverFrequency) }
@@ -62,9 +63,9 @@ public struct ButterworthLowPass: Sendable, Codable {
             return x
         }
         guard dt > 0 else { return y }
-        let (decay, cosine, sineOverFrequency) = transition(dt)
         let omega = 2 * Double.pi * cutoff
         let sigma = omega / 2.0.squareRoot()
+        let (decay, cosine, sineOverFrequency) = transition(dt, sigma: sigma)
         // e = y − u obeys ë + 2σė + ω²e = 0 over the step.
         let e = y - x
         let newE = (e * cosine + (v + e * sigma) * sineOverFrequency) * decay
@@ -81,6 +82,7 @@ public struct ButterworthLowPass: Sendable, Codable {
     }
 
     /// Rotates the filter's state, used when the frame the inputs are expressed in is corrected.
+    @inline(__always)
     public mutating func rotate(by q: Quaternion) {
         y = q.rotate(y)
         v = q.rotate(v)

@@ -130,6 +130,44 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// Returns whether the timestamp was faulty, and the finite magnetometer value.
     @inline(__always) @discardableResult
     public mutating func step(_ sample: SensorSample) -> (timeFault: Bool, magnetometer: Vector3?) {
+        step(sample, diagnostics: true)
+    }
+
+    /// Processes one sample, keeping what only the diagnostics and the estimates use (the gyroscope
+    /// clipping, the last accelerometer value) when `diagnostics`: the attitude-only loops, whose
+    /// runner is dropped after the run, leave it out.
+    ///
+    /// A steady sample (finite times a positive step apart, not beyond the gap, and a finite
+    /// gyroscope reading) goes straight to the filter; any other takes ``irregularStep(_:diagnostics:)``,
+    /// which handles every case and gives a steady sample the same result.
+    @inline(__always) @discardableResult
+    mutating func step(_ sample: SensorSample, diagnostics: Bool) -> (timeFault: Bool, magnetometer: Vector3?) {
+        let t = sample.t
+        let dt = t - lastTime
+        guard dt > 0, dt <= settings.maximumGap, dt.isFinite, let g = sample.gyroscope, g.isFinite else {
+            // The sensors passed alone, not the sample: the caller need not copy it whole.
+            return irregularStep(
+                SensorSample(
+                    t: t, gyroscope: sample.gyroscope, accelerometer: sample.accelerometer,
+                    magnetometer: sample.magnetometer), diagnostics: diagnostics)
+        }
+        let acc = Self.finite(sample.accelerometer)
+        let mag = Self.finite(sample.magnetometer)
+        lastTime = t
+        lastGyroscope = g
+        lastGyroscopeTime = t
+        if diagnostics {
+            clipped = clipping.observe(g) != .zero
+            if let acc { lastAccelerometer = acc }
+        }
+        filter.update(gyroscope: g, accelerometer: acc, magnetometer: mag, dt: dt)
+        return (false, mag)
+    }
+
+    /// Any sample: steps from the timestamps with their faults, held gyroscope values, gaps.
+    @inline(never)
+    mutating func irregularStep(_ sample: SensorSample, diagnostics: Bool) -> (timeFault: Bool, magnetometer: Vector3?)
+    {
         var gyro = Self.finite(sample.gyroscope)
         let acc = Self.finite(sample.accelerometer)
         let mag = Self.finite(sample.magnetometer)
@@ -162,11 +200,13 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             lastGyroscope = gyro
             if sample.t.isFinite { lastGyroscopeTime = sample.t }
         }
-        clipped = false
-        if let g = Self.finite(sample.gyroscope) {
-            clipped = clipping.observe(g) != .zero
+        if diagnostics {
+            clipped = false
+            if let g = Self.finite(sample.gyroscope) {
+                clipped = clipping.observe(g) != .zero
+            }
+            if let acc { lastAccelerometer = acc }
         }
-        if let acc { lastAccelerometer = acc }
         filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
         return (timeFault, mag)
     }

@@ -323,20 +323,41 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         return (sum / Double(points.count)).squareRoot() / strength
     }
 
+    /// The normal equations `A x = b` of the least-squares fit `row(m)·x = y(m)` over `points`:
+    /// `A = Σ rowᵀ·row` (`size`×`size`, row-major) and `b = Σ rowᵀ·y`, summed point by point in
+    /// index order. `fill` writes a point's row and returns its `y`; the row is one buffer on the
+    /// stack and the sums go through raw pointers, so a point allocates nothing and checks no bounds.
+    @inline(__always)
+    static func normalEquations(
+        _ points: [Vector3], size n: Int, _ fill: (Vector3, UnsafeMutablePointer<Double>) -> Double
+    ) -> (a: [Double], b: [Double]) {
+        var a = [Double](repeating: 0, count: n * n)
+        var b = [Double](repeating: 0, count: n)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: n) { buffer in
+            let row = buffer.baseAddress!
+            a.withUnsafeMutableBufferPointer { a in
+                b.withUnsafeMutableBufferPointer { b in
+                    for m in points {
+                        let y = fill(m, row)
+                        for i in 0..<n {
+                            b[i] += row[i] * y
+                            for j in 0..<n { a[i * n + j] += row[i] * row[j] }
+                        }
+                    }
+                }
+            }
+        }
+        return (a, b)
+    }
+
     /// Hard iron only: `|m|² = 2 c·m + k`, least squares, radius `√(k + |c|²)`.
     static func sphere(_ points: [Vector3]) -> Fit? {
-        var a = [Double](repeating: 0, count: 16)
-        var b = [Double](repeating: 0, count: 4)
         let scale = points.reduce(0) { max($0, $1.norm) }
         guard scale > 0 else { return nil }
-        for raw in points {
+        let (a, b) = normalEquations(points, size: 4) { raw, row in
             let m = raw * (1 / scale)
-            let row = [2 * m.x, 2 * m.y, 2 * m.z, 1]
-            let y = m.squaredNorm
-            for i in 0..<4 {
-                b[i] += row[i] * y
-                for j in 0..<4 { a[i * 4 + j] += row[i] * row[j] }
-            }
+            (row[0], row[1], row[2], row[3]) = (2 * m.x, 2 * m.y, 2 * m.z, 1)
+            return m.squaredNorm
         }
         guard let x = SymmetricEigen.choleskySolve(a, b) else { return nil }
         let c = Vector3(x[0], x[1], x[2])
@@ -350,17 +371,12 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     static func ellipsoid(_ points: [Vector3], maximumAxisRatio: Double) -> Fit? {
         let scale = points.reduce(0) { max($0, $1.norm) }
         guard scale > 0 else { return nil }
-        var a = [Double](repeating: 0, count: 81)
-        var b = [Double](repeating: 0, count: 9)
-        for raw in points {
+        let (a, b) = normalEquations(points, size: 9) { raw, row in
             let m = raw * (1 / scale)
-            let row = [
-                m.x * m.x, m.y * m.y, m.z * m.z, 2 * m.x * m.y, 2 * m.x * m.z, 2 * m.y * m.z, 2 * m.x, 2 * m.y, 2 * m.z,
-            ]
-            for i in 0..<9 {
-                b[i] += row[i]
-                for j in 0..<9 { a[i * 9 + j] += row[i] * row[j] }
-            }
+            (row[0], row[1], row[2]) = (m.x * m.x, m.y * m.y, m.z * m.z)
+            (row[3], row[4], row[5]) = (2 * m.x * m.y, 2 * m.x * m.z, 2 * m.y * m.z)
+            (row[6], row[7], row[8]) = (2 * m.x, 2 * m.y, 2 * m.z)
+            return 1
         }
         guard let x = SymmetricEigen.choleskySolve(a, b) else { return nil }
         let q = Matrix3(Vector3(x[0], x[3], x[4]), Vector3(x[3], x[1], x[5]), Vector3(x[4], x[5], x[2]))

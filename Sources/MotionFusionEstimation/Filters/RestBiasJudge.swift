@@ -110,6 +110,10 @@ public struct RestBiasJudge: Sendable, Codable {
 
     /// Judges the sample just fed to `rest`, with the current bias estimate and its standard
     /// deviation per axis (infinite when unknown), and the magnetometer in 9D.
+    ///
+    /// Inlined into the filters, so that a sample in motion (most of them) makes no call; a still
+    /// one goes on in ``judgeStill(rest:bias:biasSigma:magnetometer:)``.
+    @inline(__always)
     public mutating func judge(
         rest: RestDetector, bias: Vector3, biasSigma: Vector3, magnetometer: Vector3?, dt: Double
     ) -> Verdict {
@@ -131,6 +135,13 @@ public struct RestBiasJudge: Sendable, Codable {
             steadyTurn = false
             return .motion
         }
+        return judgeStill(rest: rest, bias: bias, biasSigma: biasSigma, magnetometer: magnetometer)
+    }
+
+    /// The rest of ``judge(rest:bias:biasSigma:magnetometer:dt:)`` for a still sample.
+    @inline(never)
+    mutating func judgeStill(rest: RestDetector, bias: Vector3, biasSigma: Vector3, magnetometer: Vector3?) -> Verdict {
+        let p = parameters
         if startAccelerometer == nil {
             startAccelerometer = rest.accelerometerSmoothed
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed

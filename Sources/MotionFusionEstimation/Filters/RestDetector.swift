@@ -44,7 +44,8 @@ public struct RestDetector: Sendable, Codable {
     /// Whether the last sample stayed within the bands (the device looks still, not yet for long).
     public var still: Bool { stillTime > 0 }
 
-    /// Feeds one sample.
+    /// Feeds one sample (inlined into the filters, which call it on every sample).
+    @inline(__always)
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, dt: Double) {
         guard let g = gyroscope, let a = accelerometer else { return }
         if !primed {

@@ -169,7 +169,7 @@ struct IndexedLoop<Samples: SampleArray>: FilterVisitor {
         switch (configuration.calibration, attitudeOnly) {
         case (nil, true):
             for i in 0..<samples.count {
-                runner.step(samples.sample(at: i))
+                runner.step(samples.sample(at: i), diagnostics: false)
                 try body(i, nil, runner.filter.attitude)
             }
         case (nil, false):
@@ -181,7 +181,7 @@ struct IndexedLoop<Samples: SampleArray>: FilterVisitor {
             for i in 0..<samples.count {
                 let s = calibration.apply(samples.sample(at: i))
                 if attitudeOnly {
-                    runner.step(s)
+                    runner.step(s, diagnostics: false)
                     try body(i, nil, runner.filter.attitude)
                 } else {
                     let e = runner.update(s)
@@ -203,12 +203,12 @@ struct AttitudeLoop<Samples: SampleArray>: FilterVisitor {
         return [Quaternion](unsafeUninitializedCapacity: count) { out, initialised in
             if let calibration = configuration.calibration {
                 for i in 0..<count {
-                    runner.step(calibration.apply(samples.sample(at: i)))
+                    runner.step(calibration.apply(samples.sample(at: i)), diagnostics: false)
                     (out.baseAddress! + i).initialize(to: runner.filter.attitude)
                 }
             } else {
                 for i in 0..<count {
-                    runner.step(samples.sample(at: i))
+                    runner.step(samples.sample(at: i), diagnostics: false)
                     (out.baseAddress! + i).initialize(to: runner.filter.attitude)
                 }
             }
