@@ -42,6 +42,9 @@ public struct AttitudeSmoother: Sendable {
         /// In 9D, the largest relative change of the field's strength across a still stretch for its
         /// turn to count (a magnet moved near a resting device changes it). Default 0.05.
         public var restFieldStrength = 0.05
+        /// In 9D, the smallest mean rate, rad/s, at which the field must turn across a still stretch
+        /// for the turn to count (a nearby field drifting does not). Default 0.2 °/s.
+        public var restFieldRate = 0.2.radians
         /// Default parameters.
         public init() {}
     }
@@ -246,6 +249,7 @@ public struct AttitudeSmoother: Sendable {
             parameters.filter.mode == .nineD
             ? RestFieldTurn(
                 threshold: parameters.restFieldTurn, strengthTolerance: parameters.restFieldStrength,
+                minimumRate: parameters.restFieldRate,
                 biasClip: parameters.filter.restBias.biasClip,
                 scaleTolerance: parameters.filter.restBias.scaleTolerance)
             : nil

@@ -2,45 +2,52 @@ import Glibc
 
 /// A still stretch's magnetic field, seen offline: at rest the earth's field stays fixed in the
 /// sensor frame, so a still stretch whose horizontal field (its part perpendicular to the mean
-/// specific force) turns is a slow turn about the vertical, not a rest. A rest judge cannot tell
-/// such a turn from a gyroscope bias by the rate alone (a 1 °/s turn is a rate a bias could have).
+/// specific force) turns steadily is a slow turn about the vertical, not a rest. A rest judge
+/// cannot tell such a turn from a gyroscope bias by the rate alone (a 1 °/s turn is a rate a bias
+/// could have). The raw readings are used (a hard iron, fixed in the sensor, does not turn).
 ///
-/// The field must keep its strength and dip across the stretch (a magnet moved near a resting
-/// device changes them), and the turn it shows must be one the gyroscope could have made with a
-/// bias within the judge's bound; otherwise the field says nothing and the rest stands.
+/// The field counts as turning only when it keeps its strength and dip across the stretch (a magnet
+/// moved near a resting device changes them), turns at a mean rate of at least `minimumRate` (a
+/// slow drift of a nearby field does not), turns steadily (at evenly spaced points its angle stays
+/// within a tenth of the turn of the straight line from start to end: a step, an object put down
+/// beside the device, does not), and by a turn the gyroscope could have made with a bias within the
+/// judge's bound; otherwise the field says nothing and the rest stands.
 struct RestFieldTurn {
     /// Largest turn of the horizontal field across a rest, rad; also the largest change of the
     /// field's dip for its turn to count.
     var threshold: Double
     /// Largest relative change of the field's strength for its turn to count.
     var strengthTolerance: Double
+    /// Smallest mean rate of the field's turn, rad/s, for it to count.
+    var minimumRate: Double
     /// Largest gyroscope bias, rad/s, per axis (``RestBiasJudge/Parameters/biasClip``).
     var biasClip: Double
     /// Relative scale error of the gyroscope (``RestBiasJudge/Parameters/scaleTolerance``).
     var scaleTolerance: Double
 
+    /// Points between the end windows at which the turn's steadiness is checked.
+    static let checkpoints = 7
+
     /// Whether the field proves that `samples` (one still stretch) turned about the vertical.
     func turned(_ samples: ArraySlice<SensorSample>) -> Bool {
         guard let first = samples.first?.t, let last = samples.last?.t, last - first >= 1 else { return false }
-        // The field at each end: the mean over a second (a quarter of a short stretch).
-        let edge = min(1, (last - first) / 4)
-        var force = Vector3.zero, start = Vector3.zero, end = Vector3.zero
-        var startCount = 0.0, endCount = 0.0
-        for s in samples {
-            if let a = s.accelerometer, a.isFinite { force += a }
-            guard let m = s.magnetometer, m.isFinite else { continue }
-            if s.t <= first + edge {
-                start += m
-                startCount += 1
+        // The field is averaged over windows of a second (a quarter of a shorter stretch).
+        let width = min(1, (last - first) / 4)
+        var force = Vector3.zero
+        for s in samples { if let a = s.accelerometer, a.isFinite { force += a } }
+        guard let up = force.normalized else { return false }
+        /// The mean field over the window of `width` starting at `start`, or nil without a reading.
+        func field(from start: Double) -> Vector3? {
+            var sum = Vector3.zero
+            var count = 0.0
+            for s in samples where s.t >= start && s.t <= start + width {
+                guard let m = s.magnetometer, m.isFinite else { continue }
+                sum += m
+                count += 1
             }
-            if s.t >= last - edge {
-                end += m
-                endCount += 1
-            }
+            return count > 0 ? sum * (1 / count) : nil
         }
-        guard let up = force.normalized, startCount > 0, endCount > 0 else { return false }
-        start *= 1 / startCount
-        end *= 1 / endCount
+        guard let start = field(from: first), let end = field(from: last - width) else { return false }
         let strength = start.norm
         guard strength > 0, abs(end.norm - strength) <= strengthTolerance * strength else { return false }
         let h0 = start - up * start.dot(up)
@@ -49,8 +56,19 @@ struct RestFieldTurn {
         guard h0.norm > 0.1 * strength, h1.norm > 0.1 * strength else { return false }
         let dip0 = atan2(start.dot(up), h0.norm), dip1 = atan2(end.dot(up), h1.norm)
         guard abs(dip1 - dip0) <= threshold else { return false }
-        let fieldTurn = atan2(h0.cross(h1).dot(up), h0.dot(h1))
-        guard abs(fieldTurn) > threshold else { return false }
+        /// The horizontal field's signed turn about `up` from the start window to `m`.
+        func turn(to m: Vector3) -> Double {
+            let h = m - up * m.dot(up)
+            return atan2(h0.cross(h).dot(up), h0.dot(h))
+        }
+        let fieldTurn = turn(to: end)
+        let span = last - width - first
+        guard abs(fieldTurn) > threshold, abs(fieldTurn) >= minimumRate * span else { return false }
+        for k in 1...Self.checkpoints {
+            let fraction = Double(k) / Double(Self.checkpoints + 1)
+            guard let m = field(from: first + fraction * span) else { continue }
+            if abs(turn(to: m) - fraction * fieldTurn) > 0.1 * abs(fieldTurn) { return false }
+        }
         // The gyroscope's turn about the vertical; the field turns the other way in the sensor frame.
         var gyroscopeTurn = 0.0
         var previous: Double?

@@ -32,7 +32,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var dipRejection = 8.0.radians
         /// Time constant with which the learnt field strength and dip follow slow changes, s. Default 60.
         public var fieldTrackingTime = 60.0
-        /// Time constant with which the bias follows the low-passed gyroscope at rest, s. Default 1.
+        /// Time constant with which the bias follows the low-passed gyroscope at rest, s; until a
+        /// rest has measured the bias, it is the mean of that rate since the rest began. Default 1.
         public var restBiasTime = 1.0
         /// 6D or 9D. Default 9D.
         public var mode = FusionMode.nineD
@@ -225,8 +226,17 @@ public struct ComplementaryFilter: AttitudeFilter {
             }
         }
         if atRest {
+            // The bias follows the low-passed rate with `restBiasTime`. While no rest has yet
+            // measured it (its uncertainty still above half the first), it is the mean of that rate
+            // since the rest began instead: a bias learnt in motion says little, and a first rest
+            // may be short (2 s before a turn).
             let k = firstOrderSmoothing(dt, time: p.restBiasTime)
-            state.bias += (state.rest.gyroscopeMean - state.bias) * k
+            var follow = k
+            if state.biasSigma > 0.5 * p.restBias.biasClip / p.restBias.gate {
+                let atRestFor = max(dt, state.rest.stillTime - state.rest.parameters.minimumDuration)
+                follow = max(k, min(1, dt / atRestFor))
+            }
+            state.bias += (state.rest.gyroscopeMean - state.bias) * follow
             state.biasSigma *= 1 - k
         }
         state.bias = state.restBias.clip(state.bias)

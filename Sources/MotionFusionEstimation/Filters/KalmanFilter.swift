@@ -537,19 +537,23 @@ public struct KalmanFilter: AttitudeFilter {
         }
         state.accelerometerRejectionTime = 0
         let before = c.bias
+        let headingBefore = c.theta.z
         attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
         attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
-        if p.mode == .sixD && state.rest.still && !state.use.atRest {
-            // Still but not at rest: a steady turn, whose axis stays put in the sensor. Gravity
-            // cannot show the bias along the sensor's up axis then (only a changing up axis makes it
-            // observable), and what the tilt corrections would put there is a steady turn's error:
+        if p.mode == .sixD && state.rest.still && !state.use.atRest && state.restBias.upAxisSteady {
+            // Still but not at rest, with the specific force fixed in the sensor: a steady turn
+            // about the sensor's up axis. Gravity then shows neither the heading nor the bias along
+            // that axis (only a changing up axis makes the bias observable; a slow turn about a
+            // horizontal axis, still too, sweeps it and keeps learning it), and what the tilt
+            // corrections would put into them through their correlations is the turn's own error:
             // its specific force (centripetal in a vehicle's bend) or an accelerometer error turning
-            // with the sensor. Learn no bias along that axis from them (a 20 °/s turn from the first
-            // sample learnt up to the bias bound and lost its heading at that rate; a vehicle in a
-            // long bend did the same).
+            // with the sensor. Take neither from them. (A 20 °/s turn from the first sample learnt
+            // that bias up to its bound; with consumer-grade errors the heading was turned 2 °/s off
+            // the gyroscope's rate; a vehicle in a long bend did the same.)
             let upBody = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
             let db = c.bias - before
             c.bias = before + db - upBody * db.dot(upBody)
+            c.theta.z = headingBefore
         }
         state.use.accelerometerRejected = false
     }

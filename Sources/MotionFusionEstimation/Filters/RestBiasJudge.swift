@@ -60,12 +60,17 @@ public struct RestBiasJudge: Sendable, Codable {
         /// Widest angle, rad, the smoothed accelerometer may sweep over that turn. A gravity
         /// component across the axis sweeps at least about its own angle from the axis. Default 2°.
         public var steadyTurnSweep = 2.0.radians
+        /// Longest time, s, a steady turn may need to go through ``steadyTurnAngle`` for the EKF to
+        /// wait for its proof before it judges a tilt the accelerometer contradicts wrong
+        /// (``steadyTurnPending(rest:bias:)``): slower turns (under 5 °/s by default) do not delay
+        /// that judgement. Default 6.
+        public var steadyTurnProofTime = 6.0
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
             "biasClip": ParameterRange(0...1), "rateTolerance": ParameterRange(0...1), "restDrift": .above(0, upTo: 1),
             "gate": .above(0, upTo: 100), "gravityTolerance": .above(0, upTo: 10), "minimumTurn": .degrees(0...180),
             "turnConsistency": .fraction, "steadyTurnAngle": .degrees(0...180), "scaleTolerance": .fraction,
-            "steadyTurnSweep": .degrees(0...180),
+            "steadyTurnSweep": .degrees(0...180), "steadyTurnProofTime": .duration,
         ]
         /// Default parameters.
         public init() {}
@@ -238,14 +243,20 @@ public struct RestBiasJudge: Sendable, Codable {
     }
 
     /// Whether a steady turn may yet be proven in the current still stretch: the rate is beyond
-    /// any bias and the specific force has kept its direction, but the turn has not yet gone
-    /// through ``Parameters/steadyTurnAngle``.
+    /// any bias and fast enough to go through ``Parameters/steadyTurnAngle`` within
+    /// ``Parameters/steadyTurnProofTime``, and the specific force has kept its direction, but the
+    /// turn has not yet gone through that angle.
     public func steadyTurnPending(rest: RestDetector, bias: Vector3) -> Bool {
         let p = parameters
         guard rest.still, startAccelerometer != nil, accelerometerSweep <= p.steadyTurnSweep else { return false }
         let speed = (rest.gyroscopeMean - bias).norm
-        return speed > p.biasClip && speed * rest.stillTime < p.steadyTurnAngle
+        return speed > p.biasClip && speed * p.steadyTurnProofTime >= p.steadyTurnAngle
+            && speed * rest.stillTime < p.steadyTurnAngle
     }
+
+    /// Whether the specific force has kept its direction in the sensor through the current still
+    /// stretch (within ``Parameters/steadyTurnSweep``): the sensor's up axis has stayed put.
+    public var upAxisSteady: Bool { startAccelerometer != nil && accelerometerSweep <= parameters.steadyTurnSweep }
 
     /// The specific force `a` less the steady acceleration across the axis of a proven steady turn
     /// (``steadyTurnAxis(rest:bias:)``): the part that tells the tilt. `a` itself otherwise.
