@@ -57,13 +57,14 @@ struct InputSettings {
             s.read.sampleRate = try parseNumber("sample-rate", v, in: 1e-3...1e7)
         },
         Option(
-            "delimiter", value: "comma|semicolon|tab|space",
+            "delimiter", value: TextDialect.separatorNames.joined(separator: "|"),
             "field separator (detected when omitted, as is a decimal comma)"
         ) {
             s, v in
             guard let sep = TextDialect.separator(named: v) else {
                 throw CommandLineError.usage(
-                    "--delimiter must be one of comma, semicolon, tab, space; got '\(v.escapedForMessage)'")
+                    "--delimiter must be one of \(TextDialect.separatorNames.joined(separator: ", ")); got '\(v.escapedForMessage)'"
+                )
             }
             s.read.separator = sep
         },

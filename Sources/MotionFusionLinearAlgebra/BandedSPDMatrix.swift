@@ -55,14 +55,6 @@ public struct BandedSPDMatrix: Sendable {
         band[(r - c) + c * (bandwidth + 1)] += value
     }
 
-    /// Sets every element to zero (keeping the storage) and forgets any factorisation.
-    public mutating func setZero() {
-        band.withUnsafeMutableBufferPointer { p in
-            if let base = p.baseAddress { base.update(repeating: 0, count: p.count) }
-        }
-        isFactored = false
-    }
-
     /// The dense symmetric matrix.
     public var dense: Matrix {
         var m = Matrix(rows: order, columns: order)

@@ -25,7 +25,7 @@ extension RunConfiguration {
         p.batch = batch
         p.filter = filter
         let calibration = self.calibration
-        var resampler = outputRate.map { Resampler(rate: $0, maximumGap: runner.maximumGap) }
+        var resampler = self.resampler
         return try OfflineReconstruction(parameters: p).reconstruct(
             next: {
                 guard let s = try next() else { return nil }

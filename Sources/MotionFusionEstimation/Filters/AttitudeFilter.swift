@@ -198,4 +198,28 @@ public enum VectorAttitude {
         let psi = Double.atan2(mE.x, mE.y)
         return (Quaternion(axis: .unitZ, angle: psi) * q).normalized
     }
+
+    /// The start and heading alignment of a filter that keeps only its attitude (Mahony,
+    /// Madgwick). Before the start, the attitude of ``initial(accelerometer:magnetometer:)``: the
+    /// step is then spent (`false`), as it is without an accelerometer. After it, the first
+    /// magnetometer sample after a start without one sets the heading at once
+    /// (``headingAligned(_:magnetometer:)``) and the step goes on (`true`).
+    @inline(__always)
+    static func start(
+        _ attitude: inout Quaternion, headingReferenced: inout Bool, initialised: inout Bool,
+        accelerometer: Vector3?, magnetometer: Vector3?
+    ) -> Bool {
+        if !initialised {
+            guard let start = initial(accelerometer: accelerometer, magnetometer: magnetometer) else { return false }
+            attitude = start.attitude
+            headingReferenced = start.headingReferenced
+            initialised = true
+            return false
+        }
+        if let m = magnetometer, !headingReferenced, let q = headingAligned(attitude, magnetometer: m) {
+            attitude = q
+            headingReferenced = true
+        }
+        return true
+    }
 }

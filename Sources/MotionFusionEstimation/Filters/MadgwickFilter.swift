@@ -66,20 +66,11 @@ public struct MadgwickFilter: AttitudeFilter {
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let mag = parameters.mode == .nineD ? magnetometer : nil
         state.use = SensorUse()
-        if !state.initialised {
-            guard let start = VectorAttitude.initial(accelerometer: accelerometer, magnetometer: mag) else { return }
-            state.attitude = start.attitude
-            state.headingReferenced = start.headingReferenced
-            state.initialised = true
-            return
-        }
-        if let m = mag, !state.headingReferenced,
-            let q = VectorAttitude.headingAligned(state.attitude, magnetometer: m)
-        {
-            // The first magnetometer sample after a start without one sets the heading at once.
-            state.attitude = q
-            state.headingReferenced = true
-        }
+        guard
+            VectorAttitude.start(
+                &state.attitude, headingReferenced: &state.headingReferenced, initialised: &state.initialised,
+                accelerometer: accelerometer, magnetometer: mag)
+        else { return }
         let q = state.attitude
         var step = Quaternion(w: 0, x: 0, y: 0, z: 0)
         if let a = accelerometer?.normalized {

@@ -22,6 +22,10 @@ public struct RunConfiguration: Sendable {
     /// so the number of outputs follows the duration, not the input rows. `nil` gives one estimate
     /// per input sample. Default nil.
     public var outputRate: Double?
+    /// The resampler onto ``outputRate`` (interpolating across gaps up to the runner's
+    /// `maximumGap`), or `nil` for one estimate per sample: the one every run of this configuration
+    /// uses, online or offline.
+    package var resampler: Resampler? { outputRate.map { Resampler(rate: $0, maximumGap: runner.maximumGap) } }
     /// Earth frame of written attitudes and Euler angles. Default ENU.
     public var frame = EarthFrame.enu
     /// Declination, degrees east; when set, written attitudes and `heading` are referenced to true
@@ -139,8 +143,7 @@ struct RunLoop: FilterVisitor {
     func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
         var runner = FilterRunner(filter, settings: configuration.runner)
         let calibration = configuration.calibration
-        if let rate = configuration.outputRate {
-            var resampler = Resampler(rate: rate, maximumGap: configuration.runner.maximumGap)
+        if var resampler = configuration.resampler {
             while let input = try next() {
                 let e = runner.update(calibration?.apply(input) ?? input)
                 eachSample?(e, input)

@@ -24,10 +24,6 @@ public struct CSVOutputBuffer {
     @inline(__always)
     public var isFull: Bool { count >= flushThreshold }
 
-    /// Ensures room for `n` more bytes (rows are far shorter than the slack; this guards text).
-    @inline(__always)
-    mutating func reserve(_ n: Int) -> Bool { count + n <= capacity }
-
     /// Appends text (truncated when it would overflow; only short texts are appended).
     public mutating func append(_ text: String) {
         for b in text.utf8 where count < capacity {

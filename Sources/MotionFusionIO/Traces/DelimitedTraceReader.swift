@@ -109,55 +109,9 @@ public final class DelimitedTraceReader: SampleReader {
         let file = lines.name
         let headerLocation = SourceLocation(file: file, line: rows.headerLine, column: 0)
         let names = rows.columnNames
-        var layout: ColumnLayout
-        // Whether a failure comes from the caller's --columns or --units rather than from the file.
-        var fromOptions = false
-        do {
-            if let known {
-                layout = try known(rows.names)
-            } else if let spec = options.columns {
-                layout = ColumnLayout()
-                fromOptions = true
-                try layout.setColumns(spec, names: rows.names, columnCount: rows.columnCount, otherNames: names)
-                fromOptions = false
-                if !names.isEmpty {
-                    // Unit hints of the named columns still apply unless --units overrides them.
-                    for (slot, c) in layout.columns where c < names.count {
-                        guard let hint = ColumnLayout.unitHint(names[c]) else { continue }
-                        switch slot {
-                        case .time: try layout.units.set("t", hint, strictly: false)
-                        case .gyroscopeX: try layout.units.set("gyr", hint, strictly: false)
-                        case .accelerometerX: try layout.units.set("acc", hint, strictly: false)
-                        case .magnetometerX: try layout.units.set("mag", hint, strictly: false)
-                        default: break
-                        }
-                    }
-                    // What --columns leaves is read from the names, as without it.
-                    try layout.fill(fromNames: names, file: file)
-                }
-            } else {
-                guard !rows.names.isEmpty else {
-                    fromOptions = true
-                    throw ColumnSpecError(
-                        "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
-                }
-                layout = try ColumnLayout.fromHeader(names, file: file)
-            }
-            for unit in evident where !layout.units.explicit.contains(unit.key) {
-                try layout.units.set(unit.key, unit.unit, strictly: true)
-                // Found in the readings, not stated: --units may still say otherwise.
-                layout.units.explicit.remove(unit.key)
-                layout.units.evident.insert(unit.key)
-            }
-            if let spec = options.units, known == nil {
-                fromOptions = true
-                try layout.units.set(spec: spec)
-            }
-        } catch let e as ColumnSpecError {
-            throw TraceError(
-                fromOptions ? .columnSpecification : .missingColumn, headerLocation,
-                e.description)
-        }
+        var layout = try Self.layout(
+            rows, names: names, file: file, headerLocation: headerLocation, options: options, known: known,
+            evident: evident)
         if let r = options.remap { layout.remap = r }
         hasGyroscope = layout.has(.gyroscopeX)
         hasAccelerometer = layout.has(.accelerometerX)
@@ -173,56 +127,11 @@ public final class DelimitedTraceReader: SampleReader {
                 "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))\(proposal ?? "")"
             )
         }
-        // The clock: the time column; or, without one (or with one left empty, as MT Manager
-        // exports without a time stamp), the rows at the rate given or stated before the header.
         var notes = [String]()
         let timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
-        let emptyTime = layout.columns[.time].map { Self.isEmptyInFirstRows($0, rows) } ?? false
-        if emptyTime, options.columns == nil, !layout.units.timeIsCount {
-            layout.columns[.time] = nil
-            layout.columns[.timeNanoseconds] = nil
-        }
-        if layout.columns[.time] == nil {
-            let stated = Preamble.statedRate(rows.preamble)
-            guard let rate = options.sampleRate ?? stated?.rate else {
-                var described = layout.describe(names)
-                if let counter = names.indices.first(where: { ColumnLayout.looksLikeCounter(names, $0) }) {
-                    described += "; '\(names[counter].escapedForMessage)' counts samples or packets, it is no clock"
-                }
-                throw TraceError(
-                    options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
-                    options.columns != nil
-                        ? "--columns names no time column (t=…); for rows at a known rate without one, give it: --sample-rate HZ"
-                        : emptyTime
-                            ? "the time column '\(timeName?.escapedForMessage ?? "")' is empty in the first rows: for rows at a known rate give it, --sample-rate HZ"
-                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); for rows at a known rate give it: --sample-rate HZ, or choose the time column with --columns t=NAME (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
-                )
-            }
-            clock = .rows(rate: rate)
-            if emptyTime {
-                notes.append(
-                    "the time column '\(timeName?.escapedForMessage ?? "")' is empty: rows timed at \(rate) Hz\(options.sampleRate == nil ? " (stated before the header: '\(stated!.line.escapedForMessage)')" : "")"
-                )
-            } else if options.sampleRate == nil {
-                notes.append(
-                    "no time column: rows timed at \(rate) Hz, as stated before the header: '\(stated!.line.escapedForMessage)'"
-                )
-            }
-        } else if layout.units.timeIsCount {
-            guard let rate = options.sampleRate else {
-                throw TraceError(
-                    .columnSpecification, headerLocation,
-                    "a sample counter read as time (--units t=count) needs its rate: --sample-rate HZ")
-            }
-            clock = .counter(rate: rate)
-        } else if options.sampleRate != nil {
-            throw TraceError(
-                .columnSpecification, headerLocation,
-                "--sample-rate times rows without a time column, or a counter (--units t=count); this file's time column \(timeName.map { "'\($0.escapedForMessage)' " } ?? "")gives the times"
-            )
-        } else {
-            clock = .column
-        }
+        clock = try Self.clock(
+            &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
+            notes: &notes)
         // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
         if case .column = clock, let c = layout.columns[.time], let text = Self.firstField(c, rows),
             Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text) != nil
@@ -287,6 +196,124 @@ public final class DelimitedTraceReader: SampleReader {
             warn(
                 headerLocation,
                 "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
+        }
+    }
+
+    /// The columns and units of the file: from the importer's `known` layout, or `--columns` and the
+    /// header's names (their unit hints kept), or the header alone; then the units the readings
+    /// proved (`evident`) and `--units`. A failure is a ``TraceError`` at the header, a usage error
+    /// when it comes from the options.
+    static func layout(
+        _ rows: DelimitedRows, names: [String], file: String, headerLocation: SourceLocation,
+        options: DelimitedReadOptions, known: ((_ names: [String]) throws -> ColumnLayout)?,
+        evident: [UnitEvidence.Unit]
+    ) throws -> ColumnLayout {
+        var layout: ColumnLayout
+        // Whether a failure comes from the caller's --columns or --units rather than from the file.
+        var fromOptions = false
+        do {
+            if let known {
+                layout = try known(rows.names)
+            } else if let spec = options.columns {
+                layout = ColumnLayout()
+                fromOptions = true
+                try layout.setColumns(spec, names: rows.names, columnCount: rows.columnCount, otherNames: names)
+                fromOptions = false
+                if !names.isEmpty {
+                    // Unit hints of the named columns still apply unless --units overrides them.
+                    for (slot, c) in layout.columns where c < names.count {
+                        guard let hint = ColumnLayout.unitHint(names[c]) else { continue }
+                        switch slot {
+                        case .time: try layout.units.set("t", hint, strictly: false)
+                        case .gyroscopeX: try layout.units.set("gyr", hint, strictly: false)
+                        case .accelerometerX: try layout.units.set("acc", hint, strictly: false)
+                        case .magnetometerX: try layout.units.set("mag", hint, strictly: false)
+                        default: break
+                        }
+                    }
+                    // What --columns leaves is read from the names, as without it.
+                    try layout.fill(fromNames: names, file: file)
+                }
+            } else {
+                guard !rows.names.isEmpty else {
+                    fromOptions = true
+                    throw ColumnSpecError(
+                        "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
+                }
+                layout = try ColumnLayout.fromHeader(names, file: file)
+            }
+            for unit in evident where !layout.units.explicit.contains(unit.key) {
+                try layout.units.set(unit.key, unit.unit, strictly: true)
+                // Found in the readings, not stated: --units may still say otherwise.
+                layout.units.explicit.remove(unit.key)
+                layout.units.evident.insert(unit.key)
+            }
+            if let spec = options.units, known == nil {
+                fromOptions = true
+                try layout.units.set(spec: spec)
+            }
+        } catch let e as ColumnSpecError {
+            throw TraceError(
+                fromOptions ? .columnSpecification : .missingColumn, headerLocation,
+                e.description)
+        }
+        return layout
+    }
+
+    /// The clock: the time column; or, without one (or with one left empty, as MT Manager exports
+    /// without a time stamp), the rows at the rate given or stated before the header (an empty
+    /// time column is then dropped from `layout`); or a counter at `--sample-rate`. What the reader
+    /// assumed is added to `notes`.
+    static func clock(
+        _ layout: inout ColumnLayout, _ rows: DelimitedRows, names: [String], timeName: String?,
+        options: DelimitedReadOptions, headerLocation: SourceLocation, notes: inout [String]
+    ) throws -> Clock {
+        let emptyTime = layout.columns[.time].map { Self.isEmptyInFirstRows($0, rows) } ?? false
+        if emptyTime, options.columns == nil, !layout.units.timeIsCount {
+            layout.columns[.time] = nil
+            layout.columns[.timeNanoseconds] = nil
+        }
+        if layout.columns[.time] == nil {
+            let stated = Preamble.statedRate(rows.preamble)
+            guard let rate = options.sampleRate ?? stated?.rate else {
+                var described = layout.describe(names)
+                if let counter = names.indices.first(where: { ColumnLayout.looksLikeCounter(names, $0) }) {
+                    described += "; '\(names[counter].escapedForMessage)' counts samples or packets, it is no clock"
+                }
+                throw TraceError(
+                    options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
+                    options.columns != nil
+                        ? "--columns names no time column (t=…); for rows at a known rate without one, give it: --sample-rate HZ"
+                        : emptyTime
+                            ? "the time column '\(timeName?.escapedForMessage ?? "")' is empty in the first rows: for rows at a known rate give it, --sample-rate HZ"
+                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); for rows at a known rate give it: --sample-rate HZ, or choose the time column with --columns t=NAME (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
+                )
+            }
+            let clock = Clock.rows(rate: rate)
+            if emptyTime {
+                notes.append(
+                    "the time column '\(timeName?.escapedForMessage ?? "")' is empty: rows timed at \(rate) Hz\(options.sampleRate == nil ? " (stated before the header: '\(stated!.line.escapedForMessage)')" : "")"
+                )
+            } else if options.sampleRate == nil {
+                notes.append(
+                    "no time column: rows timed at \(rate) Hz, as stated before the header: '\(stated!.line.escapedForMessage)'"
+                )
+            }
+            return clock
+        } else if layout.units.timeIsCount {
+            guard let rate = options.sampleRate else {
+                throw TraceError(
+                    .columnSpecification, headerLocation,
+                    "a sample counter read as time (--units t=count) needs its rate: --sample-rate HZ")
+            }
+            return .counter(rate: rate)
+        } else if options.sampleRate != nil {
+            throw TraceError(
+                .columnSpecification, headerLocation,
+                "--sample-rate times rows without a time column, or a counter (--units t=count); this file's time column \(timeName.map { "'\($0.escapedForMessage)' " } ?? "")gives the times"
+            )
+        } else {
+            return .column
         }
     }
 

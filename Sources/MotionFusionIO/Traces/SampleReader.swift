@@ -51,38 +51,3 @@ public struct TraceDescription: Sendable {
         self.hasTruth = hasTruth
     }
 }
-
-/// Reads the samples of a trace held in memory (recordings that importers merge from several files).
-public final class TraceSampleReader: SampleReader {
-    let trace: Trace
-    var index = 0
-    /// What is known about the trace.
-    public let description: TraceDescription
-    /// Value faults found while importing.
-    public let faults: ValueFaults
-    /// Warnings from importing.
-    public let warnings: [TraceWarning]
-
-    /// A reader over `trace`, with the faults its importer tallied.
-    public init(_ trace: Trace, faults: ValueFaults = ValueFaults(), magnetometerArbitrary: Bool = false) {
-        self.trace = trace
-        var sensors = Set<SensorKind>()
-        for k in SensorKind.allCases where trace.has(k) { sensors.insert(k) }
-        var d = TraceDescription(
-            format: trace.format, source: trace.source, sensors: sensors, hasTruth: trace.hasGroundTruth)
-        d.magnetometerArbitrary = magnetometerArbitrary
-        description = d
-        self.faults = faults
-        warnings = trace.warnings
-    }
-
-    /// The fraction of the samples handed out.
-    public var progress: Double? { trace.samples.isEmpty ? 1 : Double(index) / Double(trace.samples.count) }
-
-    /// The next sample.
-    public func next() throws -> SensorSample? {
-        guard index < trace.samples.count else { return nil }
-        index += 1
-        return trace.samples[index - 1]
-    }
-}
