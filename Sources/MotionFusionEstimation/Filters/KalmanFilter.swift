@@ -79,6 +79,11 @@ public struct KalmanFilter: AttitudeFilter {
         /// Innovation gate for the accelerometer, in standard deviations (squared Mahalanobis
         /// distance limit is its square). Default 4.
         public var accelerometerGate = 4.0
+        /// Shortest sample interval, s, the accelerometer gate assumes: the innovation comes from
+        /// the low-passed specific force, which closer samples make no more precise, so without
+        /// it a faster rate widened the gate (at 1000 Hz a car's centripetal force was never
+        /// rejected). Default 0.01.
+        public var accelerometerGateInterval = 0.01
         /// Time the accelerometer may stay outside its gate before the tilt itself is judged wrong
         /// (after a gyroscope fault) and its variance widened to the innovation, s; longer while a
         /// steady turn may yet be proven (``RestBiasJudge/steadyTurnPending(rest:bias:)``: the
@@ -176,6 +181,7 @@ public struct KalmanFilter: AttitudeFilter {
             "accelerometerNoise": .above(0, upTo: 1), "accelerationTolerance": .above(0, upTo: 100),
             "accelerationWindow": .timeConstant, "accelerationFilterTime": .duration,
             "accelerometerGate": .above(0, upTo: 100), "accelerometerRecoveryTime": .duration,
+            "accelerometerGateInterval": .duration,
             "magnetometerNoise": .above(0, upTo: 10), "fieldNormTolerance": .above(0, upTo: 10),
             "dipTolerance": .angle, "fieldNormRejection": .above(0, upTo: 10), "dipRejection": .angle,
             "azimuthRejection": .angle, "magnetometerTimingUncertainty": ParameterRange(0...1),
@@ -521,7 +527,10 @@ public struct KalmanFilter: AttitudeFilter {
         let nuX = u.y
         let nuY = -u.x
         let r = accelerometerNoiseSquared / dt * (1 + excess)
-        let d2 = nuX * nuX / (state.pqq.row0.x + r) + nuY * nuY / (state.pqq.row1.y + r)
+        // The gate judges the low-passed force, whose noise does not fall with the sample
+        // interval: as if sampled no closer than `accelerometerGateInterval`.
+        let rGate = accelerometerNoiseSquared / max(dt, p.accelerometerGateInterval) * (1 + excess)
+        let d2 = nuX * nuX / (state.pqq.row0.x + rGate) + nuY * nuY / (state.pqq.row1.y + rGate)
         if d2 > p.accelerometerGate * p.accelerometerGate {
             if state.accelerometerRejectionTime < p.accelerometerRecoveryTime
                 || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
