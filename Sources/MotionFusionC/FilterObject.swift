@@ -100,7 +100,13 @@ final class FilterObject {
     /// into a filter of the same setup.
     func restore(_ text: String) throws {
         let refused = "not a saved state of this filter (\(setup.kind.rawValue))"
-        guard let value = try? JSONValue.parse(Array(text.utf8)), case .object = value else {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Array(text.utf8))
+        } catch {
+            throw CallError.input("\(refused): \(error); expected what mf_filter_save_state wrote")
+        }
+        guard case .object = value else {
             throw CallError.input("\(refused): expected what mf_filter_save_state wrote")
         }
         // The old format names the kind in "filter"; the runner's own format keeps the filter's

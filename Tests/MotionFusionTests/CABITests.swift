@@ -139,6 +139,18 @@ final class CABITests: XCTestCase {
         XCTAssertThrowsError(try Handle("mahony", "9d").restore(run)) { error in
             XCTAssertTrue(StatusError.from(error).message.contains("it names no filter setup"), "\(error)")
         }
+        // Text that is not JSON: the syntax error is named, not only the refusal.
+        XCTAssertThrowsError(try Handle("mahony", "9d").restore(#"{"filter": nan"#)) { error in
+            let message = StatusError.from(error).message
+            XCTAssertTrue(message.hasPrefix("not a saved state of this filter (mahony): "), message)
+            XCTAssertTrue(message.hasSuffix("; expected what mf_filter_save_state wrote"), message)
+            do {
+                _ = try JSONValue.parse(Array(#"{"filter": nan"#.utf8))
+                XCTFail("the text is malformed")
+            } catch {
+                XCTAssertTrue(message.contains("\(error)"), "the syntax error is named: \(message)")
+            }
+        }
     }
 
     /// `mf_folder_plan` is the plan `replay SRC --output FOLDER` runs, with the notices it prints:

@@ -32,7 +32,12 @@ public enum TraceInputs {
         if format != nil || TraceFormat.isROSRecording(path) || (try? TraceFormat.detect(path: path)) != nil {
             return [path]
         }
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+        let entries: [String]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(atPath: path)
+        } catch {
+            throw StatusError.input("\(path.escapedForMessage): the folder cannot be listed (\(error))")
+        }
         var result = [String]()
         for e in entries.sorted() where !e.hasPrefix(".") {
             let p = PathText.join(path, e)
