@@ -37,7 +37,7 @@ extension RunConfiguration {
         [[Quaternion]](unsafeUninitializedCapacity: traces.count) { out, initialised in
             let base = out.baseAddress
             Self.concurrently(traces.map(\.count), workers: workers) { i in
-                let attitudes = try! filter.withFilter(AttitudeLoop(samples: traces[i], configuration: self))
+                let attitudes = self.attitudes(of: traces[i])
                 // Each slot is written by the one thread that ran its trace.
                 (base! + i).initialize(to: attitudes)
             }

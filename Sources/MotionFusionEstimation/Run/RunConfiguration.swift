@@ -57,7 +57,8 @@ public struct RunConfiguration: Sendable {
     ) throws {
         try withoutActuallyEscaping(next) { next in
             try withoutActuallyEscaping(body) { body in
-                try filter.withFilter(RunLoop(configuration: self, next: next, eachSample: eachSample, body: body))
+                let sink = EstimatesToClosure(resampler: resampler, eachSample: eachSample, body: body)
+                _ = try filter.withFilter(RunLoop(source: YieldedSamples(yield: next), sink: sink, configuration: self))
             }
         }
     }
@@ -90,8 +91,9 @@ public struct RunConfiguration: Sendable {
         _ samples: Samples, attitudeOnly: Bool = false, _ body: (Int, MotionEstimate?, Quaternion) throws -> Void
     ) rethrows {
         try withoutActuallyEscaping(body) { body in
-            try filter.withFilter(
-                IndexedLoop(samples: samples, configuration: self, attitudeOnly: attitudeOnly, body: body))
+            let sink = IndexedEstimatesToClosure(attitudeOnly: attitudeOnly, body: body)
+            let loop = RunLoop(source: IndexedSamples(samples: samples), sink: sink, configuration: self)
+            _ = try filter.withFilter(loop)
         }
     }
 
@@ -114,8 +116,8 @@ public struct RunConfiguration: Sendable {
     /// The attitude after every sample (the lean batch path: no other output is built; calibration
     /// applies, the output rate does not).
     public func attitudes(_ samples: [SensorSample]) -> [Quaternion] {
-        // A visitor of its own rather than `run` with a closure: no call per sample.
-        try! filter.withFilter(AttitudeLoop(samples: samples, configuration: self))
+        // Straight into the result's storage: no call per sample.
+        attitudes(of: samples)
     }
 }
 
@@ -131,91 +133,4 @@ extension Array: SampleArray where Element == SensorSample {
     /// The sample at `index`.
     @inlinable
     public func sample(at index: Int) -> SensorSample { self[index] }
-}
-
-/// The per-sample loop of ``RunConfiguration/run(next:_:)``, specialised for each filter type.
-struct RunLoop: FilterVisitor {
-    let configuration: RunConfiguration
-    let next: () throws -> SensorSample?
-    let eachSample: ((MotionEstimate, SensorSample) -> Void)?
-    let body: (MotionEstimate, SensorSample) throws -> Void
-
-    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
-        var runner = FilterRunner(filter, settings: configuration.runner)
-        let calibration = configuration.calibration
-        if var resampler = configuration.resampler {
-            while let input = try next() {
-                let e = runner.update(calibration?.apply(input) ?? input)
-                eachSample?(e, input)
-                try resampler.push(e, input, emit: body)
-            }
-        } else {
-            while let input = try next() {
-                let e = runner.update(calibration?.apply(input) ?? input)
-                eachSample?(e, input)
-                try body(e, input)
-            }
-        }
-    }
-}
-
-/// The indexed loop of ``RunConfiguration/run(_:attitudeOnly:_:)``, specialised for each filter.
-struct IndexedLoop<Samples: SampleArray>: FilterVisitor {
-    let samples: Samples
-    let configuration: RunConfiguration
-    let attitudeOnly: Bool
-    let body: (Int, MotionEstimate?, Quaternion) throws -> Void
-
-    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws {
-        var runner = FilterRunner(filter, settings: configuration.runner)
-        // One loop per case, so that nothing optional is unwrapped per sample.
-        switch (configuration.calibration, attitudeOnly) {
-        case (nil, true):
-            for i in 0..<samples.count {
-                runner.step(samples.sample(at: i), diagnostics: false)
-                try body(i, nil, runner.filter.attitude)
-            }
-        case (nil, false):
-            for i in 0..<samples.count {
-                let e = runner.update(samples.sample(at: i))
-                try body(i, e, e.attitude)
-            }
-        case (let calibration?, _):
-            for i in 0..<samples.count {
-                let s = calibration.apply(samples.sample(at: i))
-                if attitudeOnly {
-                    runner.step(s, diagnostics: false)
-                    try body(i, nil, runner.filter.attitude)
-                } else {
-                    let e = runner.update(s)
-                    try body(i, e, e.attitude)
-                }
-            }
-        }
-    }
-}
-
-/// The loop of ``RunConfiguration/attitudes(_:)``: attitudes straight into the result's storage.
-struct AttitudeLoop<Samples: SampleArray>: FilterVisitor {
-    let samples: Samples
-    let configuration: RunConfiguration
-
-    func visit<Filter: AttitudeFilter>(_ filter: Filter) -> [Quaternion] {
-        var runner = FilterRunner(filter, settings: configuration.runner)
-        let count = samples.count
-        return [Quaternion](unsafeUninitializedCapacity: count) { out, initialised in
-            if let calibration = configuration.calibration {
-                for i in 0..<count {
-                    runner.step(calibration.apply(samples.sample(at: i)), diagnostics: false)
-                    (out.baseAddress! + i).initialize(to: runner.filter.attitude)
-                }
-            } else {
-                for i in 0..<count {
-                    runner.step(samples.sample(at: i), diagnostics: false)
-                    (out.baseAddress! + i).initialize(to: runner.filter.attitude)
-                }
-            }
-            initialised = count
-        }
-    }
 }

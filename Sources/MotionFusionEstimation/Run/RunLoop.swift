@@ -1,0 +1,118 @@
+/// The one per-sample loop of every run of a ``RunConfiguration``: each sample of `source`,
+/// calibrated, through a ``FilterRunner`` of the configured filter, to `sink`. Specialised for each
+/// filter type (``FilterSetup/withFilter(_:)``) and for each source and sink, so that nothing is
+/// called through a closure or a protocol per sample unless the caller's own code is one.
+struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
+    var source: Source
+    var sink: Sink
+    let configuration: RunConfiguration
+
+    /// Runs to the end of `source` and returns the sink, with everything it was given.
+    func visit<Filter: AttitudeFilter>(_ filter: Filter) throws -> Sink {
+        var runner = FilterRunner(filter, settings: configuration.runner)
+        var source = source
+        var sink = sink
+        let calibration = configuration.calibration
+        let attitudeOnly = sink.attitudeOnly
+        while let input = try source.next() {
+            let sample = calibration?.apply(input) ?? input
+            if attitudeOnly {
+                runner.step(sample, diagnostics: false)
+                try sink.take(nil, runner.filter.attitude, input: input)
+            } else {
+                let e = runner.update(sample)
+                try sink.take(e, e.attitude, input: input)
+            }
+        }
+        return sink
+    }
+}
+
+/// Where ``RunLoop`` takes its samples from, in order.
+protocol SampleSource {
+    /// The next sample, or nil at the end.
+    mutating func next() throws -> SensorSample?
+}
+
+/// What ``RunLoop`` does with each sample's result.
+protocol EstimateSink {
+    /// Whether only the attitude is wanted: the rest of the estimate is not built.
+    var attitudeOnly: Bool { get }
+    /// Takes one sample's estimate (nil when ``attitudeOnly``), its attitude, and the sample as
+    /// given (before calibration).
+    mutating func take(_ estimate: MotionEstimate?, _ attitude: Quaternion, input: SensorSample) throws
+}
+
+/// The samples a closure yields until it returns nil.
+struct YieldedSamples: SampleSource {
+    let yield: () throws -> SensorSample?
+    func next() throws -> SensorSample? { try yield() }
+}
+
+/// The samples of an array, first to last.
+struct IndexedSamples<Samples: SampleArray>: SampleSource {
+    let samples: Samples
+    var index = 0
+    mutating func next() -> SensorSample? {
+        guard index < samples.count else { return nil }
+        defer { index += 1 }
+        return samples.sample(at: index)
+    }
+}
+
+/// Each estimate to `body` with its input, through the configuration's resampler when it has one;
+/// `eachSample` sees every input's own estimate first.
+struct EstimatesToClosure: EstimateSink {
+    var resampler: Resampler?
+    let eachSample: ((MotionEstimate, SensorSample) -> Void)?
+    let body: (MotionEstimate, SensorSample) throws -> Void
+    var attitudeOnly: Bool { false }
+
+    mutating func take(_ estimate: MotionEstimate?, _ attitude: Quaternion, input: SensorSample) throws {
+        let e = estimate!
+        eachSample?(e, input)
+        if resampler == nil {
+            try body(e, input)
+        } else {
+            try resampler!.push(e, input, emit: body)
+        }
+    }
+}
+
+/// Each sample's index, estimate (unless only the attitude is wanted) and attitude to `body`.
+struct IndexedEstimatesToClosure: EstimateSink {
+    let attitudeOnly: Bool
+    let body: (Int, MotionEstimate?, Quaternion) throws -> Void
+    var index = 0
+
+    mutating func take(_ estimate: MotionEstimate?, _ attitude: Quaternion, input: SensorSample) throws {
+        try body(index, estimate, attitude)
+        index += 1
+    }
+}
+
+/// Each attitude into consecutive, uninitialised storage (room for every sample).
+struct AttitudesToStorage: EstimateSink {
+    let storage: UnsafeMutablePointer<Quaternion>
+    var count = 0
+    var attitudeOnly: Bool { true }
+
+    mutating func take(_ estimate: MotionEstimate?, _ attitude: Quaternion, input: SensorSample) {
+        (storage + count).initialize(to: attitude)
+        count += 1
+    }
+}
+
+extension RunConfiguration {
+    /// The attitude after each of `samples`, through ``RunLoop``.
+    func attitudes<Samples: SampleArray>(of samples: Samples) -> [Quaternion] {
+        guard samples.count > 0 else { return [] }
+        return [Quaternion](unsafeUninitializedCapacity: samples.count) { out, initialised in
+            let loop = RunLoop(
+                source: IndexedSamples(samples: samples), sink: AttitudesToStorage(storage: out.baseAddress!),
+                configuration: self)
+            // Neither the source nor the sink throws.
+            initialised = try! filter.withFilter(loop).count
+        }
+    }
+}
