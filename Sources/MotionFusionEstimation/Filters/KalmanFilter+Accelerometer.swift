@@ -1,0 +1,86 @@
+/// The EKF's accelerometer: the tilt correction, with its acceleration-aware noise and innovation
+/// gate, and the bias measured at rest.
+extension KalmanFilter {
+    /// Corrects the tilt from the specific force `a` (sensor frame; the low-pass runs over the
+    /// sample's own step `rawDt`), unless the gate rejects it.
+    mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double, _ c: inout Correction) {
+        let p = parameters
+        // In a proven steady turn the steady specific force across the axis is centripetal.
+        let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
+        state.use.centripetal = a - tilt
+        let a = tilt
+        let norm = a.norm
+        guard norm > 0 else { return }
+        var fE = state.attitude.rotate(a)
+        if p.accelerationFilterTime > 0 { fE = state.accelerationLowPass.update(fE, dt: rawDt) }
+        let still = p.unfilteredTiltAtRest && state.use.atRest
+        if still {
+            // At rest there is no linear acceleration to average out: the noise-smoothed specific
+            // force gives the tilt without the low-pass delay.
+            fE = state.attitude.rotate(state.rest.accelerometerSmoothed)
+        }
+        let fNorm = fE.norm
+        // Far below gravity, held for the low-pass's time (free fall, a throw): the direction of
+        // what is left is not up.
+        guard fNorm > 0.5 * standardGravity else { return }
+        let u = fE * (1 / fNorm)
+        // Energy of the (filtered) linear acceleration: specific force minus gravity, earth frame.
+        let linear = Vector3(fE.x, fE.y, fE.z - standardGravity)
+        state.accelerationEnergy +=
+            (linear.squaredNorm - state.accelerationEnergy) * firstOrderSmoothing(dt, time: p.accelerationWindow)
+        let excess =
+            max(state.accelerationEnergy, linear.squaredNorm) / (p.accelerationTolerance * p.accelerationTolerance)
+        // Horizontal components: u ≈ (−δy, δx, 1).
+        let nuX = u.y
+        let nuY = -u.x
+        let r = accelerometerNoiseSquared / dt * (1 + excess)
+        // The gate judges the low-passed force, whose noise does not fall with the sample
+        // interval: as if sampled no closer than `accelerometerGateInterval`.
+        let rGate = accelerometerNoiseSquared / max(dt, p.accelerometerGateInterval) * (1 + excess)
+        let d2 = nuX * nuX / (state.pqq.row0.x + rGate) + nuY * nuY / (state.pqq.row1.y + rGate)
+        if d2 > p.accelerometerGate * p.accelerometerGate {
+            if state.accelerometerRejectionTime < p.accelerometerRecoveryTime
+                || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
+            {
+                state.accelerometerRejectionTime += dt
+                return
+            }
+            // Inconsistent for 2 s: not a passing acceleration but a wrong tilt (after a gyroscope
+            // fault). Widen the tilt variance to the innovation and let the accelerometer correct it.
+            let widen = nuX * nuX + nuY * nuY
+            state.pqq.row0.x += widen
+            state.pqq.row1.y += widen
+        }
+        state.accelerometerRejectionTime = 0
+        let before = c.bias
+        let headingBefore = c.theta.z
+        attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
+        attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
+        if p.mode == .sixD && state.rest.still && !state.use.atRest && state.restBias.upAxisSteady {
+            // Still but not at rest, with the specific force fixed in the sensor: a steady turn
+            // about the sensor's up axis. Gravity then shows neither the heading nor the bias along
+            // that axis (only a changing up axis makes the bias observable; a slow turn about a
+            // horizontal axis, still too, sweeps it and keeps learning it), and what the tilt
+            // corrections would put into them through their correlations is the turn's own error:
+            // its specific force (centripetal in a vehicle's bend) or an accelerometer error turning
+            // with the sensor. Take neither from them. (A 20 °/s turn from the first sample learnt
+            // that bias up to its bound; with consumer-grade errors the heading was turned 2 °/s off
+            // the gyroscope's rate; a vehicle in a long bend did the same.)
+            let upBody = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
+            let db = c.bias - before
+            c.bias = before + db - upBody * db.dot(upBody)
+            c.theta.z = headingBefore
+        }
+        state.use.accelerometerRejected = false
+    }
+
+    /// At rest, the low-passed gyroscope measures the bias directly.
+    mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
+        let p = parameters
+        let mean = state.rest.gyroscopeMean
+        let r = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero) / dt
+        biasUpdate(axis: 0, nu: mean.x - state.bias.x, r: r, &c)
+        biasUpdate(axis: 1, nu: mean.y - state.bias.y, r: r, &c)
+        biasUpdate(axis: 2, nu: mean.z - state.bias.z, r: r, &c)
+    }
+}
