@@ -57,6 +57,12 @@ nonisolated(unsafe) let versionText = cString(motionFusionVersion)
 @_cdecl("mf_version")
 public func mf_version() -> UnsafePointer<CChar> { UnsafePointer(versionText) }
 
+/// The filters' names, comma-separated, allocated once for the life of the process.
+nonisolated(unsafe) let filterNames = cString(FilterKind.allCases.map(\.rawValue).joined(separator: ","))
+
+@_cdecl("mf_filters")
+public func mf_filters() -> UnsafePointer<CChar> { UnsafePointer(filterNames) }
+
 @_cdecl("mf_string_free")
 public func mf_string_free(_ string: UnsafeMutablePointer<CChar>?) { free(string) }
 

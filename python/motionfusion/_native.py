@@ -78,6 +78,7 @@ _batch = [c_char_p, c_char_p, c_char_p, c_char_p, c_double, c_size_t, _p, _p, _p
           _p, _p, _p, _p, _p, _p, _p, c_char_p, c_size_t]
 _signatures = {
     "mf_version": (c_char_p, []),
+    "mf_filters": (c_char_p, []),
     "mf_string_free": (None, [c_void_p]),
     "mf_replay": (c_int32, _batch),
     "mf_reconstruct": (c_int32, _batch),

@@ -11,6 +11,7 @@ int main(int argc, char **argv) {
     if (argc != 2) return 64;
     char error[1024];
     printf("version %s\n", mf_version());
+    printf("filters %s\n", mf_filters());
 
     mf_trace *trace = NULL;
     if (mf_trace_load(argv[1], NULL, &trace, error, sizeof error) != MF_OK) {

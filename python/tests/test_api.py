@@ -468,6 +468,17 @@ def test_filter_parameters_and_errors():
         mf.Filter("madgwick", kp=1)
 
 
+def test_filters_are_the_librarys():
+    """FILTERS is the library's list: every name makes a filter, and an unknown one is refused
+    with exactly those names."""
+    assert mf.FILTERS[0] == "ekf" and len(set(mf.FILTERS)) == len(mf.FILTERS) >= 6
+    for kind in mf.FILTERS:
+        assert mf.Filter(kind).kind == kind
+    with pytest.raises(mf.MotionFusionError) as e:
+        mf.Filter("kalman")
+    assert e.value.code == 2 and e.value.message.endswith(f"must be one of {', '.join(mf.FILTERS)}; got 'kalman'")
+
+
 # ---- A held-out BROAD trial (the issue's acceptance check) --------------------------------------
 
 def test_broad_trial_matches_the_command_line(broad_trial, cli, tmp_path):

@@ -31,6 +31,7 @@ def test_a_c_program_uses_the_header_and_library(tmp_path):
     assert r.returncode == 0, r.stderr
     lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] for line in r.stdout.splitlines()}
     assert lines["version"] == mf.version()
+    assert tuple(lines["filters"].split(",")) == mf.FILTERS
     assert lines["trace"] == "6001 31 native"  # gyroscope, accelerometer, magnetometer, truth, moving
     trace = mf.load(SIM)
     q = mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"])["quaternion"][-1]

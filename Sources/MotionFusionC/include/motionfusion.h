@@ -38,6 +38,10 @@ extern "C" {
 /* The library version, e.g. "0.2.0" (a static string; do not free). */
 const char *mf_version(void);
 
+/* The filters' names, comma-separated ("ekf,complementary,..."): the values the filter arguments
+ * take. Owned by the library; do not free. */
+const char *mf_filters(void);
+
 /* Releases a string returned by the library. NULL is allowed. */
 void mf_string_free(char *string);
 
