@@ -10,28 +10,40 @@ struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
     /// Runs to the end of `source` and returns the sink, with everything it was given.
     func visit<Filter: AttitudeFilter>(_ filter: Filter) throws -> Sink {
         var runner = FilterRunner(filter, settings: configuration.runner)
-        var source = source
         var sink = sink
-        let calibration = configuration.calibration
+        // The calibration is decided once, not per sample, so that an uncalibrated run copies no
+        // sample.
+        if let calibration = configuration.calibration {
+            try Self.drive(&runner, source, &sink) { calibration.apply($0) }
+        } else {
+            try Self.drive(&runner, source, &sink) { $0 }
+        }
+        return sink
+    }
+
+    /// The loop itself, with `prepare` applied to each sample before the runner.
+    @inline(__always)
+    static func drive<Filter: AttitudeFilter>(
+        _ runner: inout FilterRunner<Filter>, _ source: Source, _ sink: inout Sink,
+        _ prepare: (SensorSample) -> SensorSample
+    ) throws {
         let attitudeOnly = sink.attitudeOnly
-        while let input = try source.next() {
-            let sample = calibration?.apply(input) ?? input
+        try source.forEach { input in
             if attitudeOnly {
-                runner.step(sample, diagnostics: false)
+                runner.step(prepare(input), diagnostics: false)
                 try sink.take(nil, runner.filter.attitude, input: input)
             } else {
-                let e = runner.update(sample)
+                let e = runner.update(prepare(input))
                 try sink.take(e, e.attitude, input: input)
             }
         }
-        return sink
     }
 }
 
 /// Where ``RunLoop`` takes its samples from, in order.
 protocol SampleSource {
-    /// The next sample, or nil at the end.
-    mutating func next() throws -> SensorSample?
+    /// Calls `body` with each sample in turn.
+    func forEach(_ body: (SensorSample) throws -> Void) throws
 }
 
 /// What ``RunLoop`` does with each sample's result.
@@ -46,17 +58,18 @@ protocol EstimateSink {
 /// The samples a closure yields until it returns nil.
 struct YieldedSamples: SampleSource {
     let yield: () throws -> SensorSample?
-    func next() throws -> SensorSample? { try yield() }
+    @inline(__always)
+    func forEach(_ body: (SensorSample) throws -> Void) throws {
+        while let sample = try yield() { try body(sample) }
+    }
 }
 
 /// The samples of an array, first to last.
 struct IndexedSamples<Samples: SampleArray>: SampleSource {
     let samples: Samples
-    var index = 0
-    mutating func next() -> SensorSample? {
-        guard index < samples.count else { return nil }
-        defer { index += 1 }
-        return samples.sample(at: index)
+    @inline(__always)
+    func forEach(_ body: (SensorSample) throws -> Void) throws {
+        for i in 0..<samples.count { try body(samples.sample(at: i)) }
     }
 }
 
