@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -69,33 +70,29 @@ extension BatchAttitudeEstimator {
                 magnetometerDelay = SensorDelayEstimator.estimate(head, sensor: .magnetometer) ?? 0
             }
             statistics.magnetometerDelay = magnetometerDelay
+            // The deciding head, then the rest of the input.
             var headIndex = 0
+            func input() throws -> SensorSample? {
+                if headIndex < head.count {
+                    headIndex += 1
+                    return head[headIndex - 1]
+                }
+                return exhausted ? nil : try next()
+            }
             switch p.initialiser {
             case .smoother:
                 var smootherParameters = AttitudeSmoother.Parameters()
                 smootherParameters.filter = p.filter
                 smootherParameters.magnetometerDelay = magnetometerDelay
-                try AttitudeSmoother(parameters: smootherParameters).reconstruct(next: {
-                    if headIndex < head.count {
-                        headIndex += 1
-                        return head[headIndex - 1]
-                    }
-                    return exhausted ? nil : try next()
-                }) { s in try accept(s, progress: progress, body) }
+                try AttitudeSmoother(parameters: smootherParameters).reconstruct(next: input) { s in
+                    try accept(s, progress: progress, body)
+                }
             case .filter:
-                var runner = FilterRunner(KalmanFilter(parameters: p.filter))
-                while true {
-                    let input: SensorSample
-                    if headIndex < head.count {
-                        input = head[headIndex]
-                        headIndex += 1
-                    } else if !exhausted, let s = try next() {
-                        input = s
-                    } else {
-                        break
-                    }
-                    try accept(
-                        AttitudeSmoother.Sample(estimate: runner.update(input), input: input), progress: progress, body)
+                // The run path's own loop.
+                var forward = RunConfiguration()
+                forward.filter = .ekf(p.filter)
+                try forward.run(next: input) { e, input in
+                    try accept(AttitudeSmoother.Sample(estimate: e, input: input), progress: progress, body)
                 }
             }
             while !pending.isEmpty {
