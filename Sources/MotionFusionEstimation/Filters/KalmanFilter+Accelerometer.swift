@@ -5,6 +5,8 @@ extension KalmanFilter {
     /// sample's own step `rawDt`), unless the gate rejects it.
     mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double, _ c: inout Correction) {
         let p = parameters
+        let departure = abs(state.rest.accelerometerSmoothed.norm - standardGravity) > p.accelerationTolerance
+        state.accelerationDepartureTime = departure ? state.accelerationDepartureTime + dt : 0
         // In a proven steady turn the steady specific force across the axis is centripetal.
         let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
         state.use.centripetal = a - tilt
@@ -39,6 +41,11 @@ extension KalmanFilter {
         let rGate = accelerometerNoiseSquared / max(dt, p.accelerometerGateInterval) * (1 + excess)
         let d2 = nuX * nuX / (state.pqq.row0.x + rGate) + nuY * nuY / (state.pqq.row1.y + rGate)
         if d2 > p.accelerometerGate * p.accelerometerGate {
+            // A wrong tilt shows as a force of gravity's strength pointing elsewhere: while the
+            // low-passed force departs from g by more than `accelerationTolerance` (a vehicle
+            // speeding up), the inconsistency is acceleration and does not count towards judging
+            // the tilt wrong.
+            if abs(state.rest.accelerometerMean.norm - standardGravity) > p.accelerationTolerance { return }
             if state.accelerometerRejectionTime < p.accelerometerRecoveryTime
                 || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
             {
@@ -58,18 +65,24 @@ extension KalmanFilter {
         attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
         if p.mode == .sixD && state.rest.still && !state.use.atRest && state.restBias.upAxisSteady {
             // Still but not at rest, with the specific force fixed in the sensor: a steady turn
-            // about the sensor's up axis. Gravity then shows neither the heading nor the bias along
-            // that axis (only a changing up axis makes the bias observable; a slow turn about a
-            // horizontal axis, still too, sweeps it and keeps learning it), and what the tilt
-            // corrections would put into them through their correlations is the turn's own error:
-            // its specific force (centripetal in a vehicle's bend) or an accelerometer error turning
-            // with the sensor. Take neither from them. (A 20 °/s turn from the first sample learnt
-            // that bias up to its bound; with consumer-grade errors the heading was turned 2 °/s off
-            // the gyroscope's rate; a vehicle in a long bend did the same.)
-            let upBody = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
-            let db = c.bias - before
-            c.bias = before + db - upBody * db.dot(upBody)
+            // about the sensor's up axis. A steady force across the turn's axis is either gravity
+            // seen through a bias error across it or a steady acceleration (centripetal in a
+            // vehicle's bend): the accelerometer cannot tell a bias across the axis from it, and
+            // gravity shows no bias along the axis (only a changing up axis makes the bias
+            // observable; a slow turn about a horizontal axis, still too, sweeps it and keeps
+            // learning it). So in 6D the tilt corrections put no bias into the estimate here, and
+            // no heading: what they would put is the turn's own error. (A 20 °/s turn from the
+            // first sample learnt the vertical bias up to its bound; with consumer-grade errors
+            // the heading turned 2 °/s off the gyroscope's rate; a car in a 4.8 °/s bend learnt a
+            // bias across the axis that tilted it by 12°.) In 9D the field, turning about the true
+            // axis, keeps the bias across it honest, and a turntable's tilted axis needs it learnt.
+            c.bias = before
             c.theta.z = headingBefore
+        }
+        if state.accelerationDepartureTime > p.sustainedAccelerationTime {
+            // A sustained acceleration (a vehicle speeding up): what the tilt corrections would put
+            // into the bias is the acceleration's tilt of the force.
+            c.bias = before
         }
         state.use.accelerometerRejected = false
     }

@@ -63,8 +63,22 @@ public struct KalmanFilter: AttitudeFilter {
         public var accelerometerNoise = 0.001
         /// Linear acceleration (m/s², RMS over ``accelerationWindow``) that doubles the
         /// accelerometer noise variance: the filter trusts the accelerometer less while the device
-        /// translates or shakes. Default 1.
+        /// translates or shakes; and the departure of the low-passed force's strength from g beyond
+        /// which an inconsistent force is acceleration, not a sign of a wrong tilt
+        /// (``accelerometerRecoveryTime``). Default 1.
         public var accelerationTolerance = 1.0
+        /// Time the specific force's strength must stay more than ``accelerationTolerance`` from g
+        /// before the tilt corrections stop teaching the bias, s: a vehicle speeding up or braking,
+        /// whose acceleration tilts the force as a bias would tilt the attitude (a hand's push
+        /// reverses sooner). Default 0.5.
+        public var sustainedAccelerationTime = 0.5
+        /// Largest change of the bias estimate per second in motion, once a rest has measured it,
+        /// rad/s² (``limitMotionBias(_:_:)``): a consumer gyroscope's bias drifts with temperature
+        /// far slower. Default 0.01 °/s per s.
+        public var motionBiasRate = 0.01.radians
+        /// Time over which the bias estimate may take up the gyroscope's scale error in motion
+        /// (``RestBiasJudge/Parameters/scaleTolerance`` of the rate), s. Default 10.
+        public var motionBiasScaleTime = 10.0
         /// Time constant of the linear-acceleration energy estimate, s. Default 0.5.
         public var accelerationWindow = 0.5
         /// Time constant of the second-order low-pass applied to the specific force in the earth
@@ -87,7 +101,8 @@ public struct KalmanFilter: AttitudeFilter {
         /// Time the accelerometer may stay outside its gate before the tilt itself is judged wrong
         /// (after a gyroscope fault) and its variance widened to the innovation, s; longer while a
         /// steady turn may yet be proven (``RestBiasJudge/steadyTurnPending(rest:bias:)``: the
-        /// force may be centripetal). Default 2.
+        /// force may be centripetal). Counted only while the low-passed force's strength lies within
+        /// ``accelerationTolerance`` of g. Default 2.
         public var accelerometerRecoveryTime = 2.0
         /// Magnetometer heading noise density, rad·√s. Default 0.03.
         public var magnetometerNoise = 0.03
@@ -179,6 +194,8 @@ public struct KalmanFilter: AttitudeFilter {
             "initialTiltUncertainty": .angle, "initialHeadingUncertainty": .angle,
             "unreferencedHeadingUncertainty": .angle, "maximumHeadingUncertainty": .angle,
             "accelerometerNoise": .above(0, upTo: 1), "accelerationTolerance": .above(0, upTo: 100),
+            "sustainedAccelerationTime": .duration, "motionBiasRate": ParameterRange(0...1),
+            "motionBiasScaleTime": .timeConstant,
             "accelerationWindow": .timeConstant, "accelerationFilterTime": .duration,
             "accelerometerGate": .above(0, upTo: 100), "accelerometerRecoveryTime": .duration,
             "accelerometerGateInterval": .duration,
@@ -231,6 +248,9 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingInconsistentStart = 0.0
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
+        /// Time the noise-smoothed specific force's strength has departed from g by more than
+        /// ``Parameters/accelerationTolerance``, s (0 while it does not).
+        public var accelerationDepartureTime = 0.0
         /// Whether the attitude has been initialised.
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
@@ -353,7 +373,11 @@ public struct KalmanFilter: AttitudeFilter {
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
         if let m = mag { correctHeading(m, step, &correction) }
-        if state.use.atRest { correctBiasAtRest(step, &correction) }
+        if state.use.atRest {
+            correctBiasAtRest(step, &correction)
+        } else if state.restBias.established {
+            limitMotionBias(&correction, step)
+        }
         inject(correction)
     }
 
@@ -494,6 +518,29 @@ public struct KalmanFilter: AttitudeFilter {
         state.pqq -= Matrix3.outer(a, u1)
         state.pqb -= Matrix3.outer(a, u2)
         state.pbb -= Matrix3.outer(u2 * inv, u2)
+    }
+
+    /// Once a rest has measured the bias, a correction in motion changes it by at most
+    /// ``Parameters/motionBiasRate`` per second, plus the share of the gyroscope's scale error the
+    /// bias state carries (``RestBiasJudge/Parameters/scaleTolerance`` of the rate) per
+    /// ``Parameters/motionBiasScaleTime``. A bias drifts slowly; what moves it faster in motion is
+    /// an acceleration read as tilt (a vehicle speeding up pitched the force by 14° over 3 s and
+    /// taught a bias 0.8 °/s off). In 9D only the part across the vertical is limited: the field
+    /// observes the vertical part, which an acceleration does not reach.
+    func limitMotionBias(_ c: inout Correction, _ dt: Double) {
+        let p = parameters
+        let limit =
+            (p.motionBiasRate + state.restBias.parameters.scaleTolerance * state.lastRate / p.motionBiasScaleTime) * dt
+        if p.mode == .nineD {
+            let up = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
+            let v = up * c.bias.dot(up)
+            let h = c.bias - v
+            let hn = h.norm
+            c.bias = v + (hn > limit ? h * (limit / hn) : h)
+            return
+        }
+        c.bias = Vector3(
+            min(limit, max(-limit, c.bias.x)), min(limit, max(-limit, c.bias.y)), min(limit, max(-limit, c.bias.z)))
     }
 
     mutating func inject(_ c: Correction) {
