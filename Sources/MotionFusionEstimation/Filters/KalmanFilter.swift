@@ -531,6 +531,8 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         let limit =
             (p.motionBiasRate + state.restBias.parameters.scaleTolerance * state.lastRate / p.motionBiasScaleTime) * dt
+        // Most corrections are within the limit on every axis and across the vertical alike.
+        guard c.bias.squaredNorm > limit * limit else { return }
         if p.mode == .nineD {
             let up = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
             let v = up * c.bias.dot(up)
