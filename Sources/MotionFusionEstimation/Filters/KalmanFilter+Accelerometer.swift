@@ -5,8 +5,11 @@ extension KalmanFilter {
     /// sample's own step `rawDt`), unless the gate rejects it.
     mutating func correctTilt(_ a: Vector3, _ dt: Double, rawDt: Double, _ c: inout Correction) {
         let p = parameters
-        let departure = abs(state.rest.accelerometerSmoothed.norm - standardGravity) > p.accelerationTolerance
-        state.accelerationDepartureTime = departure ? state.accelerationDepartureTime + dt : 0
+        // Before the rest detector has its first sample its forces are zero, not a departure.
+        let departure =
+            state.rest.primed && abs(state.rest.accelerometerSmoothed.norm - standardGravity) > p.accelerationTolerance
+        let departed = departure ? (state.accelerationDepartureTime ?? 0) + dt : 0
+        state.accelerationDepartureTime = departed
         // In a proven steady turn the steady specific force across the axis is centripetal.
         let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
         state.use.centripetal = a - tilt
@@ -45,7 +48,9 @@ extension KalmanFilter {
             // low-passed force departs from g by more than `accelerationTolerance` (a vehicle
             // speeding up), the inconsistency is acceleration and does not count towards judging
             // the tilt wrong.
-            if abs(state.rest.accelerometerMean.norm - standardGravity) > p.accelerationTolerance { return }
+            if state.rest.primed && abs(state.rest.accelerometerMean.norm - standardGravity) > p.accelerationTolerance {
+                return
+            }
             if state.accelerometerRejectionTime < p.accelerometerRecoveryTime
                 || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
             {
@@ -79,7 +84,7 @@ extension KalmanFilter {
             c.bias = before
             c.theta.z = headingBefore
         }
-        if state.accelerationDepartureTime > p.sustainedAccelerationTime {
+        if departed > p.sustainedAccelerationTime {
             // A sustained acceleration (a vehicle speeding up): what the tilt corrections would put
             // into the bias is the acceleration's tilt of the force.
             c.bias = before

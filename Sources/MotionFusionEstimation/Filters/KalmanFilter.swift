@@ -63,18 +63,19 @@ public struct KalmanFilter: AttitudeFilter {
         public var accelerometerNoise = 0.001
         /// Linear acceleration (m/s², RMS over ``accelerationWindow``) that doubles the
         /// accelerometer noise variance: the filter trusts the accelerometer less while the device
-        /// translates or shakes; and the departure of the low-passed force's strength from g beyond
-        /// which an inconsistent force is acceleration, not a sign of a wrong tilt
-        /// (``accelerometerRecoveryTime``). Default 1.
+        /// translates or shakes; and the departure of the force's strength from g beyond which an
+        /// inconsistent force is acceleration, not a sign of a wrong tilt (the rest detector's 0.5 s
+        /// low-passed force, ``accelerometerRecoveryTime``), and a sustained one teaches no bias
+        /// (its 0.05 s noise-smoothed force, ``sustainedAccelerationTime``). Default 1.
         public var accelerationTolerance = 1.0
         /// Time the specific force's strength must stay more than ``accelerationTolerance`` from g
         /// before the tilt corrections stop teaching the bias, s: a vehicle speeding up or braking,
         /// whose acceleration tilts the force as a bias would tilt the attitude (a hand's push
         /// reverses sooner). Default 0.5.
         public var sustainedAccelerationTime = 0.5
-        /// Largest change of the bias estimate per second in motion, once a rest has measured it,
-        /// rad/s² (``limitMotionBias(_:_:)``): a consumer gyroscope's bias drifts with temperature
-        /// far slower. Default 0.01 °/s per s.
+        /// Largest change of the bias estimate per second in motion, once a rest (or a proven
+        /// offset) has measured it, rad/s², per axis in 6D and across the vertical in 9D: a consumer
+        /// gyroscope's bias drifts with temperature far slower. Default 0.01 °/s per s.
         public var motionBiasRate = 0.01.radians
         /// Time over which the bias estimate may take up the gyroscope's scale error in motion
         /// (``RestBiasJudge/Parameters/scaleTolerance`` of the rate), s. Default 10.
@@ -249,8 +250,9 @@ public struct KalmanFilter: AttitudeFilter {
         /// Time the accelerometer has been rejected by the gate, s.
         public var accelerometerRejectionTime = 0.0
         /// Time the noise-smoothed specific force's strength has departed from g by more than
-        /// ``Parameters/accelerationTolerance``, s (0 while it does not).
-        public var accelerationDepartureTime = 0.0
+        /// ``Parameters/accelerationTolerance``, s (0 while it does not; nil in states saved before
+        /// it was kept, read as 0).
+        public var accelerationDepartureTime: Double?
         /// Whether the attitude has been initialised.
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
@@ -315,6 +317,7 @@ public struct KalmanFilter: AttitudeFilter {
         state.rest.reset()
         state.restBias.reverseTime()
         state.integrator.reverseTime()
+        state.accelerationDepartureTime = 0
     }
 
     /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
@@ -435,6 +438,7 @@ public struct KalmanFilter: AttitudeFilter {
         state.initialised = true
         state.rejectionTime = 0
         state.accelerometerRejectionTime = 0
+        state.accelerationDepartureTime = 0
     }
 
     /// Squared gyroscope noise density in use: the parameter, or the measured density when larger.
@@ -520,13 +524,14 @@ public struct KalmanFilter: AttitudeFilter {
         state.pbb -= Matrix3.outer(u2 * inv, u2)
     }
 
-    /// Once a rest has measured the bias, a correction in motion changes it by at most
+    /// Once a rest (or a proven offset) has measured the bias, a correction in motion changes it by at most
     /// ``Parameters/motionBiasRate`` per second, plus the share of the gyroscope's scale error the
     /// bias state carries (``RestBiasJudge/Parameters/scaleTolerance`` of the rate) per
     /// ``Parameters/motionBiasScaleTime``. A bias drifts slowly; what moves it faster in motion is
     /// an acceleration read as tilt (a vehicle speeding up pitched the force by 14° over 3 s and
-    /// taught a bias 0.8 °/s off). In 9D only the part across the vertical is limited: the field
-    /// observes the vertical part, which an acceleration does not reach.
+    /// taught a bias 0.8 °/s off). In 6D each axis is limited; in 9D only the length of the part
+    /// across the vertical: the field observes the vertical part, which an acceleration does not
+    /// reach.
     func limitMotionBias(_ c: inout Correction, _ dt: Double) {
         let p = parameters
         let limit =
