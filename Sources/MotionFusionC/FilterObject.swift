@@ -53,11 +53,14 @@ final class FilterObject {
 
     /// The numeric parameters by name (nested names dotted), keys sorted; a value that is not
     /// finite is the string "nan", "inf" or "-inf" (JSON has no such numbers).
-    var parameters: JSONValue {
+    var parameters: JSONValue { .object(Self.parameterValues(setup)) }
+
+    /// The numeric parameters of `setup` by name, as ``parameters`` writes them.
+    static func parameterValues(_ setup: FilterSetup) -> [String: JSONValue] {
         func value(_ v: Double) -> JSONValue {
             v.isFinite ? .number(v) : .string(v.isNaN ? "nan" : v > 0 ? "inf" : "-inf")
         }
-        return .object(Dictionary(uniqueKeysWithValues: setup.parameterValues.map { ($0.name, value($0.value)) }))
+        return Dictionary(uniqueKeysWithValues: setup.parameterValues.map { ($0.name, value($0.value)) })
     }
 
     /// The key of the setup a saved state belongs to, added after the runner's own keys (`filter`,
@@ -118,8 +121,12 @@ final class FilterObject {
         }
         let kind = (old ? saved["filter"] : saved["kind"])?.stringValue ?? "?"
         let mode = saved["mode"]?.stringValue ?? "?"
+        // A parameter added since the state was saved takes its default: the filter that saved it
+        // ran with that value.
+        var savedParameters = Self.parameterValues(FilterSetup(setup.kind, mode: stepper.mode))
+        for (name, value) in saved["parameters"]?.objectValue ?? [:] { savedParameters[name] = value }
         guard kind == setup.kind.rawValue, mode == stepper.mode.rawValue,
-            saved["parameters"]?.text == parameters.text
+            JSONValue.object(savedParameters).text == parameters.text
         else {
             let same = kind == setup.kind.rawValue && mode == stepper.mode.rawValue
             throw CallError.input(

@@ -89,6 +89,38 @@ final class CABITests: XCTestCase {
         XCTAssertEqual(after["runner"], expected["runner"])
     }
 
+    /// An EKF state saved before the filter gained a parameter names fewer parameters: it restores
+    /// into a filter that runs the new one at its default (the value the saver ran with), and its
+    /// own state (without the timer kept since) continues exactly; with another value it is refused.
+    func testAStateSavedBeforeAParameterWasAddedRestores() throws {
+        let a = try Handle("ekf", "9d")
+        a.step(Self.samples(0..<60))
+        var saved = try JSONValue.parse(Array(try a.state.utf8))
+        guard case .object(var setup) = saved["setup"], case .object(var parameters) = setup["parameters"],
+            case .object(var filter) = saved["filter"], case .object(var all) = saved
+        else { return XCTFail("a saved state is an object with its setup") }
+        for added in ["motionBiasRate", "motionBiasScaleTime", "sustainedAccelerationTime"] {
+            XCTAssertNotNil(parameters.removeValue(forKey: added), added)
+        }
+        filter.removeValue(forKey: "accelerationDepartureTime")
+        setup["parameters"] = .object(parameters)
+        all["setup"] = .object(setup)
+        all["filter"] = .object(filter)
+        saved = .object(all)
+        let b = try Handle("ekf", "9d")
+        try b.restore(saved.text)
+        let more = Self.samples(60..<100)
+        a.step(more)
+        b.step(more)
+        XCTAssertEqual(
+            try JSONValue.parse(Array(try b.state.utf8))["filter"],
+            try JSONValue.parse(Array(try a.state.utf8))["filter"])
+        let other = try Handle("ekf", "9d", "motionBiasRate=0.001")
+        XCTAssertThrowsError(try other.restore(saved.text)) {
+            XCTAssertTrue("\($0)".contains("with other parameters"), "\($0)")
+        }
+    }
+
     func testAStateInTheEarlierFormatStillRestores() throws {
         let old = try JSONValue.parse(Array(Self.earlierState.utf8))
         let b = try Handle("mahony", "9d")
