@@ -76,6 +76,20 @@ final class ScenarioSuiteTests: XCTestCase {
         return MotionSimulator(settings: s).run()
     }
 
+    /// Asserts that the EKF's median tilt error over the last minute of `trace` is under `bound`
+    /// degrees in both modes.
+    static func assertMedianTiltUnder(
+        _ bound: Double, _ trace: Trace, _ label: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
+        let window = trace.samples.last!.t - 60
+        for mode in [FusionMode.nineD, .sixD] {
+            let attitudes = RunConfiguration(.ekf, mode: mode).attitudes(trace.samples)
+            XCTAssertLessThan(
+                medianTiltError(attitudes, trace.samples, from: window), bound,
+                "\(label)\(mode.rawValue): median tilt error over the last minute, °", file: file, line: line)
+        }
+    }
+
     /// Median tilt error (degrees) of `attitudes` over the samples from `start` on.
     static func medianTiltError(_ attitudes: [Quaternion], _ samples: [SensorSample], from start: Double) -> Double {
         var tilts = zip(attitudes, samples).filter { $1.t >= start }.map { tiltError($0, $1.truth!) }
@@ -205,14 +219,7 @@ final class ScenarioSuiteTests: XCTestCase {
     /// most of it for tilt (6D 28°, median tilt error 7.7°). The gate now assumes samples no closer
     /// than 10 ms; the median tilt error over the last minute is under 6° in both modes.
     func testVehicleAt1000HzIsNotTilt() {
-        let trace = Self.vehicle(rate: 1000)
-        let window = trace.samples.last!.t - 60
-        for mode in [FusionMode.nineD, .sixD] {
-            let attitudes = RunConfiguration(.ekf, mode: mode).attitudes(trace.samples)
-            XCTAssertLessThan(
-                Self.medianTiltError(attitudes, trace.samples, from: window), 6,
-                "\(mode.rawValue): median tilt error over the last minute, °")
-        }
+        Self.assertMedianTiltUnder(6, Self.vehicle(rate: 1000))
     }
 
     /// A first rest of 2 s before a turn measures the bias: the rest judge says rest after 1.5 s,
@@ -323,12 +330,7 @@ final class ScenarioSuiteTests: XCTestCase {
             // The tilt: the centripetal 11.5° is not taken for tilt while the steady turn may yet
             // be proven (seed 2 kept 8° of it before, in both modes). What is left is the turn's
             // axis as the gyroscope gives it, tilted by the bias it could not yet learn at rest.
-            for mode in [FusionMode.nineD, .sixD] {
-                let attitudes = RunConfiguration(.ekf, mode: mode).attitudes(trace.samples)
-                XCTAssertLessThan(
-                    Self.medianTiltError(attitudes, trace.samples, from: window), 6,
-                    "seed \(seed) \(mode.rawValue): median tilt error over the last minute, °")
-            }
+            Self.assertMedianTiltUnder(6, trace, "seed \(seed) ")
         }
     }
 
@@ -340,19 +342,13 @@ final class ScenarioSuiteTests: XCTestCase {
     /// true rate.
     func testVehicleInAGentleBendIsNotTilt() {
         let trace = Self.vehicle(speed: 25, radius: 300)
+        Self.assertMedianTiltUnder(3, trace)
         let window = trace.samples.last!.t - 60
-        for mode in [FusionMode.nineD, .sixD] {
-            let attitudes = RunConfiguration(.ekf, mode: mode).attitudes(trace.samples)
-            XCTAssertLessThan(
-                Self.medianTiltError(attitudes, trace.samples, from: window), 3,
-                "\(mode.rawValue): median tilt error over the last minute, °")
-            if mode == .sixD {
-                let trueRate = Self.headingRate(trace.samples.map { $0.truth! }, trace.samples, from: window)
-                XCTAssertEqual(
-                    Self.headingRate(attitudes, trace.samples, from: window), trueRate, accuracy: 0.15,
-                    "6D heading rate (°/s) over the last minute")
-            }
-        }
+        let trueRate = Self.headingRate(trace.samples.map { $0.truth! }, trace.samples, from: window)
+        let attitudes = RunConfiguration(.ekf, mode: .sixD).attitudes(trace.samples)
+        XCTAssertEqual(
+            Self.headingRate(attitudes, trace.samples, from: window), trueRate, accuracy: 0.15,
+            "6D heading rate (°/s) over the last minute")
     }
 
     /// Turning at 10 °/s, level, from the first sample, with a 1 °/s bias about the vertical: the

@@ -3,8 +3,8 @@
 /// filter type (``FilterSetup/withFilter(_:)``) and for each source and sink, so that nothing is
 /// called through a closure or a protocol per sample unless the caller's own code is one.
 struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
-    var source: Source
-    var sink: Sink
+    let source: Source
+    let sink: Sink
     let configuration: RunConfiguration
 
     /// Runs to the end of `source` and returns the sink, with everything it was given.
