@@ -175,7 +175,8 @@ enum InfoCommand {
 }
 
 /// What `info` says of a recording's magnetometer: how the default 9D filter used it, and the
-/// on-line calibration's fit over the whole recording.
+/// on-line calibration's fit over the whole recording (its gyroscope-aided part with the raw
+/// rates: a gyroscope bias turns each equation by the bias times that turn's time, at most 3 s).
 struct MagnetometerReport {
     var use: MagnetometerUse
     var fit = MagnetometerSelfCalibration()
@@ -185,7 +186,7 @@ struct MagnetometerReport {
         var last: Double?
         for s in samples {
             guard let m = s.magnetometer else { continue }
-            _ = fit.observe(m, dt: last.map { s.t - $0 } ?? 0)
+            _ = fit.observe(m, rate: s.gyroscope, dt: last.map { s.t - $0 } ?? 0)
             last = s.t
         }
     }

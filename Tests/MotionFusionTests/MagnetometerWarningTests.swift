@@ -17,9 +17,11 @@ final class MagnetometerWarningTests: XCTestCase {
         return err
     }
 
-    /// Hard iron as large as the earth's field, and a device rocked about its rest attitude (too few
-    /// directions for a calibration): the magnetometer is rejected for most samples, and the
-    /// warning gives the share, the calibration level and both fixes. Without iron, no warning.
+    /// Hard iron as large as the earth's field, and a device rocked about its rest attitude while a
+    /// magnet moves near it (too few directions for a fit over the sphere, and a field that changes
+    /// in the room, which no calibration from the turns fits): the magnetometer is rejected for most
+    /// samples, and the warning gives the share, the calibration level and both fixes. Rocked
+    /// without iron or magnet, no warning.
     func testRejectedMagnetometerIsAnnounced() throws {
         var s = MotionSimulator.Settings()
         s.scenario = .slowRotation
@@ -37,13 +39,15 @@ final class MagnetometerWarningTests: XCTestCase {
         }
         e.fixedHardIron = Vector3(30, -25, 31)
         s.errors = e
+        s.scenario = .magneticDisturbance
         let err = try replay(MotionSimulator(settings: s).run())
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssert(err.contains(" %)"), err)
         XCTAssert(err.contains("calibration reached uncalibrated"), err)
         let resampled = try replay(MotionSimulator(settings: s).run(), command: "replay", ["--rate", "20"])
         XCTAssert(resampled.contains("warning: the magnetometer was rejected on"), "--rate: \(resampled)")
-        // Rocking about one attitude determines no calibration: the fix is a recording that turns.
+        // Rocking about one attitude determines no fit over the sphere: the fix is a recording that
+        // turns.
         XCTAssertFalse(err.contains("--calibrate-mag"), err)
         XCTAssert(err.contains("These readings determine no calibration (") && err.contains("--calibration"), err)
         // `info` reports the share and the fit, and warns the same way.
@@ -88,14 +92,23 @@ final class MagnetometerWarningTests: XCTestCase {
         return (trace, fit.status)
     }
 
-    /// A calibration fitted from the recording is proposed only when its readings determine one:
-    /// turns about the vertical alone (the directions on a circle, as in the phyphox walk) get
-    /// the fit's reason and `calibrate` on a recording that turns, not `--calibrate-mag`, which
-    /// fails on it.
+    /// Turns about the vertical alone (the directions on a circle, as in the phyphox walk): the
+    /// on-line calibration takes the hard iron across the turns from the gyroscope, so the
+    /// magnetometer is used and nothing is announced, but no calibration can be written from them
+    /// (`reconstruct --calibrate-mag` fails, naming the axis). With the turns switched off
+    /// (`magnetometerCalibration.gyroscopeAided` 0), the warning gives the fit's reason and
+    /// `calibrate` on a recording that turns, not `--calibrate-mag`.
     func testUnfittableRecordingIsNotProposedForACalibration() throws {
         let (trace, fitStatus) = try Self.ironed(.steadyTurn, duration: 60)
         XCTAssertEqual(fitStatus, 1, "reconstruct --calibrate-mag fails on a turn about one axis")
-        let err = try replay(trace)
+        XCTAssertFalse(try replay(trace).contains("magnetometer was rejected"))
+        let dir = TestData.temporaryDirectory()
+        try TraceWriter.write(trace, to: dir + "/turn.csv")
+        let r = CommandRunner.run([
+            "reconstruct", dir + "/turn.csv", "--output", dir + "/r.csv", "--calibrate-mag", dir + "/cal.json",
+        ])
+        XCTAssert(r.err.contains("the device turned about one axis only"), r.err)
+        let err = try replay(trace, ["--param", "magnetometerCalibration.gyroscopeAided=0"])
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssertFalse(err.contains("--calibrate-mag"), err)
         XCTAssert(
@@ -104,12 +117,15 @@ final class MagnetometerWarningTests: XCTestCase {
         XCTAssert(err.contains("'motionfusion calibrate REC --sensors mag --output CAL.json'"), err)
     }
 
-    /// Where the recording's readings determine a calibration, the warning proposes fitting it
-    /// with `reconstruct --calibrate-mag`, which then writes it.
+    /// Where the recording's readings determine a calibration and the filter could not use the
+    /// magnetometer (the turns switched off), the warning proposes fitting it with
+    /// `reconstruct --calibrate-mag`, which then writes it; with the turns, the filter calibrates
+    /// on line and nothing is announced.
     func testFittableRecordingIsProposedForACalibration() throws {
         let (trace, fitStatus) = try Self.ironed(.orientations, duration: 120)
         XCTAssertEqual(fitStatus, 0, "reconstruct --calibrate-mag writes a calibration")
-        let err = try replay(trace)
+        XCTAssertFalse(try replay(trace).contains("magnetometer was rejected"))
+        let err = try replay(trace, ["--param", "magnetometerCalibration.gyroscopeAided=0"])
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssert(err.contains("'motionfusion reconstruct TRACE --calibrate-mag CAL.json'"), err)
     }

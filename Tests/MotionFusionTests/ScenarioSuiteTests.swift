@@ -282,13 +282,15 @@ final class ScenarioSuiteTests: XCTestCase {
     /// the centre), at 50 Hz.
     static func drive() -> Trace { simulated(.vehicle, duration: 40) }
 
-    /// A scenario at 50 Hz with the suite's fixed errors (``errors(bias:)``), seed 23.
-    static func simulated(_ scenario: MotionSimulator.Scenario, duration: Double) -> Trace {
+    /// A scenario at 50 Hz with the suite's fixed errors (``errors(bias:)``) or `errors`, seed 23.
+    static func simulated(
+        _ scenario: MotionSimulator.Scenario, duration: Double, errors: SensorErrorModel = errors()
+    ) -> Trace {
         var s = MotionSimulator.Settings()
         s.scenario = scenario
         s.duration = duration
         s.rate = 50
-        s.errors = Self.errors()
+        s.errors = errors
         s.seed = 23
         return MotionSimulator(settings: s).run()
     }
@@ -439,19 +441,13 @@ final class ScenarioSuiteTests: XCTestCase {
 
     func testHardAndSoftIronCalibratedOnLine() {
         func trace(iron: Bool) -> Trace {
-            var s = MotionSimulator.Settings()
-            s.scenario = .fastRotation
-            s.duration = 90
-            s.rate = 50
             var e = Self.errors()
             if iron {
                 e.fixedHardIron = Vector3(30, -25, 31)
                 e.fixedSoftIron = Matrix3(
                     Vector3(1.08, 0.03, -0.02), Vector3(0.03, 0.92, 0.04), Vector3(-0.02, 0.04, 1.03))
             }
-            s.errors = e
-            s.seed = 23
-            return MotionSimulator(settings: s).run()
+            return Self.simulated(.fastRotation, duration: 90, errors: e)
         }
         let withIron = trace(iron: true)
         let clean = trace(iron: false)

@@ -5,6 +5,12 @@ extension SensorCalibration {
         _ trace: Trace, sensors: Set<SensorKind> = Set(SensorKind.allCases), magnetometerArbitrary: Bool = false
     ) -> SensorCalibration {
         var c = SensorCalibration()
+        let poses = StaticPoses.find(trace.samples)
+        let gyroPoses = poses.filter { $0.gyroscope != nil }
+        let restSamples = gyroPoses.map(\.samples).reduce(0, +)
+        let restBias =
+            restSamples > 0
+            ? gyroPoses.map { $0.gyroscope! * Double($0.samples) }.reduce(Vector3.zero, +) / Double(restSamples) : nil
         if sensors.contains(.magnetometer) {
             let mags = trace.samples.compactMap(\.magnetometer)
             if mags.isEmpty {
@@ -13,23 +19,26 @@ extension SensorCalibration {
                 do {
                     c.magnetometer = try MagnetometerCalibration.fit(mags, arbitraryUnits: magnetometerArbitrary)
                 } catch {
-                    c.refuse(.magnetometer, "magnetometer not calibrated: \(error)")
+                    if let turned = turnedCalibration(trace, bias: restBias ?? .zero, readings: mags), turned.complete {
+                        c.magnetometer = turned.calibration
+                        c.warnings.append(
+                            "the magnetometer's readings cannot determine a fit (\(error)); the gyroscope's turns between them do, making the field strength \(String(printf: "%.1f", turned.improvement))× steadier: hard iron and soft iron from the turns"
+                        )
+                    } else {
+                        c.refuse(.magnetometer, "magnetometer not calibrated: \(error)")
+                    }
                 }
             }
         }
-        let poses = StaticPoses.find(trace.samples)
         if sensors.contains(.gyroscope) {
-            let gyroPoses = poses.filter { $0.gyroscope != nil }
-            if gyroPoses.isEmpty {
+            if let b = restBias {
+                c.gyroscopeBias = b
+                c.gyroscopeRestSamples = restSamples
+            } else {
                 c.refuse(
                     .gyroscope,
                     "no rest period of 1 s or more: gyroscope bias not estimated (hold the device still for a few seconds)"
                 )
-            } else {
-                let n = gyroPoses.map(\.samples).reduce(0, +)
-                c.gyroscopeBias =
-                    gyroPoses.map { $0.gyroscope! * Double($0.samples) }.reduce(Vector3.zero, +) / Double(n)
-                c.gyroscopeRestSamples = n
             }
         }
         if sensors.contains(.accelerometer) {
@@ -40,6 +49,21 @@ extension SensorCalibration {
             }
         }
         return c
+    }
+
+    /// The gyroscope-aided calibration of the whole trace (``GyroscopeAidedCalibration/Recording``)
+    /// with the default on-line calibration settings and `reconstruct`'s evidence, the rate less
+    /// `bias`, when it holds for all `readings`. Only a complete one (turns about every axis) is
+    /// written: turns about one axis cannot tell the hard iron along it.
+    static func turnedCalibration(_ trace: Trace, bias: Vector3, readings: [Vector3]) -> (
+        calibration: MagnetometerCalibration, improvement: Double, complete: Bool
+    )? {
+        let batch = BatchAttitudeEstimator.Parameters()
+        var turns = GyroscopeAidedCalibration.Recording(
+            parameters: batch.filter.magnetometerCalibration, evidence: batch.calibrationEvidence,
+            longestGap: batch.longestBridgedGap)
+        for s in trace.samples { turns.add(t: s.t, magnetometer: s.magnetometer, rate: s.gyroscope.map { $0 - bias }) }
+        return turns.calibration(holdingFor: readings)
     }
 
     mutating func refuse(_ sensor: SensorKind, _ message: String) {

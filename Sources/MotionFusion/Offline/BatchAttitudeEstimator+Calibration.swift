@@ -44,8 +44,9 @@ extension BatchAttitudeEstimator.Driver {
     /// Decides whether to calibrate the magnetometer jointly, from the readings emitted so far
     /// and those pending: yes when their ellipsoid fit succeeds and is ``BatchAttitudeEstimator/Parameters/calibrationEvidence``
     /// times steadier than the raw strength, no when it succeeds without that (a calibrated
-    /// sensor), undecided while the readings cannot determine a fit (a device that has not yet
-    /// turned through enough directions). On the switch a new solution starts: the constants
+    /// sensor). While the readings cannot determine a fit (a device that has not yet turned through
+    /// enough directions), yes when the gyroscope's turns determine one that steady, and undecided
+    /// otherwise. On the switch a new solution starts: the constants
     /// from the fit, the heading from the calibrated field, the reference field learnt again
     /// from the calibrated readings.
     mutating func decideCalibration() {
@@ -58,10 +59,17 @@ extension BatchAttitudeEstimator.Driver {
         for s in pending { if let m = s.input.magnetometer { kept.add(m) } }
         let evidence = BatchAttitudeEstimator.CalibrationEvidence(kept.values, parameters: p)
         statistics.calibrationProblem = evidence.problem
-        guard let fit = evidence.fit else { return }
-        plainFit = fit
+        let turned = evidence.fit == nil ? turns.calibration(holdingFor: kept.values) : nil
+        guard let fit = evidence.fit ?? turned?.calibration else { return }
         statistics.calibrationImprovement = evidence.improvement
-        guard evidence.evident else {
+        if let t = turned {
+            statistics.calibrationProblem = nil
+            statistics.calibrationImprovement = t.improvement
+            calibrationFromTurns = true
+            calibrationAlongAxisUnknown = !t.complete
+        }
+        plainFit = fit
+        guard evidence.evident || turned != nil else {
             calibration = (false, nil)
             return
         }
@@ -80,6 +88,13 @@ extension BatchAttitudeEstimator.Driver {
     /// The calibration in the form `calibrate` writes: `W·(raw − h)` with det W = 1 and the
     /// field strength in reading units.
     func calibration(_ w: BatchWindow) -> Result<MagnetometerCalibration, CalibrationRefusal> {
+        guard !calibrationAlongAxisUnknown else {
+            return .failure(
+                CalibrationRefusal(
+                    description:
+                        "the device turned about one axis only, which cannot tell the hard iron along it (the joint estimate was applied, but the recording cannot state it)"
+                ))
+        }
         let soft = w.softIron
         let det = soft.determinant
         let g = w.globals
@@ -96,9 +111,10 @@ extension BatchAttitudeEstimator.Driver {
         let residual =
             (calibrated.reduce(0.0) { $0 + ($1.norm - strength) * ($1.norm - strength) }
             / Double(calibrated.count)).squareRoot()
-        // Directions too few to determine it (a device that hardly turns): the priors, not a fit.
+        // Directions too few to determine it (a device that hardly turns): the priors, not a fit,
+        // unless the gyroscope's turns about every axis determined it.
         let coverage = MagnetometerCalibration.directionCoverage(calibrated).coverage
-        guard coverage >= MagnetometerCalibration.minimumCoverage else {
+        guard coverage >= MagnetometerCalibration.minimumCoverage || calibrationFromTurns else {
             return .failure(
                 CalibrationRefusal(
                     description:

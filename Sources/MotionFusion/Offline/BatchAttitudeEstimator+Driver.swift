@@ -14,6 +14,15 @@ extension BatchAttitudeEstimator {
         var statistics = Statistics()
         /// Samples (with the initialiser's estimate) not yet emitted, from the current window's start.
         var pending: [AttitudeSmoother.Sample] = []
+        /// For each pending sample, its magnetometer reading calibrated by the on-line calibration
+        /// while that calibration came from the gyroscope's turns (nil otherwise): a magnet fixed to
+        /// the device for a while is a hard iron only while it is there, which the joint calibration
+        /// (one per recording) cannot follow and the turns can (see ``followOnLineCalibration(_:)``).
+        var pendingTurned: [Vector3?] = []
+        /// The on-line calibration run over the samples as they come, and the time of the last
+        /// magnetometer reading it took.
+        var onLineCalibration: MagnetometerSelfCalibration
+        var onLineTime = Double.nan
         /// States carried from the previous window for the knots of its overlap.
         var carriedQ: [Quaternion] = []
         var carriedB: [Vector3] = []
@@ -34,6 +43,15 @@ extension BatchAttitudeEstimator {
         var uncalibratedReadings = ThinnedReadings()
         /// The latest ellipsoid fit of the raw readings.
         var plainFit: MagnetometerCalibration?
+        /// The gyroscope's turns between raw readings while the calibration is undecided (see
+        /// ``decideCalibration()``).
+        var turns: GyroscopeAidedCalibration.Recording
+        /// Whether the joint calibration started from the gyroscope's turns (they determine it
+        /// where the readings' directions cover too little of the sphere to), and whether those
+        /// turns were about one axis only, which cannot tell the hard iron along it (the
+        /// calibration is then used but not stated as a fit).
+        var calibrationFromTurns = false
+        var calibrationAlongAxisUnknown = false
         var prior: BatchWindow.Prior?
         var magnetometerDelay = 0.0
         var emitted = 0
@@ -45,6 +63,10 @@ extension BatchAttitudeEstimator {
         init(parameters: Parameters) {
             self.parameters = parameters
             useMagnetometer = parameters.filter.mode == .nineD
+            onLineCalibration = MagnetometerSelfCalibration(parameters: parameters.filter.magnetometerCalibration)
+            turns = GyroscopeAidedCalibration.Recording(
+                parameters: parameters.filter.magnetometerCalibration, evidence: parameters.calibrationEvidence,
+                longestGap: parameters.longestBridgedGap)
         }
 
         mutating func run(
@@ -112,6 +134,13 @@ extension BatchAttitudeEstimator {
                 if !segmentTime.isFinite || s.t > segmentTime { segmentTime = s.t }
             }
             pending.append(s)
+            pendingTurned.append(followOnLineCalibration(s))
+            if calibration == nil {
+                // Bias-corrected with the initialiser's bias.
+                turns.add(
+                    t: s.t, magnetometer: s.input.magnetometer,
+                    rate: s.input.gyroscope.map { $0 - s.estimate.gyroscopeBias })
+            }
             if s.t.isFinite { latestTime = max(latestTime, s.t) }
             if windowIsFull {
                 try processWindow(final: false, body)
@@ -247,6 +276,7 @@ extension BatchAttitudeEstimator {
             try emit(window, inverse, upTo: emitEnd, body)
             if final {
                 pending.removeAll()
+                pendingTurned.removeAll()
                 if unsplittable { startNewSolution() }
                 return
             }
@@ -262,6 +292,18 @@ extension BatchAttitudeEstimator {
             carriedD = Array(window.d[boundary...])
             carriedGlobals = window.globals
             pending.removeFirst(emitEnd)
+            pendingTurned.removeFirst(emitEnd)
+        }
+
+        /// Feeds `s` to the on-line calibration (the rate bias-corrected with the initialiser's bias);
+        /// its calibrated magnetometer reading while the calibration in use came from the turns.
+        mutating func followOnLineCalibration(_ s: AttitudeSmoother.Sample) -> Vector3? {
+            guard useMagnetometer, let m = s.input.magnetometer, m.isFinite, s.t.isFinite else { return nil }
+            let dt = onLineTime.isFinite ? s.t - onLineTime : 0
+            onLineTime = s.t
+            guard dt >= 0, dt <= parameters.longestBridgedGap else { return nil }
+            _ = onLineCalibration.observe(m, rate: s.input.gyroscope.map { $0 - s.estimate.gyroscopeBias }, dt: dt)
+            return onLineCalibration.turnedInUse ? onLineCalibration.apply(m) : nil
         }
 
         /// The median of `values` (the upper middle one of an even count); sorts them.

@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -153,6 +154,10 @@ extension BatchAttitudeEstimator.Driver {
                 if let m = samples[$0].input.magnetometer, m.isFinite, samples[$0].input.t.isFinite { return true }
                 return false
             }
+            // Without a joint calibration, a reading the on-line calibration's turns calibrated is
+            // taken calibrated (see ``pendingTurned``).
+            let turned = calibration?.enabled == true ? nil : pendingTurned
+            func reading(_ k: Int) -> Vector3 { turned?[k] ?? samples[k].input.magnetometer! }
             var j = 0
             var previousT = Double.nan
             for k in idx {
@@ -160,11 +165,12 @@ extension BatchAttitudeEstimator.Driver {
                 let target = tk + magnetometerDelay
                 while j + 1 < idx.count && samples[idx[j + 1]].input.t < target { j += 1 }
                 let a = samples[idx[j]].input
-                let bSample = samples[idx[min(j + 1, idx.count - 1)]].input
-                var m = a.magnetometer!
+                let bIndex = idx[min(j + 1, idx.count - 1)]
+                let bSample = samples[bIndex].input
+                var m = reading(idx[j])
                 if target > a.t && bSample.t > a.t {
                     let u = min(1, (target - a.t) / (bSample.t - a.t))
-                    m = a.magnetometer! * (1 - u) + bSample.magnetometer! * u
+                    m = m * (1 - u) + reading(bIndex) * u
                 }
                 let local = k - base
                 w.mag[local] = m

@@ -122,12 +122,18 @@ public struct ComplementaryFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
-            if state.magnetometerCalibration.observe(m, dt: dt) {
+            if state.magnetometerCalibration.observe(m, rate: gyroscope.map { $0 - state.bias }, dt: dt) {
                 // A new calibration: learn the field strength and dip again from calibrated readings,
-                // and let the first large correction set the heading.
+                // and let a large correction set the heading at once when the calibrated reading puts
+                // north more than 30° from where the heading has it (closer, the heading corrections
+                // converge on it over many readings, where one reading taken in fast motion could
+                // set it several degrees off).
                 state.fieldNorm = .nan
                 let c = state.magnetometerCalibration
-                if c.hardIron.norm > 0.1 * c.strength { state.headingReferenced = false }
+                let mE = state.attitude.rotate(c.apply(m))
+                if c.hardIron.norm > 0.1 * c.strength && abs(Double.atan2(mE.x, mE.y)) > 30.0.radians {
+                    state.headingReferenced = false
+                }
             }
             mag = state.magnetometerCalibration.apply(m)
         }

@@ -1,6 +1,30 @@
-/// The EKF's magnetometer: the reference field it learns, the heading it aligns, and the heading
+/// The EKF's magnetometer: a new calibration, the reference field it learns, the heading it aligns, and the heading
 /// correction with its disturbance checks.
 extension KalmanFilter {
+    /// A new magnetometer calibration was adopted: the reference field (strength, dip, azimuth) is
+    /// learnt again from calibrated readings, and the first calibration with a hard iron over a
+    /// tenth of the field sets the heading at once when the calibrated reading `m` puts north
+    /// more than three initial heading uncertainties (30°) from where the heading has it (the
+    /// heading from raw readings was off by the hard iron); closer, the heading corrections
+    /// converge on it over many readings, where one reading taken in fast motion could set it
+    /// several degrees off.
+    mutating func calibrationChanged(_ m: Vector3) {
+        state.fieldNorm = parameters.expectedFieldNorm
+        state.fieldDip = parameters.expectedDip
+        state.fieldAzimuth = .nan
+        state.candidateNorm = .nan
+        state.candidateTime = 0
+        state.rejectionTime = 0
+        let c = state.magnetometerCalibration
+        if c.hardIron.norm > 0.1 * c.strength && !state.calibratedHeading {
+            let mE = state.attitude.rotate(c.apply(m))
+            if abs(Double.atan2(mE.x, mE.y)) > 3 * parameters.initialHeadingUncertainty {
+                state.headingReferenced = false
+            }
+            state.calibratedHeading = true
+        }
+    }
+
     /// Takes the field seen by `m` at the current attitude as the reference, unless it agrees with
     /// the expected one: an expected field (World Magnetic Model) that the sensor does not see,
     /// indoors, uncalibrated or in arbitrary units, gives way to the measured one.
@@ -92,7 +116,7 @@ extension KalmanFilter {
                 accept = true
             }
         }
-        if accept { state.rejectionTime = 0 }
+        if accept { state.rejectionTime = max(0, state.rejectionTime - 2 * dt) }
         let normExcess = (norm - state.fieldNorm) / (state.fieldNorm * p.fieldNormTolerance)
         let dipExcess = (dip - state.fieldDip) / p.dipTolerance
         let r = p.magnetometerNoise * p.magnetometerNoise / dt * (1 + normExcess * normExcess + dipExcess * dipExcess)

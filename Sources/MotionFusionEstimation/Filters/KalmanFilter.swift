@@ -259,6 +259,9 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingReferenced = false
         /// Whether a calibrated magnetometer sample has set the heading.
         public var calibratedHeading = false
+        /// Whether the referenced field was last rejected while the device was still, with no
+        /// accepted reading since (nil in states saved before it was kept).
+        public var fieldChangedWhileStill: Bool?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// What the last update did with the sensors.
@@ -336,10 +339,20 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
-            // While a calibrated magnetometer is rejected, the field is disturbed around the device:
-            // its readings say nothing about the device's own iron, so the calibration does not learn.
-            let disturbed = state.rejectionTime > 0 && state.magnetometerCalibration.accuracy > .uncalibrated
-            if !disturbed && state.magnetometerCalibration.observe(m, dt: dt) { calibrationChanged() }
+            // While a calibrated magnetometer is rejected, or since the field departed from its
+            // reference while the device was at rest (a device's own iron turns with it, so a change
+            // without a turn happened around it), the field is disturbed around the device: its
+            // readings say nothing about the device's own iron, so the calibration follows only the
+            // turns, and takes none from them while uncalibrated
+            // (``MagnetometerSelfCalibration/observe(_:rate:dt:disturbed:)``).
+            let disturbed =
+                (state.rejectionTime > 0 && state.magnetometerCalibration.accuracy > .uncalibrated)
+                || state.fieldChangedWhileStill == true
+            if state.magnetometerCalibration.observe(
+                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, disturbed: disturbed)
+            {
+                calibrationChanged(m)
+            }
             mag = state.magnetometerCalibration.apply(m)
         }
         state.use = SensorUse()
@@ -375,30 +388,20 @@ public struct KalmanFilter: AttitudeFilter {
         let step = max(dt, p.minimumCorrectionStep)
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
-        if let m = mag { correctHeading(m, step, &correction) }
+        if let m = mag {
+            correctHeading(m, step, &correction)
+            if !state.use.magnetometerRejected {
+                state.fieldChangedWhileStill = nil
+            } else if state.headingReferenced && state.use.atRest {
+                state.fieldChangedWhileStill = true
+            }
+        }
         if state.use.atRest {
             correctBiasAtRest(step, &correction)
         } else if state.restBias.established {
             limitMotionBias(&correction, step)
         }
         inject(correction)
-    }
-
-    /// A new magnetometer calibration was adopted: the reference field (strength, dip, azimuth) is
-    /// learnt again from calibrated readings, and the first calibration with a hard iron over a
-    /// tenth of the field sets the heading at once (the heading from raw readings was off by it).
-    mutating func calibrationChanged() {
-        state.fieldNorm = parameters.expectedFieldNorm
-        state.fieldDip = parameters.expectedDip
-        state.fieldAzimuth = .nan
-        state.candidateNorm = .nan
-        state.candidateTime = 0
-        state.rejectionTime = 0
-        let c = state.magnetometerCalibration
-        if c.hardIron.norm > 0.1 * c.strength && !state.calibratedHeading {
-            state.headingReferenced = false
-            state.calibratedHeading = true
-        }
     }
 
     /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as

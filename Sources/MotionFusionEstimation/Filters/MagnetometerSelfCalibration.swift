@@ -60,6 +60,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         /// sphere through the circle fits them, so their centre along its axis is unknown. A cap of
         /// the sphere 35° across or more passes. Default 0.02.
         public var minimumThickness = 0.02
+        /// Whether the gyroscope's turns give a first calibration (``GyroscopeAidedCalibration``)
+        /// until a fit of medium level is adopted. Default true.
+        public var gyroscopeAided = true
+        /// Smallest turn between the two readings of one of those equations, rad. Default 0.349 (20°).
+        public var gyroscopeTurn = 20.0.radians
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
             "minimumChange": .fraction, "refitInterval": .timeConstant, "lowCoverage": .fraction,
@@ -67,7 +72,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             "mediumResidual": .fraction,
             "highResidual": .fraction, "maximumAxisRatio": ParameterRange(1...100),
             "maximumOffset": ParameterRange(0...1000),
-            "improvement": .fraction, "minimumThickness": .fraction,
+            "improvement": .fraction, "minimumThickness": .fraction, "gyroscopeTurn": .degrees(1...180),
         ]
         /// Default parameters.
         public init() {}
@@ -167,6 +172,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
 
     /// Tuning.
     public var parameters: Parameters
+    /// Whether the calibration in use came from the gyroscope's turns (nil in states saved before
+    /// they were followed).
+    var turned: Bool?
+    /// Whether the calibration in use came from the gyroscope's turns.
+    public var turnedInUse: Bool { turned == true }
     /// Hard-iron offset in use, raw units.
     public private(set) var hardIron = Vector3.zero
     /// Soft-iron matrix in use (symmetric, determinant 1).
@@ -190,6 +200,9 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// Time since the last fit, s, and whether a reading was kept since.
     var sinceFit = 0.0
     var fresh = false
+    /// The gyroscope-aided calibration's equations (nil until the first reading with a rate, and in
+    /// states saved before it existed).
+    var turns: GyroscopeAidedCalibration?
 
     /// Creates a calibration that learns from the readings.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
@@ -200,10 +213,33 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         accuracy == .uncalibrated ? raw : softIron * (raw - hardIron)
     }
 
-    /// Feeds one raw reading `dt` seconds after the previous one; true when a new calibration was
-    /// adopted (the field reference learnt from calibrated readings must be learnt again).
-    public mutating func observe(_ raw: Vector3, dt: Double) -> Bool {
+    /// Feeds one raw reading `dt` seconds after the previous one, with the bias-corrected angular
+    /// rate over those seconds (rad/s) when there is one; true when a new calibration was adopted
+    /// (the field reference learnt from calibrated readings must be learnt again). While the field
+    /// is `disturbed` around the device (the filter rejects a calibrated magnetometer) the readings
+    /// say nothing about the device's own iron, and only the turns are followed: a field that moves
+    /// with the device (a magnet attached and then taken off) changes them as it changes a hard iron.
+    public mutating func observe(_ raw: Vector3, rate: Vector3? = nil, dt: Double, disturbed: Bool = false) -> Bool {
         guard parameters.enabled, raw.isFinite else { return false }
+        var turnsDue = false
+        if parameters.gyroscopeAided, accuracy < .medium || turned == true, let w = rate {
+            if turns == nil { turns = GyroscopeAidedCalibration() }
+            turnsDue = turns!.observe(
+                raw, rate: w, dt: dt, minimumTurn: parameters.gyroscopeTurn, refitInterval: parameters.refitInterval)
+        }
+        if disturbed {
+            guard turnsDue, turned == true, let t = turnedFit() else { return false }
+            return adopt(t)
+        }
+        let moved = keep(raw, dt: dt)
+        guard turnsDue, accuracy < .medium || turned == true, let t = turnedFit() else { return moved }
+        return adopt(t) || moved
+    }
+
+    /// Keeps `raw` in its direction cell when it differs from the last one kept, and fits the kept
+    /// readings every ``Parameters/refitInterval`` with new ones; true when that moved the
+    /// calibration.
+    mutating func keep(_ raw: Vector3, dt: Double) -> Bool {
         sinceFit += max(0, dt)
         if let l = last, (raw - l).norm < parameters.minimumChange * max(raw.norm, l.norm) {
             return refitIfDue()
@@ -225,6 +261,55 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         guard fresh, sinceFit >= parameters.refitInterval else { return false }
         sinceFit = 0
         fresh = false
+        return fitReadings()
+    }
+
+    /// What the gyroscope's turns say should be in use, when it differs from the calibration in use:
+    /// - their fit, if it determines more directions than the one in use (three: medium level,
+    ///   two: low), or as many with a strength scatter below ``Parameters/improvement`` times that
+    ///   one's, and the raw readings are not already calibrated (their strength scatter beyond
+    ///   ``Parameters/lowResidual``, and the fit's below ``Parameters/improvement`` times theirs);
+    /// - the raw readings, when a calibration taken from the turns no longer fits them and the raw
+    ///   readings do (a magnet attached to the device and taken off again).
+    ///
+    /// Its coverage is the share of directions determined.
+    func turnedFit() -> Fit? {
+        let p = parameters
+        guard p.gyroscopeAided, let turns, turns.equations.count >= GyroscopeAidedCalibration.fewest else { return nil }
+        let raw = turns.scatter(.zero, .identity)
+        if let t = turns.fit(), t.hardIron.norm < p.maximumOffset * t.strength {
+            let scatter = turns.scatter(t.hardIron, t.softIron)
+            let level: Accuracy = t.directions == 3 ? .medium : .low
+            if raw > p.lowResidual, scatter < p.improvement * raw,
+                level > accuracy || (level == accuracy && scatter < p.improvement * turns.scatter(hardIron, softIron))
+            {
+                var fit = Fit(
+                    hardIron: t.hardIron, softIron: t.softIron, strength: t.strength, accuracy: level,
+                    coverage: Double(t.directions) / 3, residual: scatter, ellipsoid: t.softIron != .identity)
+                fit.turned = true
+                return fit
+            }
+        }
+        guard turned == true, !turns.fits(hardIron, softIron), turns.fits(.zero, .identity) else { return nil }
+        return Fit(hardIron: .zero, softIron: .identity, strength: .nan, ellipsoid: false)
+    }
+
+    /// Puts `fit` in use; true when it moved the calibration.
+    mutating func adopt(_ fit: Fit) -> Bool {
+        let moved = fit.hardIron != hardIron || fit.softIron != softIron
+        turned = fit.turned
+        hardIron = fit.hardIron
+        softIron = fit.softIron
+        strength = fit.strength
+        accuracy = fit.accuracy
+        coverage = fit.coverage
+        residual = fit.residual
+        return moved
+    }
+
+    /// The sphere and ellipsoid fits over the kept readings, and the readings as they are: adopts
+    /// the best when it beats the calibration in use; true when that moved the calibration.
+    mutating func fitReadings() -> Bool {
         let points = zip(kept, filled).filter { $0.1 }.map(\.0)
         guard points.count >= Self.sphereCells, Self.thickness(points) >= parameters.minimumThickness else {
             return false
@@ -260,14 +345,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
                 fit.accuracy > accuracy || (fit.accuracy == accuracy && fit.residual < parameters.improvement * current)
             guard stale || better else { return false }
         }
-        let moved = fit.hardIron != hardIron || fit.softIron != softIron
-        hardIron = fit.hardIron
-        softIron = fit.softIron
-        strength = fit.strength
-        accuracy = fit.accuracy
-        coverage = fit.coverage
-        residual = fit.residual
-        return moved
+        return adopt(fit)
     }
 
     /// A candidate calibration.
@@ -278,6 +356,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         var accuracy = Accuracy.uncalibrated
         var coverage = 0.0, residual = Double.nan
         var ellipsoid: Bool
+        /// Whether it came from the gyroscope's turns.
+        var turned = false
     }
 
     /// The level a fit reaches on `points`, or nil when it reaches none.

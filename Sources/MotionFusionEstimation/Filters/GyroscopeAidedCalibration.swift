@@ -1,0 +1,215 @@
+/// The magnetometer's hard and soft iron from the gyroscope's turns, before its readings cover
+/// enough of the sphere for ``MagnetometerSelfCalibration``'s fits.
+///
+/// Between two readings the device turned by `D` (body then ← body now, integrated from the
+/// bias-corrected gyroscope), and the field around it stayed the same, so the calibrated readings
+/// turned with it: `W (m − h) = Dᵀ W (m₀ − h)` for the soft iron `W` and hard iron `h`. Each turn of
+/// ``MagnetometerSelfCalibration/Parameters/gyroscopeTurn`` or more gives one such equation (three
+/// rows); the last ``capacity`` are kept.
+///
+/// - **Hard iron** (`W = I`): `(I − Dᵀ) h = m − Dᵀ m₀`, linear in `h`. A turn about an axis `u` by
+///   `θ` tells `h` across `u` only (`(I − D)(I − Dᵀ) = 2 (1 − cos θ)(I − u uᵀ)`), so turns about two
+///   axes determine all of it, and turns about one axis its part across that axis: enough for the
+///   heading while that axis is the vertical (a turntable, a vehicle, a person turning), where the
+///   readings lie on one circle and no sphere can be fitted. The part along an axis no turn has
+///   shown is left at zero.
+/// - **Hard and soft iron**, once turns about every axis determine the hard iron: with
+///   `W = I + E` (`E` symmetric, trace zero: `W`'s scale is the field's unit, which the turns cannot
+///   tell) and `c = W h`, the equation `W m − Dᵀ W m₀ − (I − Dᵀ) c = 0` is linear in `E` and `c`
+///   (eight unknowns). `W` is then scaled to determinant 1, as the fits over the sphere give it.
+///
+/// A wobble of ±20° about each axis determines both, where a sphere fit needs a third of the
+/// sphere; the sphere and ellipsoid fits replace this calibration once the readings cover enough.
+public struct GyroscopeAidedCalibration: Sendable, Codable {
+    /// One equation: the readings `m₀` and `m` at the ends of a turn, and the turn as `Dᵀ`.
+    struct Equation: Sendable, Codable {
+        var start: Vector3
+        var m: Vector3
+        var turnBack: Matrix3
+    }
+
+    /// The equations kept (the oldest replaced first).
+    static let capacity = 48
+    /// Fewest equations for a fit.
+    static let fewest = 8
+    /// Longest time one equation's turn may take, s: the gyroscope's bias error, integrated over
+    /// it, moves `D` (0.5 °/s over 3 s turns `D` by 1.5°).
+    static let longestTurn = 3.0
+    /// Largest RMS misfit of the equations, relative to their scale (the chord of the turn times
+    /// the fitted strength): a hard-iron fit of readings with ±10 % soft iron misfits by about 0.1,
+    /// a magnet moving past by far more.
+    static let largestMisfit = 0.15
+    /// Smallest eigenvalue of the hard iron's normal matrix over the sum of the equations' weights
+    /// `2 (1 − cos θ)` (⅔ for turns about every axis alike, ½ across two, 0 along a single turn
+    /// axis) for a direction to count as determined.
+    static let determined = 0.1
+    /// Largest ratio of the soft iron's longest to shortest axis accepted.
+    static let largestAxisRatio = 1.5
+
+    /// Reading at the start of the current turn (nil until the first reading).
+    var start: Vector3?
+    /// Turn since that reading, body then ← body now.
+    var turn = Quaternion.identity
+    /// Time since that reading, s.
+    var turnTime = 0.0
+    /// The equations, oldest first once ``capacity`` is reached (a ring from ``next``).
+    var equations: [Equation] = []
+    var next = 0
+    /// Equations added so far (saturating).
+    var added = 0
+    /// Time since a fit was last due, s.
+    var sinceFit = 0.0
+
+    /// A fit: hard iron, soft iron (determinant 1; the identity when only the hard iron was
+    /// determined), the mean calibrated strength of the equations' readings, and how many
+    /// directions (2 or 3) the turns determined.
+    public struct Fit: Sendable {
+        public var hardIron: Vector3
+        public var softIron: Matrix3
+        public var strength: Double
+        public var directions: Int
+    }
+
+    /// No turns yet.
+    public init() {}
+
+    /// Equations kept.
+    public var count: Int { equations.count }
+
+    /// Feeds one raw reading with the bias-corrected angular rate over the `dt` seconds before it;
+    /// an equation is added once the device has turned by `minimumTurn` radians since the start of
+    /// the current turn. True when a fit is due: an equation was added at least `refitInterval`
+    /// seconds after the last time a fit was due.
+    public mutating func observe(
+        _ raw: Vector3, rate: Vector3, dt: Double, minimumTurn: Double, refitInterval: Double
+    )
+        -> Bool
+    {
+        sinceFit += max(0, dt)
+        let before = added
+        advance(raw, rate: rate, dt: dt, minimumTurn: minimumTurn)
+        guard added != before, sinceFit >= refitInterval else { return false }
+        sinceFit = 0
+        return true
+    }
+
+    /// Integrates the turn, and adds an equation when it reaches `minimumTurn`.
+    mutating func advance(_ raw: Vector3, rate: Vector3, dt: Double, minimumTurn: Double) {
+        guard let m0 = start, dt > 0, rate.isFinite else {
+            start = raw
+            return
+        }
+        turn = (turn * Quaternion(rotationVector: rate * dt)).normalized
+        turnTime += dt
+        // cos(θ/2) at most cos(minimumTurn/2): the turn is at least minimumTurn.
+        if abs(turn.w) <= (minimumTurn / 2).cos {
+            let e = Equation(start: m0, m: raw, turnBack: Matrix3(turn).transposed)
+            if equations.count < Self.capacity {
+                equations.append(e)
+            } else {
+                equations[next] = e
+                next = (next + 1) % Self.capacity
+            }
+            added = min(added + 1, Int(Int32.max))
+        } else if turnTime <= Self.longestTurn {
+            return
+        }
+        start = raw
+        turn = .identity
+        turnTime = 0
+    }
+
+    /// The calibration the equations determine, or nil: too few equations, fewer than two
+    /// directions determined, or a misfit beyond ``largestMisfit`` (a disturbed field, or readings
+    /// not of one sensor).
+    public func fit() -> Fit? {
+        guard equations.count >= Self.fewest else { return nil }
+        var n = Matrix3.zero
+        var r = Vector3.zero
+        var weight = 0.0
+        for e in equations {
+            let a = Matrix3.identity - e.turnBack
+            let ata = a.transposed * a
+            n += ata
+            r += a.transposed * (e.m - e.turnBack * e.start)
+            // 2 (1 − cos θ): the square of the chord the turn moves a unit vector across it by.
+            weight += ata.trace / 2
+        }
+        guard weight > 0 else { return nil }
+        let (values, vectors) = SymmetricEigen.decompose(n)
+        var h = Vector3.zero
+        var directions = 0
+        for i in 0..<3 where values[i] >= Self.determined * weight {
+            let v = Vector3(vectors.row0[i], vectors.row1[i], vectors.row2[i])
+            h += v * (v.dot(r) / values[i])
+            directions += 1
+        }
+        guard directions >= 2 else { return nil }
+        var w = Matrix3.identity
+        if directions == 3, let soft = softIronFit() { (h, w) = soft }
+        guard fits(h, w) else { return nil }
+        let strength = equations.reduce(0) { $0 + (w * ($1.m - h)).norm } / Double(equations.count)
+        return Fit(hardIron: h, softIron: w, strength: strength, directions: directions)
+    }
+
+    /// Whether the calibration `w (m − h)` fits the equations: their RMS misfit at most
+    /// ``largestMisfit`` of their scale. A relative error ε of the readings misfits each equation by
+    /// about ε times the chord of its turn (`√(2 (1 − cos θ))`) times the strength.
+    public func fits(_ h: Vector3, _ w: Matrix3) -> Bool {
+        var misfit = 0.0, weight = 0.0, strength = 0.0
+        for e in equations {
+            misfit += (w * (e.m - h) - e.turnBack * (w * (e.start - h))).squaredNorm
+            weight += (3 - e.turnBack.trace)
+            strength += (w * (e.m - h)).norm
+        }
+        strength /= Double(max(1, equations.count))
+        return strength > 0 && weight > 0 && (misfit / weight).squareRoot() <= Self.largestMisfit * strength
+    }
+
+    /// The symmetric trace-zero parts of `E`, in the order of the unknowns.
+    static let softIronBasis: [Matrix3] = [
+        Matrix3(Vector3(1, 0, 0), .zero, Vector3(0, 0, -1)),
+        Matrix3(.zero, Vector3(0, 1, 0), Vector3(0, 0, -1)),
+        Matrix3(Vector3(0, 1, 0), Vector3(1, 0, 0), .zero),
+        Matrix3(Vector3(0, 0, 1), .zero, Vector3(1, 0, 0)),
+        Matrix3(.zero, Vector3(0, 0, 1), Vector3(0, 1, 0)),
+    ]
+
+    /// Hard and soft iron by linear least squares over `E` and `c` (see the type's comment), or nil
+    /// when the system is singular or the soft iron is not a plausible one (not positive definite,
+    /// or axes further apart than ``largestAxisRatio``).
+    func softIronFit() -> (hardIron: Vector3, softIron: Matrix3)? {
+        let basis = Self.softIronBasis
+        var ata = [Double](repeating: 0, count: 64)
+        var atb = [Double](repeating: 0, count: 8)
+        for e in equations {
+            // Residual W m − Dᵀ W m₀ − (I − Dᵀ) c = (m − Dᵀ m₀) + Σ xⱼ colⱼ.
+            let y = e.m - e.turnBack * e.start
+            let a = Matrix3.identity - e.turnBack
+            var columns = [Vector3](repeating: .zero, count: 8)
+            for j in 0..<5 { columns[j] = basis[j] * e.m - e.turnBack * (basis[j] * e.start) }
+            for k in 0..<3 { columns[5 + k] = Vector3(-a.row0[k], -a.row1[k], -a.row2[k]) }
+            for i in 0..<8 {
+                atb[i] -= columns[i].dot(y)
+                for j in 0..<8 { ata[i * 8 + j] += columns[i].dot(columns[j]) }
+            }
+        }
+        guard let x = SymmetricEigen.choleskySolve(ata, atb), x.allSatisfy(\.isFinite) else { return nil }
+        var w = Matrix3.identity
+        for j in 0..<5 { w += basis[j] * x[j] }
+        let values = SymmetricEigen.decompose(w).values
+        let shortest = min(values.x, values.y, values.z), longest = max(values.x, values.y, values.z)
+        guard shortest > 0, longest / shortest <= Self.largestAxisRatio, let inverse = w.inverse else { return nil }
+        let h = inverse * Vector3(x[5], x[6], x[7])
+        return (h, w * (1 / w.determinant.cubeRoot))
+    }
+
+    /// The relative RMS scatter of the equations' readings' calibrated strength about its mean
+    /// (the raw readings' for the hard iron zero and the identity).
+    public func scatter(_ h: Vector3, _ w: Matrix3) -> Double {
+        let norms = equations.map { (w * ($0.m - h)).norm }
+        let mean = norms.reduce(0, +) / Double(norms.count)
+        let variance = norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)
+        return mean > 0 ? variance.squareRoot() / mean : .infinity
+    }
+}
