@@ -1,5 +1,6 @@
 import Glibc
 import MotionFusion
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -185,8 +186,14 @@ struct MagnetometerReport {
         use = MagnetometerUse(running: samples)
         var last: Double?
         for s in samples {
-            guard let m = s.magnetometer else { continue }
-            _ = fit.observe(m, rate: s.gyroscope, dt: last.map { s.t - $0 } ?? 0)
+            let dt = last.map { s.t - $0 } ?? 0
+            if let m = s.magnetometer {
+                _ = fit.observe(m, rate: s.gyroscope, dt: dt)
+            } else if s.gyroscope != nil {
+                fit.rotate(rate: s.gyroscope, dt: dt)
+            } else {
+                continue
+            }
             last = s.t
         }
     }

@@ -5,7 +5,8 @@ extension SensorCalibration {
         _ trace: Trace, sensors: Set<SensorKind> = Set(SensorKind.allCases), magnetometerArbitrary: Bool = false
     ) -> SensorCalibration {
         var c = SensorCalibration()
-        let poses = StaticPoses.find(trace.samples)
+        // Rests from the rows with motion sensors (a merged timeline's magnetometer rows would break them).
+        let poses = StaticPoses.find(trace.samples.filter { $0.gyroscope != nil || $0.accelerometer != nil })
         let gyroPoses = poses.filter { $0.gyroscope != nil }
         let restSamples = gyroPoses.map(\.samples).reduce(0, +)
         let restBias =

@@ -295,14 +295,21 @@ extension BatchAttitudeEstimator {
             pendingTurned.removeFirst(emitEnd)
         }
 
-        /// Feeds `s` to the on-line calibration (the rate bias-corrected with the initialiser's bias);
-        /// its calibrated magnetometer reading while the calibration in use came from the turns.
+        /// Feeds `s` to the on-line calibration (the rate bias-corrected with the initialiser's bias;
+        /// a sample without a magnetometer reading only turns it); its calibrated magnetometer
+        /// reading while the calibration in use came from the turns. Not while the magnetometer is
+        /// calibrated jointly (its readings are then the joint calibration's).
         mutating func followOnLineCalibration(_ s: AttitudeSmoother.Sample) -> Vector3? {
-            guard useMagnetometer, let m = s.input.magnetometer, m.isFinite, s.t.isFinite else { return nil }
+            guard useMagnetometer, calibration?.enabled != true, s.t.isFinite else { return nil }
             let dt = onLineTime.isFinite ? s.t - onLineTime : 0
             onLineTime = s.t
-            guard dt >= 0, dt <= parameters.longestBridgedGap else { return nil }
-            _ = onLineCalibration.observe(m, rate: s.input.gyroscope.map { $0 - s.estimate.gyroscopeBias }, dt: dt)
+            if dt < 0 || dt > parameters.longestBridgedGap { onLineCalibration.interruptTurns() }
+            let rate = s.input.gyroscope.map { $0 - s.estimate.gyroscopeBias }
+            guard let m = s.input.magnetometer, m.isFinite else {
+                onLineCalibration.rotate(rate: rate, dt: max(0, dt))
+                return nil
+            }
+            _ = onLineCalibration.observe(m, rate: rate, dt: max(0, dt))
             return onLineCalibration.turnedInUse ? onLineCalibration.apply(m) : nil
         }
 

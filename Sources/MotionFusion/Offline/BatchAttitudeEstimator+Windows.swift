@@ -155,7 +155,9 @@ extension BatchAttitudeEstimator.Driver {
                 return false
             }
             // Without a joint calibration, a reading the on-line calibration's turns calibrated is
-            // taken calibrated (see ``pendingTurned``).
+            // taken calibrated (see ``pendingTurned``; `samples` is a prefix of `pending`, so its
+            // indices are `pendingTurned`'s). At the sample where that calibration starts or ends,
+            // the delay interpolation may blend a raw and a calibrated reading.
             let turned = calibration?.enabled == true ? nil : pendingTurned
             func reading(_ k: Int) -> Vector3 { turned?[k] ?? samples[k].input.magnetometer! }
             var j = 0

@@ -98,13 +98,15 @@ public struct BatchAttitudeEstimator: Sendable {
         /// Recording time (s) from which the magnetometer was calibrated jointly with the attitude;
         /// nil when it never was.
         public var jointCalibrationStart: Double?
-        /// How many times steadier the ellipsoid fit made the field strength than the raw readings,
+        /// How many times steadier the ellipsoid fit (or, where the readings determine none, the
+        /// gyroscope's turns' fit over its turns) made the field strength than the raw readings,
         /// when a fit was determinable (the evidence weighed against ``Parameters/calibrationEvidence``).
         public var calibrationImprovement: Double?
         /// Why the readings determined no ellipsoid fit, when they did not.
         public var calibrationProblem: String?
-        /// The field strength of the raw readings of the windows that did not calibrate, standard
-        /// deviation over mean (a calibrated sensor away from iron stays within a few percent).
+        /// The field strength of the readings of the windows that did not calibrate jointly (raw, or
+        /// calibrated by the on-line calibration's turns where it took them), standard deviation
+        /// over mean (a calibrated sensor away from iron stays within a few percent).
         public var rawStrengthSpread: Double?
         /// Learnt field strength (reading units) and dip (rad) of the last window.
         public var fieldNorm = Double.nan, fieldDip = Double.nan

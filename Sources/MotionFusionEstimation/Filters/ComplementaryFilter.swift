@@ -136,6 +136,8 @@ public struct ComplementaryFilter: AttitudeFilter {
                 }
             }
             mag = state.magnetometerCalibration.apply(m)
+        } else if p.mode == .nineD, let g = gyroscope {
+            state.magnetometerCalibration.rotate(rate: g - state.bias, dt: dt)
         }
         state.use = SensorUse()
         if !state.initialised {

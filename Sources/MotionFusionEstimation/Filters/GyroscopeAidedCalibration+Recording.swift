@@ -26,15 +26,22 @@ extension GyroscopeAidedCalibration {
         }
 
         /// Follows one sample at time `t`: its raw magnetometer reading and its bias-corrected
-        /// angular rate, rad/s.
+        /// angular rate, rad/s, either of which may be missing (a merged timeline's rows). A step
+        /// back in time or over the longest gap starts a new turn.
         public mutating func add(t: Double, magnetometer: Vector3?, rate: Vector3?) {
-            guard parameters.gyroscopeAided, let m = magnetometer, let w = rate, t.isFinite, m.isFinite else { return }
+            guard parameters.gyroscopeAided, t.isFinite, magnetometer != nil || rate != nil else { return }
             let dt = time.isFinite ? t - time : 0
             time = t
-            guard dt >= 0, dt <= longestGap,
+            if dt < 0 || dt > longestGap { turns.interrupt() }
+            guard let m = magnetometer, m.isFinite else {
+                turns.rotate(rate: rate, dt: max(0, dt))
+                return
+            }
+            guard
                 turns.observe(
-                    m, rate: w, dt: dt, minimumTurn: parameters.gyroscopeTurn, refitInterval: parameters.refitInterval),
-                let fit = turns.fit()
+                    m, rate: rate, dt: max(0, dt), minimumTurn: parameters.gyroscopeTurn,
+                    refitInterval: parameters.refitInterval),
+                let fit = turns.fit(maximumAxisRatio: parameters.maximumAxisRatio)
             else { return }
             let scatter = turns.scatter(fit.hardIron, fit.softIron)
             let improvement = turns.scatter(.zero, .identity) / max(scatter, .leastNormalMagnitude)

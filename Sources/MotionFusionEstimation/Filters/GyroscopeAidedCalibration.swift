@@ -43,8 +43,8 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// `2 (1 − cos θ)` (⅔ for turns about every axis alike, ½ across two, 0 along a single turn
     /// axis) for a direction to count as determined.
     static let determined = 0.1
-    /// Largest ratio of the soft iron's longest to shortest axis accepted.
-    static let largestAxisRatio = 1.5
+    /// Longest time a rate is held for samples without one, s.
+    static let longestHold = 0.1
 
     /// Reading at the start of the current turn (nil until the first reading).
     var start: Vector3?
@@ -55,8 +55,12 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// The equations, oldest first once ``capacity`` is reached (a ring from ``next``).
     var equations: [Equation] = []
     var next = 0
-    /// Equations added so far (saturating).
+    /// Equations added so far (wrapping: only a change is looked at).
     var added = 0
+    /// The last bias-corrected rate, rad/s, and how long it has been held without a new one, s
+    /// (nil until the first rate).
+    var heldRate: Vector3?
+    var heldTime: Double?
     /// Time since a fit was last due, s.
     var sinceFit = 0.0
 
@@ -76,41 +80,70 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// Equations kept.
     public var count: Int { equations.count }
 
-    /// Feeds one raw reading with the bias-corrected angular rate over the `dt` seconds before it;
-    /// an equation is added once the device has turned by `minimumTurn` radians since the start of
-    /// the current turn. True when a fit is due: an equation was added at least `refitInterval`
-    /// seconds after the last time a fit was due.
+    /// Integrates the turn over the `dt` seconds before a sample at its bias-corrected `rate`
+    /// (rad/s), for every sample with a gyroscope whether or not it has a magnetometer reading; a
+    /// sample without a rate turns at the last one for up to ``longestHold`` (a merged timeline's
+    /// magnetometer rows), after which the turn starts afresh.
+    public mutating func rotate(rate: Vector3?, dt: Double) {
+        if let r = rate, r.isFinite {
+            heldRate = r
+            heldTime = 0
+        }
+        guard dt > 0, dt.isFinite else { return }
+        sinceFit += dt
+        if rate == nil {
+            heldTime = (heldTime ?? 0) + dt
+            if heldTime! > Self.longestHold { interrupt() }
+        }
+        guard start != nil, let w = heldRate else { return }
+        turn = (turn * Quaternion(rotationVector: w * dt)).renormalized
+        turnTime += dt
+    }
+
+    /// Starts afresh: no turn in progress and no rate held (a gap, a clock stepping back).
+    public mutating func interrupt() {
+        start = nil
+        turn = .identity
+        turnTime = 0
+        heldRate = nil
+        heldTime = nil
+    }
+
+    /// Feeds one raw reading with the bias-corrected angular rate over the `dt` seconds before it
+    /// (see ``rotate(rate:dt:)``); an equation is added once the device has turned by
+    /// `minimumTurn` radians since the start of the current turn. True when a fit is due: an
+    /// equation was added at least `refitInterval` seconds after the last time a fit was due.
     public mutating func observe(
-        _ raw: Vector3, rate: Vector3, dt: Double, minimumTurn: Double, refitInterval: Double
-    )
-        -> Bool
-    {
-        sinceFit += max(0, dt)
+        _ raw: Vector3, rate: Vector3?, dt: Double, minimumTurn: Double, refitInterval: Double
+    ) -> Bool {
+        rotate(rate: rate, dt: dt)
         let before = added
-        advance(raw, rate: rate, dt: dt, minimumTurn: minimumTurn)
+        take(raw, minimumTurn: minimumTurn)
         guard added != before, sinceFit >= refitInterval else { return false }
         sinceFit = 0
         return true
     }
 
-    /// Integrates the turn, and adds an equation when it reaches `minimumTurn`.
-    mutating func advance(_ raw: Vector3, rate: Vector3, dt: Double, minimumTurn: Double) {
-        guard let m0 = start, dt > 0, rate.isFinite else {
+    /// Ends the current turn at `raw` with an equation when it reached `minimumTurn`, or starts a
+    /// new one there when it took longer than ``longestTurn``.
+    mutating func take(_ raw: Vector3, minimumTurn: Double) {
+        guard raw.isFinite else { return }
+        guard let m0 = start, heldRate != nil else {
             start = raw
+            turn = .identity
+            turnTime = 0
             return
         }
-        turn = (turn * Quaternion(rotationVector: rate * dt)).normalized
-        turnTime += dt
         // cos(θ/2) at most cos(minimumTurn/2): the turn is at least minimumTurn.
         if abs(turn.w) <= (minimumTurn / 2).cos {
-            let e = Equation(start: m0, m: raw, turnBack: Matrix3(turn).transposed)
+            let e = Equation(start: m0, m: raw, turnBack: Matrix3(turn.normalized).transposed)
             if equations.count < Self.capacity {
                 equations.append(e)
             } else {
                 equations[next] = e
                 next = (next + 1) % Self.capacity
             }
-            added = min(added + 1, Int(Int32.max))
+            added &+= 1
         } else if turnTime <= Self.longestTurn {
             return
         }
@@ -122,7 +155,7 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// The calibration the equations determine, or nil: too few equations, fewer than two
     /// directions determined, or a misfit beyond ``largestMisfit`` (a disturbed field, or readings
     /// not of one sensor).
-    public func fit() -> Fit? {
+    public func fit(maximumAxisRatio: Double) -> Fit? {
         guard equations.count >= Self.fewest else { return nil }
         var n = Matrix3.zero
         var r = Vector3.zero
@@ -146,23 +179,29 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
         }
         guard directions >= 2 else { return nil }
         var w = Matrix3.identity
-        if directions == 3, let soft = softIronFit() { (h, w) = soft }
+        if directions == 3, let soft = softIronFit(maximumAxisRatio: maximumAxisRatio) { (h, w) = soft }
         guard fits(h, w) else { return nil }
         let strength = equations.reduce(0) { $0 + (w * ($1.m - h)).norm } / Double(equations.count)
         return Fit(hardIron: h, softIron: w, strength: strength, directions: directions)
     }
 
-    /// Whether the calibration `w (m − h)` fits the equations: their RMS misfit at most
-    /// ``largestMisfit`` of their scale. A relative error ε of the readings misfits each equation by
-    /// about ε times the chord of its turn (`√(2 (1 − cos θ))`) times the strength.
-    public func fits(_ h: Vector3, _ w: Matrix3) -> Bool {
+    /// Whether the calibration `w (m − h)` fits the equations (the `recent` latest ones, when
+    /// given): their RMS misfit at most ``largestMisfit`` of their scale. A relative error ε of the
+    /// readings misfits each equation by about ε times the chord of its turn
+    /// (`√(2 (1 − cos θ))`) times the strength.
+    public func fits(_ h: Vector3, _ w: Matrix3, recent: Int? = nil) -> Bool {
+        let n = min(equations.count, recent ?? equations.count)
         var misfit = 0.0, weight = 0.0, strength = 0.0
-        for e in equations {
+        let count = equations.count
+        // The latest equation: the last appended until the ring is full, then the one before `next`.
+        let latest = count < Self.capacity ? count - 1 : (next - 1 + count) % count
+        for k in 0..<n {
+            let e = equations[(latest - k + count) % count]
             misfit += (w * (e.m - h) - e.turnBack * (w * (e.start - h))).squaredNorm
             weight += (3 - e.turnBack.trace)
             strength += (w * (e.m - h)).norm
         }
-        strength /= Double(max(1, equations.count))
+        strength /= Double(max(1, n))
         return strength > 0 && weight > 0 && (misfit / weight).squareRoot() <= Self.largestMisfit * strength
     }
 
@@ -177,8 +216,8 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
 
     /// Hard and soft iron by linear least squares over `E` and `c` (see the type's comment), or nil
     /// when the system is singular or the soft iron is not a plausible one (not positive definite,
-    /// or axes further apart than ``largestAxisRatio``).
-    func softIronFit() -> (hardIron: Vector3, softIron: Matrix3)? {
+    /// or axes further apart than `maximumAxisRatio`).
+    func softIronFit(maximumAxisRatio: Double) -> (hardIron: Vector3, softIron: Matrix3)? {
         let basis = Self.softIronBasis
         var ata = [Double](repeating: 0, count: 64)
         var atb = [Double](repeating: 0, count: 8)
@@ -199,9 +238,15 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
         for j in 0..<5 { w += basis[j] * x[j] }
         let values = SymmetricEigen.decompose(w).values
         let shortest = min(values.x, values.y, values.z), longest = max(values.x, values.y, values.z)
-        guard shortest > 0, longest / shortest <= Self.largestAxisRatio, let inverse = w.inverse else { return nil }
+        guard shortest > 0, longest / shortest <= maximumAxisRatio, let inverse = w.inverse else { return nil }
         let h = inverse * Vector3(x[5], x[6], x[7])
         return (h, w * (1 / w.determinant.cubeRoot))
+    }
+
+    /// The coverage of the equations' readings' calibrated directions
+    /// (``MagnetometerCalibration/directionCoverage(_:)``).
+    public func coverage(_ h: Vector3, _ w: Matrix3) -> Double {
+        MagnetometerCalibration.directionCoverage(equations.map { w * ($0.m - h) }).coverage
     }
 
     /// The relative RMS scatter of the equations' readings' calibrated strength about its mean

@@ -25,6 +25,21 @@ extension KalmanFilter {
         }
     }
 
+    /// Notes whether the raw field `m` changed during the current rest (see
+    /// ``State/fieldChangedAtRest``); an accepted reading clears it.
+    mutating func noteFieldAtRest(_ m: Vector3) {
+        if !state.use.magnetometerRejected { state.fieldChangedAtRest = nil }
+        guard state.use.atRest else {
+            state.restField = nil
+            return
+        }
+        guard let first = state.restField else {
+            state.restField = m
+            return
+        }
+        if (m - first).norm > parameters.fieldNormRejection * first.norm { state.fieldChangedAtRest = true }
+    }
+
     /// Takes the field seen by `m` at the current attitude as the reference, unless it agrees with
     /// the expected one: an expected field (World Magnetic Model) that the sensor does not see,
     /// indoors, uncalibrated or in arbitrary units, gives way to the measured one.

@@ -235,7 +235,8 @@ public struct KalmanFilter: AttitudeFilter {
         public var candidateNorm = Double.nan, candidateDip = Double.nan, candidateTime = 0.0
         /// Recent average azimuth of the measured field in the estimated earth frame, rad.
         public var fieldAzimuth = Double.nan
-        /// Time the magnetometer has been rejected, s.
+        /// Time the magnetometer has been rejected, s: rejected seconds, less two for each accepted
+        /// one (brief agreements inside a long disturbance do not restart it).
         public var rejectionTime = 0.0
         /// Time the field has looked undisturbed, s.
         public var undisturbedTime = 0.0
@@ -259,9 +260,11 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingReferenced = false
         /// Whether a calibrated magnetometer sample has set the heading.
         public var calibratedHeading = false
-        /// Whether the referenced field was last rejected while the device was still, with no
-        /// accepted reading since (nil in states saved before it was kept).
-        public var fieldChangedWhileStill: Bool?
+        /// Whether the field changed during a rest (the raw reading moved by more than
+        /// `fieldNormRejection` of its strength from the rest's first one), with no accepted reading
+        /// since, and that first reading (nil outside a rest, and in states saved before them).
+        public var fieldChangedAtRest: Bool?
+        public var restField: Vector3?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// What the last update did with the sensors.
@@ -339,21 +342,21 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
-            // While a calibrated magnetometer is rejected, or since the field departed from its
-            // reference while the device was at rest (a device's own iron turns with it, so a change
-            // without a turn happened around it), the field is disturbed around the device: its
-            // readings say nothing about the device's own iron, so the calibration follows only the
-            // turns, and takes none from them while uncalibrated
-            // (``MagnetometerSelfCalibration/observe(_:rate:dt:disturbed:)``).
-            let disturbed =
-                (state.rejectionTime > 0 && state.magnetometerCalibration.accuracy > .uncalibrated)
-                || state.fieldChangedWhileStill == true
+            // While a calibrated magnetometer is rejected, the field is disturbed around the device:
+            // its readings say nothing about the device's own iron, so the calibration follows only
+            // the turns. Since the field changed during a rest (a device's own iron turns with it,
+            // so a change without a turn happened around it), no calibration is taken from the
+            // turns.
+            let disturbed = state.rejectionTime > 0 && state.magnetometerCalibration.accuracy > .uncalibrated
             if state.magnetometerCalibration.observe(
-                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, disturbed: disturbed)
+                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, disturbed: disturbed,
+                changedAround: state.fieldChangedAtRest == true)
             {
                 calibrationChanged(m)
             }
             mag = state.magnetometerCalibration.apply(m)
+        } else if p.mode == .nineD, let g = gyroscope {
+            state.magnetometerCalibration.rotate(rate: g - state.bias, dt: dt)
         }
         state.use = SensorUse()
         if !state.initialised {
@@ -390,11 +393,7 @@ public struct KalmanFilter: AttitudeFilter {
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
         if let m = mag {
             correctHeading(m, step, &correction)
-            if !state.use.magnetometerRejected {
-                state.fieldChangedWhileStill = nil
-            } else if state.headingReferenced && state.use.atRest {
-                state.fieldChangedWhileStill = true
-            }
+            noteFieldAtRest(magnetometer!)
         }
         if state.use.atRest {
             correctBiasAtRest(step, &correction)

@@ -8,8 +8,10 @@
 /// squares. A fit is judged by the spread of the calibrated directions (``coverage``: 1 for the
 /// whole sphere, about 0.3 for turns about one axis, 0 for a plane) and the scatter of the
 /// calibrated strength (``residual``, relative); these give the level (``Accuracy``); a correction
-/// is made only from a fit of medium level or better (low is the level of uncorrected readings over
-/// a partial turn). The readings
+/// is made from such a fit only at medium level or better (low is the level of uncorrected readings
+/// over a partial turn). Until one is in use, the gyroscope's turns give a first calibration
+/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:)``): medium level from turns about every
+/// axis, low level (applied) from turns about one axis. The readings
 /// as they are (no correction) compete too, and win while their own residual is within the low
 /// level's or no fit's residual is below ``Parameters/improvement`` times theirs: an already
 /// calibrated sensor is left alone, and disturbances cannot talk it into a correction. A fit is
@@ -25,9 +27,10 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     public enum Accuracy: Int, Sendable, Codable, Comparable {
         /// No fit adopted yet: readings are used raw.
         case uncalibrated = -1
-        /// The readings fit a sphere over a partial turn.
+        /// The readings fit a sphere over a partial turn (not applied), or the gyroscope's turns about
+        /// one axis determined the hard iron across it (applied).
         case low = 0
-        /// A hard-iron fit over good coverage.
+        /// A hard-iron fit over good coverage, or hard and soft iron from turns about every axis.
         case medium = 1
         /// A hard- and soft-iron fit over most of the sphere.
         case high = 2
@@ -213,28 +216,48 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         accuracy == .uncalibrated ? raw : softIron * (raw - hardIron)
     }
 
-    /// Feeds one raw reading `dt` seconds after the previous one, with the bias-corrected angular
-    /// rate over those seconds (rad/s) when there is one; true when a new calibration was adopted
-    /// (the field reference learnt from calibrated readings must be learnt again). While the field
-    /// is `disturbed` around the device (the filter rejects a calibrated magnetometer) the readings
-    /// say nothing about the device's own iron, and only the turns are followed: a field that moves
-    /// with the device (a magnet attached and then taken off) changes them as it changes a hard iron.
-    public mutating func observe(_ raw: Vector3, rate: Vector3? = nil, dt: Double, disturbed: Bool = false) -> Bool {
+    /// Feeds one raw reading `dt` seconds after the previous sample, with the bias-corrected
+    /// angular rate over those seconds (rad/s) when there is one; true when a new calibration was
+    /// adopted (the field reference learnt from calibrated readings must be learnt again).
+    /// - While the field is `disturbed` around the device (the filter rejects a calibrated
+    ///   magnetometer) the readings say nothing about the device's own iron, and only the turns are
+    ///   followed: a field that moves with the device (a magnet attached and then taken off)
+    ///   changes them as it changes a hard iron.
+    /// - While `changedAround` (the field left its reference with the device at rest, so the change
+    ///   happened around it, not in its own iron), no new calibration is taken from the turns; a
+    ///   calibration from them still gives way to the raw readings.
+    public mutating func observe(
+        _ raw: Vector3, rate: Vector3? = nil, dt: Double, disturbed: Bool = false, changedAround: Bool = false
+    ) -> Bool {
         guard parameters.enabled, raw.isFinite else { return false }
         var turnsDue = false
-        if parameters.gyroscopeAided, accuracy < .medium || turned == true, let w = rate {
+        if followsTurns {
             if turns == nil { turns = GyroscopeAidedCalibration() }
             turnsDue = turns!.observe(
-                raw, rate: w, dt: dt, minimumTurn: parameters.gyroscopeTurn, refitInterval: parameters.refitInterval)
+                raw, rate: rate, dt: dt, minimumTurn: parameters.gyroscopeTurn, refitInterval: parameters.refitInterval)
         }
         if disturbed {
-            guard turnsDue, turned == true, let t = turnedFit() else { return false }
+            guard turnsDue, turned == true, let t = turnedFit(newFits: !changedAround) else { return false }
             return adopt(t)
         }
         let moved = keep(raw, dt: dt)
-        guard turnsDue, accuracy < .medium || turned == true, let t = turnedFit() else { return moved }
+        guard turnsDue, followsTurns, let t = turnedFit(newFits: !changedAround) else { return moved }
         return adopt(t) || moved
     }
+
+    /// Follows the turns of a sample without a magnetometer reading (its bias-corrected rate over
+    /// the `dt` seconds before it, rad/s): a magnetometer slower than the gyroscope.
+    public mutating func rotate(rate: Vector3?, dt: Double) {
+        guard parameters.enabled, followsTurns, turns != nil else { return }
+        turns!.rotate(rate: rate, dt: dt)
+    }
+
+    /// Starts the turns afresh (a gap, a clock stepping back): no turn in progress.
+    public mutating func interruptTurns() { turns?.interrupt() }
+
+    /// Whether the gyroscope's turns are followed: switched on, and no fit of medium level from
+    /// the readings in use.
+    var followsTurns: Bool { parameters.gyroscopeAided && (accuracy < .medium || turned == true) }
 
     /// Keeps `raw` in its direction cell when it differs from the last one kept, and fits the kept
     /// readings every ``Parameters/refitInterval`` with new ones; true when that moved the
@@ -272,12 +295,15 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// - the raw readings, when a calibration taken from the turns no longer fits them and the raw
     ///   readings do (a magnet attached to the device and taken off again).
     ///
-    /// Its coverage is the share of directions determined.
-    func turnedFit() -> Fit? {
+    /// Only the second when `newFits` is false. Its coverage is that of its readings' calibrated
+    /// directions.
+    func turnedFit(newFits: Bool) -> Fit? {
         let p = parameters
         guard p.gyroscopeAided, let turns, turns.equations.count >= GyroscopeAidedCalibration.fewest else { return nil }
         let raw = turns.scatter(.zero, .identity)
-        if let t = turns.fit(), t.hardIron.norm < p.maximumOffset * t.strength {
+        if newFits, let t = turns.fit(maximumAxisRatio: p.maximumAxisRatio),
+            t.hardIron.norm < p.maximumOffset * t.strength
+        {
             let scatter = turns.scatter(t.hardIron, t.softIron)
             let level: Accuracy = t.directions == 3 ? .medium : .low
             if raw > p.lowResidual, scatter < p.improvement * raw,
@@ -285,12 +311,17 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             {
                 var fit = Fit(
                     hardIron: t.hardIron, softIron: t.softIron, strength: t.strength, accuracy: level,
-                    coverage: Double(t.directions) / 3, residual: scatter, ellipsoid: t.softIron != .identity)
+                    coverage: turns.coverage(t.hardIron, t.softIron), residual: scatter,
+                    ellipsoid: t.softIron != .identity)
                 fit.turned = true
                 return fit
             }
         }
-        guard turned == true, !turns.fits(hardIron, softIron), turns.fits(.zero, .identity) else { return nil }
+        // The latest equations tell whether it still fits: the ring keeps those from before a change.
+        let recent = GyroscopeAidedCalibration.fewest
+        guard turned == true, !turns.fits(hardIron, softIron, recent: recent),
+            turns.fits(.zero, .identity, recent: recent)
+        else { return nil }
         return Fit(hardIron: .zero, softIron: .identity, strength: .nan, ellipsoid: false)
     }
 
@@ -298,6 +329,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     mutating func adopt(_ fit: Fit) -> Bool {
         let moved = fit.hardIron != hardIron || fit.softIron != softIron
         turned = fit.turned
+        // A fit of medium level from the readings ends the turns; they start afresh if it is lost.
+        if !fit.turned && fit.accuracy >= .medium { turns = nil }
         hardIron = fit.hardIron
         softIron = fit.softIron
         strength = fit.strength
@@ -476,5 +509,32 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         let cube = (roots.x * roots.y * roots.z).cubeRoot
         let w = vectors * Matrix3.diagonal(roots * (1 / cube)) * vectors.transposed
         return Fit(hardIron: centre * scale, softIron: w, strength: scale / cube, ellipsoid: true)
+    }
+}
+
+extension MagnetometerSelfCalibration.Parameters {
+    /// Decodes the parameters, each absent one at its default: a state saved before a parameter
+    /// was added restores with the value the saving filter ran with.
+    public init(from decoder: Decoder) throws {
+        self.init()
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func read<T: Decodable>(_ key: CodingKeys, _ value: inout T) throws {
+            if let v = try c.decodeIfPresent(T.self, forKey: key) { value = v }
+        }
+        try read(.enabled, &enabled)
+        try read(.minimumChange, &minimumChange)
+        try read(.refitInterval, &refitInterval)
+        try read(.lowCoverage, &lowCoverage)
+        try read(.mediumCoverage, &mediumCoverage)
+        try read(.highCoverage, &highCoverage)
+        try read(.lowResidual, &lowResidual)
+        try read(.mediumResidual, &mediumResidual)
+        try read(.highResidual, &highResidual)
+        try read(.maximumAxisRatio, &maximumAxisRatio)
+        try read(.maximumOffset, &maximumOffset)
+        try read(.improvement, &improvement)
+        try read(.minimumThickness, &minimumThickness)
+        try read(.gyroscopeAided, &gyroscopeAided)
+        try read(.gyroscopeTurn, &gyroscopeTurn)
     }
 }
