@@ -50,8 +50,10 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     var start: Vector3?
     /// Turn since that reading, body then ← body now.
     var turn = Quaternion.identity
-    /// Time since that reading, s.
+    /// Time since that reading, s, and the angle turned through since (the sum of the steps'
+    /// angles, at least the turn's; nil in states saved before it was kept), rad.
     var turnTime = 0.0
+    var turnPath: Double?
     /// The equations, oldest first once ``capacity`` is reached (a ring from ``next``).
     var equations: [Equation] = []
     var next = 0
@@ -96,14 +98,17 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             if heldTime! > Self.longestHold { interrupt() }
         }
         guard start != nil, let w = heldRate else { return }
-        turn = (turn * Quaternion(rotationVector: w * dt)).renormalized
+        let step = w * dt
+        turn = (turn * Quaternion(rotationVector: step)).renormalized
         turnTime += dt
+        turnPath = (turnPath ?? 0) + step.squaredNorm.squareRoot()
     }
 
     /// Starts afresh: no turn in progress and no rate held (a gap, a clock stepping back).
     public mutating func interrupt() {
         start = nil
         turn = .identity
+        turnPath = 0
         turnTime = 0
         heldRate = nil
         heldTime = nil
@@ -131,11 +136,13 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
         guard let m0 = start, heldRate != nil else {
             start = raw
             turn = .identity
+            turnPath = 0
             turnTime = 0
             return
         }
-        // cos(θ/2) at most cos(minimumTurn/2): the turn is at least minimumTurn.
-        if abs(turn.w) <= (minimumTurn / 2).cos {
+        // The turn is at least minimumTurn when cos(θ/2) is at most cos(minimumTurn/2); it is at
+        // most the angle turned through, so the cosine is needed only once that has reached it.
+        if (turnPath ?? .infinity) >= minimumTurn && abs(turn.w) <= (minimumTurn / 2).cos {
             let e = Equation(start: m0, m: raw, turnBack: Matrix3(turn.normalized).transposed)
             if equations.count < Self.capacity {
                 equations.append(e)
@@ -149,6 +156,7 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
         }
         start = raw
         turn = .identity
+        turnPath = 0
         turnTime = 0
     }
 
