@@ -59,10 +59,7 @@ extension SensorCalibration {
     static func turnedCalibration(_ trace: Trace, bias: Vector3, readings: [Vector3]) -> (
         calibration: MagnetometerCalibration, improvement: Double, complete: Bool
     )? {
-        let batch = BatchAttitudeEstimator.Parameters()
-        var turns = GyroscopeAidedCalibration.Recording(
-            parameters: batch.filter.magnetometerCalibration, evidence: batch.calibrationEvidence,
-            longestGap: batch.longestBridgedGap)
+        var turns = GyroscopeAidedCalibration.Recording(batch: BatchAttitudeEstimator.Parameters())
         for s in trace.samples { turns.add(t: s.t, magnetometer: s.magnetometer, rate: s.gyroscope.map { $0 - bias }) }
         return turns.calibration(holdingFor: readings)
     }

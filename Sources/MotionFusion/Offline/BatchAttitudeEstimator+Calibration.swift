@@ -34,6 +34,16 @@ extension BatchAttitudeEstimator {
     }
 }
 
+extension GyroscopeAidedCalibration.Recording {
+    /// The turns of a recording as `reconstruct` follows them: the on-line calibration's turn and
+    /// refit interval, the batch's calibration evidence and longest bridged gap.
+    init(batch p: BatchAttitudeEstimator.Parameters) {
+        self.init(
+            parameters: p.filter.magnetometerCalibration, evidence: p.calibrationEvidence,
+            longestGap: p.longestBridgedGap)
+    }
+}
+
 extension BatchAttitudeEstimator.Driver {
 
     /// Keeps about 20 000 raw magnetometer readings spread over the recording.

@@ -64,9 +64,7 @@ extension BatchAttitudeEstimator {
             self.parameters = parameters
             useMagnetometer = parameters.filter.mode == .nineD
             onLineCalibration = MagnetometerSelfCalibration(parameters: parameters.filter.magnetometerCalibration)
-            turns = GyroscopeAidedCalibration.Recording(
-                parameters: parameters.filter.magnetometerCalibration, evidence: parameters.calibrationEvidence,
-                longestGap: parameters.longestBridgedGap)
+            turns = GyroscopeAidedCalibration.Recording(batch: parameters)
         }
 
         mutating func run(

@@ -391,9 +391,9 @@ public struct KalmanFilter: AttitudeFilter {
         let step = max(dt, p.minimumCorrectionStep)
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
-        if let m = mag {
+        if let m = mag, let raw = magnetometer {
             correctHeading(m, step, &correction)
-            noteFieldAtRest(magnetometer!)
+            noteFieldAtRest(raw)
         }
         if state.use.atRest {
             correctBiasAtRest(step, &correction)

@@ -223,7 +223,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     ///   magnetometer) the readings say nothing about the device's own iron, and only the turns are
     ///   followed: a field that moves with the device (a magnet attached and then taken off)
     ///   changes them as it changes a hard iron.
-    /// - While `changedAround` (the field left its reference with the device at rest, so the change
+    /// - While `changedAround` (the field changed during a rest of the device, so the change
     ///   happened around it, not in its own iron), no new calibration is taken from the turns; a
     ///   calibration from them still gives way to the raw readings.
     public mutating func observe(
