@@ -153,6 +153,13 @@ final class GyroscopeAidedCalibrationTests: XCTestCase {
         let c = SensorCalibration.fit(merged, sensors: [.magnetometer])
         let m = try XCTUnwrap(c.magnetometer, "calibrate on merged rows: \(c.warnings)")
         XCTAssertLessThan((m.hardIron - Self.hardIron).norm, 2, "calibrate on merged rows: hard iron (µT)")
+        XCTAssertFalse(c.warnings.contains { $0.contains("no rest") }, "\(c.warnings)")
+        // Without its rest, the wobble's turns are the raw rates', and `calibrate` says so.
+        let restless = Trace(samples: trace.samples.filter { $0.t >= 7 && $0.t < 53 })
+        let r = SensorCalibration.fit(restless, sensors: [.magnetometer])
+        XCTAssertNotNil(r.magnetometer, "\(r.warnings)")
+        XCTAssertTrue(
+            r.warnings.contains { $0.contains("no rest of 1 s or more measured the gyroscope bias") }, "\(r.warnings)")
     }
 
     /// A magnet fixed to the wobbling device (no iron of its own) from 20 s to 60 s of 90 s is a

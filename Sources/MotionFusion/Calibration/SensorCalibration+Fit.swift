@@ -24,6 +24,9 @@ extension SensorCalibration {
                         c.magnetometer = turned.calibration
                         c.warnings.append(
                             "the magnetometer's readings cannot determine a fit (\(error)); the gyroscope's turns between them do, making the field strength \(String(printf: "%.1f", turned.improvement))× steadier: hard iron and soft iron from the turns"
+                                + (restBias == nil
+                                    ? " (no rest of 1 s or more measured the gyroscope bias, so the turns are the raw rates'; a few seconds still in the recording make them truer)"
+                                    : "")
                         )
                     } else {
                         c.refuse(.magnetometer, "magnetometer not calibrated: \(error)")
