@@ -129,6 +129,30 @@ final class GyroscopeAidedCalibrationTests: XCTestCase {
         XCTAssertNil(SensorCalibration.fit(Self.wobble(iron: false), sensors: [.magnetometer]).magnetometer)
     }
 
+    /// The whole recording's turns (``GyroscopeAidedCalibration/Recording``, as `reconstruct` and
+    /// `calibrate` follow them), about the vertical: a hard iron of 18 µT across the axis is fitted;
+    /// one of 1.5 µT, whose raw strength scatters by less than `lowResidual` (5 %) over the turns,
+    /// is taken for a calibrated sensor, as on line (such a scatter is also a lab's gradient seen
+    /// by a swinging sensor, which a fit would turn the heading for).
+    func testARecordingTakesNoFitForReadingsAlreadySteady() {
+        let field = Vector3(0, 20, -45)
+        func steadiest(hardIron: Vector3) -> GyroscopeAidedCalibration.Fit? {
+            var r = GyroscopeAidedCalibration.Recording(
+                parameters: MagnetometerSelfCalibration.Parameters(), evidence: 2, longestGap: 1)
+            let dt = 0.02
+            let rate = Vector3(0, 0, 0.5)
+            for k in 0..<3000 {
+                let q = Quaternion(axis: .unitZ, angle: 0.5 * Double(k) * dt)
+                r.add(t: Double(k) * dt, magnetometer: q.inverseRotate(field) + hardIron, rate: rate)
+            }
+            return r.steadiest?.fit
+        }
+        let large = Vector3(15, -10, 0)
+        let fit = steadiest(hardIron: large)
+        XCTAssertLessThan((fit.map { $0.hardIron - large }?.norm ?? .infinity), 0.5, "an 18 µT hard iron")
+        XCTAssertNil(steadiest(hardIron: Vector3(1.5, 0, 0)), "a 1.5 µT hard iron (3 % of the field)")
+    }
+
     /// A magnetometer slower than the gyroscope (every other sample, every fourth), and one on rows
     /// of its own 5 ms after each gyroscope row (a merged timeline): the turns count every
     /// gyroscope sample, so the default filter still calibrates the wobble and holds the heading
