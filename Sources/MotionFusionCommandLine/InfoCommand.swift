@@ -102,7 +102,8 @@ enum InfoCommand {
             "value_faults": .object(faultCounts), "warnings": .array(s.warnings.map { .string($0.message) }),
             "magnetometer": m.map { m -> JSONValue in
                 [
-                    "rejected_share": .number(m.use.share), "filter_calibration_level": .string("\(m.use.accuracy)"),
+                    "rejected_share": .number(m.use.share), "clipped_share": .number(m.use.clippedShare),
+                    "filter_calibration_level": .string("\(m.use.accuracy)"),
                     "fit_level": .string("\(m.fit.accuracy)"),
                     // No fit (uncalibrated): no hard iron, coverage or residual to report.
                     "fit_hard_iron": m.fit.accuracy == .uncalibrated
@@ -163,6 +164,12 @@ enum InfoCommand {
                 printf:
                     "magnetometer  rejected on %.0f %% of samples by the default 9D filter (its on-line calibration: %@)\n",
                 100 * m.use.share, "\(m.use.accuracy)")
+            if m.use.clipped > 0 {
+                out += String(
+                    printf:
+                        "mag clipped   %.0f %% of readings had an axis at the end of its range (not used): keep magnets away, or widen the range\n",
+                    100 * m.use.clippedShare)
+            }
             let h = m.fit.hardIron
             out +=
                 m.fit.accuracy == .uncalibrated
@@ -176,8 +183,9 @@ enum InfoCommand {
 }
 
 /// What `info` says of a recording's magnetometer: how the default 9D filter used it, and the
-/// on-line calibration's fit over the whole recording (its gyroscope-aided part with the raw
-/// rates: a gyroscope bias turns each equation by the bias times that turn's time, at most 3 s).
+/// on-line calibration's fit over the whole recording's unclipped readings (its gyroscope-aided
+/// part with the raw rates: a gyroscope bias turns each equation by the bias times that turn's
+/// time, at most 3 s).
 struct MagnetometerReport {
     var use: MagnetometerUse
     var fit = MagnetometerSelfCalibration()
@@ -185,9 +193,10 @@ struct MagnetometerReport {
     init(_ samples: [SensorSample]) {
         use = MagnetometerUse(running: samples)
         var last: Double?
+        var clipping = MagnetometerClipping()
         for s in samples {
             let dt = last.map { s.t - $0 } ?? 0
-            if let m = s.magnetometer {
+            if let m = s.magnetometer, m.isFinite, !clipping.observe(m, rate: s.gyroscope, dt: dt) {
                 _ = fit.observe(m, rate: s.gyroscope, dt: dt)
             } else if s.gyroscope != nil {
                 fit.rotate(rate: s.gyroscope, dt: dt)

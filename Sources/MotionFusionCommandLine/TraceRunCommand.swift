@@ -50,6 +50,10 @@ final class EstimateSink {
     /// Estimates whose gyroscope reading sat at the end of its range, and the time of the first.
     @exclusivity(unchecked) var clippedSamples = 0
     @exclusivity(unchecked) var firstClipped = Double.nan
+    /// Estimates whose magnetometer reading had an axis at the end of its range (not used), and
+    /// the time of the first.
+    @exclusivity(unchecked) var magnetometerClippedSamples = 0
+    @exclusivity(unchecked) var firstMagnetometerClipped = Double.nan
     /// A failure that leaves the estimates good (a calibration file that could not be written):
     /// the estimates are written, then the run fails with it.
     var failureAfterOutput: Error?
@@ -76,6 +80,10 @@ final class EstimateSink {
         if e.diagnostics.gyroscopeClipped {
             if clippedSamples == 0 { firstClipped = e.t }
             clippedSamples += 1
+        }
+        if e.diagnostics.magnetometerClipped {
+            if magnetometerClippedSamples == 0 { firstMagnetometerClipped = e.t }
+            magnetometerClippedSamples += 1
         }
         report?.add(
             e, truth: input.truth, accelerometerWeight: accelerometerWeight, magnetometerWeight: magnetometerWeight)
@@ -282,6 +290,11 @@ enum TraceRunCommand {
         if sink.clippedSamples > 0 {
             console.err(
                 "\(reader.description.source): warning: the gyroscope read the end of its range on \(sink.clippedSamples) samples (from t = \(sink.firstClipped) s): the device turned faster than it measures, so those turns are short by an unknown angle and the attitude after them is off until the accelerometer and magnetometer pull it back. Set the sensor to a wider range if it has one\n"
+            )
+        }
+        if sink.magnetometerClippedSamples > 0 {
+            console.err(
+                "\(reader.description.source): warning: the magnetometer read the end of its range on \(sink.magnetometerClippedSamples) samples (from t = \(sink.firstMagnetometerClipped) s): an axis sat at its extreme value while the device turned, so those readings were not used and the heading there is the gyroscope's. Keep magnets away from the sensor, or set it to a wider range if it has one\n"
             )
         }
         if run.mode == .nineD, sink.magnetometerUse.mostlyRejected {

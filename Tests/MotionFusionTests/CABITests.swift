@@ -152,7 +152,11 @@ final class CABITests: XCTestCase {
         let restored = try JSONValue.parse(Array(try b.state.utf8))
         // The filter's state and the runner's memory, value for value (numbers to the bit).
         XCTAssertEqual(restored["filter"], old["state"])
-        XCTAssertEqual(restored["runner"], old["runner"])
+        // The runner's memory holds the magnetometer's saturation since that format: restored at
+        // its start (nothing found), the rest value for value.
+        guard case .object(var runner)? = restored["runner"] else { return XCTFail("no runner memory") }
+        XCTAssertEqual(runner.removeValue(forKey: "magnetometerClipping")?["range"]?["x"], .integer(0))
+        XCTAssertEqual(JSONValue.object(runner), old["runner"])
         XCTAssertEqual(restored["setup"]?["parameters"], old["parameters"])
         // It continues as the same state saved in the runner's format does.
         let c = try Handle("mahony", "9d")

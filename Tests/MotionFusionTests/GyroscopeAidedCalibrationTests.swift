@@ -21,6 +21,15 @@ final class GyroscopeAidedCalibrationTests: XCTestCase {
         return ScenarioSuiteTests.simulated(.slowRotation, duration: 60, errors: e)
     }
 
+    /// RMS heading error (about the vertical), degrees, from `start` to the end, of `reconstruct`
+    /// 9D (default method) over the trace.
+    static func reconstructedHeadingError(_ trace: Trace, from start: Double) throws -> Double {
+        var p = OfflineReconstruction.Parameters()
+        p.mode = .nineD
+        let offline = try OfflineReconstruction(parameters: p).reconstruct(trace.samples).samples
+        return rmsHeadingError(offline.map(\.estimate.attitude), trace, from: start)
+    }
+
     /// RMS heading error (about the vertical), degrees, from `start` to the end.
     static func rmsHeadingError(_ q: [Quaternion], _ trace: Trace, from start: Double) -> Double {
         var sum = 0.0
@@ -115,12 +124,8 @@ final class GyroscopeAidedCalibrationTests: XCTestCase {
     /// saying it came from the turns.
     func testAWobbleCalibratesOffline() throws {
         let trace = Self.wobble()
-        var p = OfflineReconstruction.Parameters()
-        p.mode = .nineD
-        let offline = try OfflineReconstruction(parameters: p).reconstruct(trace.samples).samples
         XCTAssertLessThan(
-            Self.rmsHeadingError(offline.map(\.estimate.attitude), trace, from: 0), 2,
-            "reconstruct 9d: RMS heading error (°)")
+            try Self.reconstructedHeadingError(trace, from: 0), 2, "reconstruct 9d: RMS heading error (°)")
         let c = SensorCalibration.fit(trace, sensors: [.magnetometer])
         let m = try XCTUnwrap(c.magnetometer, "calibrate: \(c.warnings)")
         XCTAssertLessThan((m.hardIron - Self.hardIron).norm, 2, "calibrate: hard iron (µT)")

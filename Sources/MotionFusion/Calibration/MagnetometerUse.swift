@@ -5,6 +5,9 @@ public struct MagnetometerUse {
     /// Samples with a magnetometer value after the filter initialised, and those it rejected.
     public var samples = 0
     public var rejected = 0
+    /// Readings with an axis at the end of its range, which the filter was not given (not counted
+    /// in ``samples``).
+    public var clipped = 0
     /// Level of the on-line magnetometer calibration at the last sample.
     public var accuracy = MagnetometerSelfCalibration.Accuracy.uncalibrated
     /// Readings spread evenly over the run, at most ``keptReadings``: whether they determine a
@@ -17,9 +20,14 @@ public struct MagnetometerUse {
     /// Most readings kept to judge whether a calibration can be fitted (bounded memory).
     static let keptReadings = 4096
 
-    /// Counts one estimate of a filter run on `input`.
+    /// Counts one estimate of a filter run on `input` (not a clipped reading: the filter was not
+    /// given it, and a warning of its own names it).
     public mutating func add(_ e: MotionEstimate, _ input: SensorSample) {
         guard let m = input.magnetometer, !e.diagnostics.initialising else { return }
+        if e.diagnostics.magnetometerClipped {
+            clipped += 1
+            return
+        }
         samples += 1
         if e.diagnostics.magnetometerRejected { rejected += 1 }
         accuracy = e.diagnostics.magnetometerAccuracy
@@ -54,6 +62,9 @@ public struct MagnetometerUse {
 
     /// Rejected share, 0…1 (0 without samples).
     public var share: Double { samples > 0 ? Double(rejected) / Double(samples) : 0 }
+
+    /// Clipped share of the readings after the filter initialised, 0…1.
+    public var clippedShare: Double { clipped > 0 ? Double(clipped) / Double(clipped + samples) : 0 }
 
     /// Whether the magnetometer was rejected on more than half of its samples.
     public var mostlyRejected: Bool { rejected * 2 > samples }

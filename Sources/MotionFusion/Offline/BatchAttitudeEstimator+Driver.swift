@@ -126,6 +126,9 @@ extension BatchAttitudeEstimator {
             _ s: AttitudeSmoother.Sample, progress: ((Int) -> Void)?, _ body: (Sample) throws -> Void
         ) throws {
             let p = parameters
+            var s = s
+            // A reading the initialiser's filter found clipped (``MagnetometerClipping``) is none.
+            if s.estimate.diagnostics.magnetometerClipped { s.input.magnetometer = nil }
             if s.t.isFinite {
                 let jumped = s.t - segmentTime > p.longestBridgedGap || s.t < segmentTime - p.clockStepBack
                 if segmentTime.isFinite && jumped { try finishSegment(progress: progress, body) }

@@ -53,6 +53,9 @@ public struct FilterDiagnostics: Equatable, Sendable {
     public var centripetal = Vector3.zero
     /// Whether this sample's gyroscope reading sat at the end of its range (``GyroscopeClipping``).
     public var gyroscopeClipped = false
+    /// Whether this sample's magnetometer reading had an axis at the end of its range
+    /// (``MagnetometerClipping``): the filter was not given it.
+    public var magnetometerClipped = false
 
     /// Creates diagnostics with default values.
     public init() {}
@@ -65,6 +68,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
             && same(a.attitudeUncertainty, b.attitudeUncertainty) && same(a.headingUncertainty, b.headingUncertainty)
             && a.magnetometerAccuracy == b.magnetometerAccuracy && a.centripetal == b.centripetal
             && a.gyroscopeClipped == b.gyroscopeClipped
+            && a.magnetometerClipped == b.magnetometerClipped
     }
 
     /// Diagnostics from a filter's sensor use and whether it has an attitude.

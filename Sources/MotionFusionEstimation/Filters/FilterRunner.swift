@@ -28,6 +28,8 @@ public struct FilterRunnerMemory: Sendable, Codable, Equatable {
     public var lastAccelerometer: Vector3?
     /// The gyroscope's saturation found so far (absent in states saved before it was kept).
     public var clipping: GyroscopeClipping?
+    /// The magnetometer's saturation found so far (absent in states saved before it was kept).
+    public var magnetometerClipping: MagnetometerClipping?
     /// A runner that has seen nothing.
     public init() {}
 }
@@ -37,9 +39,10 @@ public struct FilterRunnerMemory: Sendable, Codable, Equatable {
 ///
 /// It computes each step from the timestamps, holds the last gyroscope value when a sample lacks
 /// one, and protects the filter from bad input: non-finite vectors become "no value", a timestamp
-/// that does not increase integrates nothing, and a gap longer than ``Settings/maximumGap``
-/// re-initialises the attitude from the next accelerometer (and magnetometer) sample. Every input
-/// sample produces exactly one output.
+/// that does not increase integrates nothing, a gap longer than ``Settings/maximumGap``
+/// re-initialises the attitude from the next accelerometer (and magnetometer) sample, and a
+/// magnetometer reading with an axis at the end of its range (``MagnetometerClipping``) is no
+/// value. Every input sample produces exactly one output.
 public struct FilterRunner<Filter: AttitudeFilter> {
     /// Runner settings.
     public typealias Settings = FilterRunnerSettings
@@ -62,6 +65,10 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     public var clipping = GyroscopeClipping()
     /// Whether the last sample's gyroscope reading was clipped.
     public private(set) var clipped = false
+    /// The magnetometer's saturation, as found so far.
+    public var magnetometerClipping = MagnetometerClipping()
+    /// Whether the last sample's magnetometer reading was clipped (and not given to the filter).
+    public private(set) var magnetometerClipped = false
 
     /// What a saved run holds: the runner's memory and the filter's state.
     struct Saved<State: Codable>: Codable {
@@ -78,6 +85,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             m.lastGyroscopeTime = lastGyroscopeTime
             m.lastAccelerometer = lastAccelerometer
             m.clipping = clipping
+            m.magnetometerClipping = magnetometerClipping
             return m
         }
         set {
@@ -86,6 +94,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             lastGyroscopeTime = newValue.lastGyroscopeTime
             lastAccelerometer = newValue.lastAccelerometer
             clipping = newValue.clipping ?? GyroscopeClipping()
+            magnetometerClipping = newValue.magnetometerClipping ?? MagnetometerClipping()
         }
     }
 
@@ -121,6 +130,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         var d = filter.diagnostics
         d.timeFault = timeFault
         d.gyroscopeClipped = clipped
+        d.magnetometerClipped = magnetometerClipped
         return MotionEstimate(
             t: sample.t, attitude: filter.attitude, gyroscopeBias: filter.gyroscopeBias, diagnostics: d,
             gyroscope: lastGyroscope, accelerometer: lastAccelerometer, magnetometer: mag)
@@ -152,7 +162,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
                     magnetometer: sample.magnetometer), diagnostics: diagnostics)
         }
         let acc = Self.finite(sample.accelerometer)
-        let mag = Self.finite(sample.magnetometer)
+        let mag = unclipped(Self.finite(sample.magnetometer), rate: g, dt: dt)
         lastTime = t
         lastGyroscope = g
         lastGyroscopeTime = t
@@ -207,7 +217,20 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             }
             if let acc { lastAccelerometer = acc }
         }
-        filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: mag, dt: dt)
-        return (timeFault, mag)
+        let unclippedMag = unclipped(mag, rate: gyro, dt: dt)
+        filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: unclippedMag, dt: dt)
+        return (timeFault, unclippedMag)
+    }
+
+    /// The finite magnetometer reading `m`, or nil when an axis of it is clipped (judged with the
+    /// rate over the `dt` seconds before it).
+    @inline(__always)
+    mutating func unclipped(_ m: Vector3?, rate: Vector3?, dt: Double) -> Vector3? {
+        guard let m else {
+            magnetometerClipped = false
+            return nil
+        }
+        magnetometerClipped = magnetometerClipping.observe(m, rate: rate, dt: dt)
+        return magnetometerClipped ? nil : m
     }
 }
