@@ -288,6 +288,43 @@ final class LayoutTests: XCTestCase {
         XCTAssertFalse(given.unitNote?.contains("acc=") ?? true)
     }
 
+    /// SensorLog (iOS): the raw sensors over Core Motion's fused values beside them, the
+    /// gyroscope's clock over the row's wall clock, and the raw accelerometer negated (iOS writes
+    /// −1 g along z on a phone lying face up), said in a note; `--units acc=g` reads it as written,
+    /// and only the accelerometer takes a sign.
+    func testSensorLogRawColumnsClockAndSign() throws {
+        let r = try read("sensorlog_ios.csv")
+        assertChosen(
+            r, time: "gyroTimestamp_sinceReboot(s)", gyr: "gyroRotationX(rad/s)", acc: "accelerometerAccelerationX(G)",
+            mag: "magnetometerX(µT)")
+        XCTAssertEqual(r.layout.units.accelerometerSign, -1)
+        XCTAssert(r.notes.contains { $0.contains("Core Motion") && $0.contains("read negated") }, "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
+        assertReplays("sensorlog_ios.csv")
+        var asWritten = DelimitedReadOptions()
+        asWritten.units = "acc=g"
+        let given = try read("sensorlog_ios.csv", asWritten)
+        XCTAssertEqual(given.layout.units.accelerometerSign, 1)
+        XCTAssertEqual(given.trace.samples[0].accelerometer!.z, -r.trace.samples[0].accelerometer!.z, accuracy: 1e-12)
+        var negated = DelimitedReadOptions()
+        negated.units = "acc=-g"
+        XCTAssertEqual(try read("arduino_ax_gz.csv", negated).layout.units.accelerometerSign, -1)
+        negated.units = "gyr=-deg/s"
+        XCTAssertThrowsError(try read("arduino_ax_gz.csv", negated)) {
+            XCTAssert("\($0)".contains("only the accelerometer takes a minus sign"), "\($0)")
+        }
+    }
+
+    /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear
+    /// acceleration `ax` beside it.
+    func testPhysicsToolboxGForceOverLinearAcceleration() throws {
+        let r = try read("physics_toolbox.csv")
+        assertChosen(r, time: "time", gyr: "wx", acc: "gFx", mag: nil)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("physics_toolbox.csv")
+    }
+
     func testEpochMillisecondsMilliGAndNanotesla() throws {
         let r = try read("epoch_ms_mg_nt.csv")
         XCTAssertEqual(r.layout.units.time, 1e-3)
@@ -355,10 +392,13 @@ final class LayoutTests: XCTestCase {
         try u.set(spec: "mag=nT,gyr=1/16deg/s")
         XCTAssertEqual(u.magnetometer, 1e-3)
         XCTAssertEqual(u.gyroscope, 0.0625 * .pi / 180, accuracy: 1e-18)
-        for bad in ["gyr=0deg/s", "gyr=-2deg/s", "acc=2", "mag=3furlongs", "t=2count"] {
+        for bad in ["gyr=0deg/s", "acc=-0g", "acc=2", "mag=3furlongs", "t=2count"] {
             XCTAssertThrowsError(try SensorUnits().with(spec: bad), bad) { e in
                 XCTAssert("\(e)".contains("unknown unit"), "\(bad): \(e)")
             }
+        }
+        XCTAssertThrowsError(try SensorUnits().with(spec: "gyr=-2deg/s")) { e in
+            XCTAssert("\(e)".contains("only the accelerometer takes a minus sign"), "\(e)")
         }
         XCTAssert(CommandRunner.run(["help", "replay"]).out.contains("mag=uT|gauss|nT|mT|T|au"))
     }

@@ -15,11 +15,12 @@ extension ColumnLayout {
 
         var quantity: Quantity
         /// How sure the name is, lower being surer: 0 a native name; 1 a common name (`Gyroscope X`,
-        /// `accel_x`, `gx`, a sensor's own clock, a ROS header stamp); 2 a name read word by word
-        /// (`field.angular_velocity.x`), a bare axis under a sensor's unit, `p,q,r`, `f_x`, or a
-        /// generic clock (`time`, `timestamp`, `GPST`); 3 a second choice (uncompensated or
-        /// uncalibrated values, linear acceleration, a time of receipt such as `%time`, elapsed
-        /// seconds, a clock read word by word). Only the surest source of each quantity is used.
+        /// `accel_x`, `gFx`, a sensor's own clock, a ROS header stamp); 2 a name read word by word
+        /// (`field.angular_velocity.x`), a single letter and the axis (`gx`, `ax`), a bare axis
+        /// under a sensor's unit, `p,q,r`, `f_x`, or a generic clock (`time`, `timestamp`, `GPST`);
+        /// 3 a second choice (uncompensated or uncalibrated values, linear or user acceleration, a
+        /// phone's fused `motion` values, a time of receipt such as `%time`, elapsed seconds, a
+        /// clock read word by word). Only the surest source of each quantity is used.
         var rank: Int
         /// The unit the name states (`(deg/s)`, `_ms`) or implies (`%time` is in ns), if any.
         var unit: String?
@@ -37,7 +38,7 @@ extension ColumnLayout {
                 "rotationrate", "rate", "angvel",
             ]
         ),
-        (1, ["acc", "accel", "accl", "accelerometer", "acceleration", "a", "arss", "specificforce"]),
+        (1, ["acc", "accel", "accl", "accelerometer", "acceleration", "a", "arss", "specificforce", "gf"]),
         (2, ["mag", "magn", "magnetometer", "magneticfield", "field", "m", "b"]),
     ]
 
@@ -58,8 +59,24 @@ extension ColumnLayout {
         "covariance", "std", "stddev", "var", "variance", "delta", "noise", "angle", "angles", "position", "pos",
         "offset",
     ]
-    /// Words that make a source a second choice.
-    static let secondaryWords: Set<String> = ["uncomp", "uncompensated", "uncalibrated", "uncal", "raw", "linear"]
+    /// Words that make a source a second choice: uncompensated values, and what a phone derives
+    /// from its sensors (`linear` and `user` acceleration leave gravity out; Core Motion's `motion`
+    /// values, as SensorLog writes them beside the raw ones, are its fusion's).
+    static let secondaryWords: Set<String> = [
+        "uncomp", "uncompensated", "uncalibrated", "uncal", "raw", "linear", "user", "motion",
+    ]
+    /// Names (as ``key(_:)`` gives them) of Core Motion's raw accelerometer x, as iOS loggers write
+    /// it (SensorLog's `accelerometerAccelerationX(G)`): −1 g along z on a phone lying face up.
+    static let coreMotionAccelerometerKeys: Set<String> = ["accelerometeraccelerationx"]
+
+    /// Whether the layout's accelerometer is Core Motion's raw one (``coreMotionAccelerometerKeys``).
+    func readsCoreMotionAccelerometer(_ names: [String]) -> Bool {
+        guard let c = columns[.accelerometerX], c < names.count else { return false }
+        return Self.coreMotionAccelerometerKeys.contains(Self.key(names[c]))
+    }
+
+    /// Stems in g whatever the header says: Physics Toolbox's `gFx` (g-force, gravity included).
+    static let stemsInG: Set<String> = ["gf"]
     /// Unit words a name may end with after its axis (`gyro_x_dps`, `acc_x_mg`).
     static let unitWords: [String: String] = [
         "dps": "deg/s", "degs": "deg/s", "rads": "rad/s", "g": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
@@ -99,6 +116,10 @@ extension ColumnLayout {
         // ROS: the message's header stamp (ns as `rostopic echo -p` writes it, or seconds and
         // nanoseconds in two columns), over the time the message was recorded.
         names["rosbagtimestamp"] = (3, "ns")
+        // SensorLog (iOS): each sensor's sample time since boot beside the wall clock of the row
+        // (`loggingTime`, jittered by the logging); the gyroscope's is the one the filters
+        // integrate over.
+        names["gyrotimestampsincereboot"] = (1, "s")
         return names
     }()
 
@@ -186,7 +207,12 @@ extension ColumnLayout {
                 return NameMatch(quantity: .axis(group: 1, axis: a), rank: 3, unit: hint, source: stem)
             }
             if let group = stems.first(where: { $0.stems.contains(stem) })?.group {
-                return NameMatch(quantity: .axis(group: group, axis: a), rank: 1, unit: hint, source: stem)
+                // A single letter (`ax`, `gx`) names its sensor less surely than a word: Physics
+                // Toolbox's `ax` is the linear acceleration beside its `gFx`, and `gx` is gravity
+                // in some exports.
+                return NameMatch(
+                    quantity: .axis(group: group, axis: a), rank: stem.count == 1 ? 2 : 1,
+                    unit: hint ?? (stemsInG.contains(stem) ? "g" : nil), source: stem)
             }
             if let group = weakStems[stem] {
                 return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: stem)

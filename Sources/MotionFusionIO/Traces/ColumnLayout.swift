@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -175,7 +176,9 @@ extension SensorUnits {
             time = other.time
             timeIsCount = other.timeIsCount
         case "gyr": gyroscope = other.gyroscope
-        case "acc": accelerometer = other.accelerometer
+        case "acc":
+            accelerometer = other.accelerometer
+            accelerometerSign = other.accelerometerSign
         default:
             magnetometer = other.magnetometer
             magnetometerArbitrary = other.magnetometerArbitrary
@@ -229,6 +232,10 @@ public struct SensorUnits: Sendable, Equatable {
     public var gyroscope = 1.0
     /// m/s² per accelerometer unit. Default 1.
     public var accelerometer = 1.0
+    /// −1 for accelerations written with the opposite sign to the specific force (iOS's Core
+    /// Motion: −1 g along z on a phone lying face up; `--units acc=-g`, or the header's
+    /// `accelerometerAcceleration` columns), else 1.
+    public var accelerometerSign = 1.0
     /// µT per magnetometer unit. Default 1.
     public var magnetometer = 1.0
     /// Whether the time column is a sample counter (`--units t=count`): times are its count over the
@@ -268,9 +275,21 @@ public struct SensorUnits: Sendable, Equatable {
     }
 
     /// Sets the unit of `key` (`t`, `gyr`, `acc`, `mag`). A unit may carry a scale factor for raw
-    /// counts, `0.0625deg/s` or `1/16 deg/s` (a BNO055 gyroscope's count). With `strictly` false,
-    /// an unknown unit (a hint in a header) is ignored.
+    /// counts, `0.0625deg/s` or `1/16 deg/s` (a BNO055 gyroscope's count), and the accelerometer's
+    /// a minus sign for accelerations written opposite to the specific force (`acc=-g`, iOS's).
+    /// With `strictly` false, an unknown unit (a hint in a header) is ignored.
     public mutating func set(_ key: String, _ unit: String, strictly: Bool) throws {
+        var unit = unit.trimmingSpaces
+        var sign = 1.0
+        if let first = unit.first, first == "-" || first == "−" {
+            guard ["acc", "accel", "accelerometer"].contains(key.lowercased()) else {
+                throw ColumnSpecError(
+                    "--units \(key)=\(unit): only the accelerometer takes a minus sign (acc=-g: accelerations written opposite to the specific force, as iOS does); turn axes with --remap"
+                )
+            }
+            sign = -1
+            unit.removeFirst()
+        }
         let parsed = Self.splitFactor(unit)
         let factor = parsed?.factor ?? 1
         let u = Self.normalise(parsed?.unit ?? unit)
@@ -296,7 +315,10 @@ public struct SensorUnits: Sendable, Equatable {
         case "gyr", "gyro", "gyroscope":
             if let s = scale(Self.gyroscopeScale(u)) { gyroscope = s }
         case "acc", "accel", "accelerometer":
-            if let s = scale(Self.accelerometerScale(u)) { accelerometer = s }
+            if let s = scale(Self.accelerometerScale(u)) {
+                accelerometer = s
+                accelerometerSign = sign
+            }
         case "mag", "magnetometer":
             if ["au", "a.u.", "arbitrary", "normalised", "normalized", "1", "-"].contains(u) {
                 magnetometer = 1

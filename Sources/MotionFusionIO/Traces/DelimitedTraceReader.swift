@@ -191,6 +191,11 @@ public final class DelimitedTraceReader: SampleReader {
                 "read lines \(rows.headerLine) and \(rows.headerLine + 1) as the header (the second names or gives the unit of each column); if line \(rows.headerLine + 1) is data, pass --header-rows 1",
                 note: true)
         }
+        if layout.readsCoreMotionAccelerometer(names) && layout.units.accelerometerSign < 0 {
+            notes.append(
+                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated (--units acc=g reads them as written)"
+            )
+        }
         for n in notes { warn(headerLocation, n, note: true) }
         if !unknown.isEmpty && format == "native" {
             warn(
@@ -248,6 +253,7 @@ public final class DelimitedTraceReader: SampleReader {
                 layout.units.explicit.remove(unit.key)
                 layout.units.evident.insert(unit.key)
             }
+            if layout.readsCoreMotionAccelerometer(names) { layout.units.accelerometerSign = -1 }
             if let spec = options.units, known == nil {
                 fromOptions = true
                 try layout.units.set(spec: spec)
@@ -458,7 +464,8 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if hasAccelerometer {
             sample.accelerometer = try vector(
-                .accelerometerX, units.accelerometer, ValueFaults.accelerometerLimit, "accelerometer",
+                .accelerometerX, units.accelerometer * units.accelerometerSign, ValueFaults.accelerometerLimit,
+                "accelerometer",
                 hint: units.explicit.contains("acc")
                     ? "raw counts? give their scale, e.g. --units acc=0.001g for 1 mg per count"
                     : "milli-g read as m/s²? pass --units acc=mg")

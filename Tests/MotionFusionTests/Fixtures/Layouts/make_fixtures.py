@@ -168,6 +168,27 @@ write('units_row.csv', [['Time', 'AccX', 'AccY', 'AccZ', 'GyroX', 'GyroY', 'Gyro
 # A BNO055 read raw: gyroscope counts of 1/16 deg/s.
 write('bno055_raw.csv', [['t', 'gx', 'gy', 'gz', 'ax', 'ay', 'az']], [
     [num(t)] + [str(int(round(v * DEG * 16))) for v in g] + [num(v) for v in a] for t, g, a, m in samples])
+# SensorLog (iOS): Core Motion's raw accelerometer in g with iOS's sign (-1 g along z face up), each
+# sensor's time since boot beside the row's wall clock, and the device-motion values beside the raw
+# ones (rotation rate, user acceleration without gravity, gravity, quaternion, calibrated field).
+h = (['loggingTime(txt)', 'loggingSample(N)', 'accelerometerTimestamp_sinceReboot(s)']
+     + ['accelerometerAcceleration%s(G)' % c for c in 'XYZ'] + ['gyroTimestamp_sinceReboot(s)']
+     + ['gyroRotation%s(rad/s)' % c for c in 'XYZ'] + ['magnetometerTimestamp_sinceReboot(s)']
+     + ['magnetometer%s(\u00b5T)' % c for c in 'XYZ'] + ['motionTimestamp_sinceReboot(s)', 'motionYaw(rad)',
+     'motionRoll(rad)', 'motionPitch(rad)'] + ['motionRotationRate%s(rad/s)' % c for c in 'XYZ']
+     + ['motionUserAcceleration%s(G)' % c for c in 'XYZ'] + ['motionQuaternion%s(R)' % c for c in 'XYZW']
+     + ['motionGravity%s(G)' % c for c in 'XYZ'] + ['motionMagneticField%s(\u00b5T)' % c for c in 'XYZ'])
+write('sensorlog_ios.csv', [h], [
+    ['2023-11-14 23:13:%06.3f +0100' % (20 + t + 0.0043 * (k % 3)), str(k), '%.6f' % (5120.25 + t)]
+    + [num(-v / G) for v in a] + ['%.6f' % (5120.25 + t)] + [num(v) for v in g] + ['%.6f' % (5120.25 + t)]
+    + [num(v) for v in m] + ['%.6f' % (5120.25 + t), '0', '0', '0'] + [num(v) for v in g] + ['0', '0', '0']
+    + ['0', '0', '0', '1'] + [num(-v / G) for v in a] + [num(v) for v in m] for k, (t, g, a, m) in enumerate(samples)])
+# Physics Toolbox Sensor Suite (Android): a blank line, g-force gFx (gravity included, in g), the
+# linear acceleration ax (gravity removed, m/s2), the rates wx in rad/s, and a trailing separator.
+write('physics_toolbox.csv', [['time', 'gFx', 'gFy', 'gFz', 'ax', 'ay', 'az', 'wx', 'wy', 'wz', '']], [
+    ['%.6f' % (0.031856 + t)] + [num(v / G) for v in a] + ['0', '0', '0'] + [num(v) for v in g] + ['']
+    for t, g, a, m in samples], preamble='\n')
+
 # Names nothing here knows, and no header at all.
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
