@@ -223,12 +223,12 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     }
 
     /// The finite magnetometer reading `m`, or nil when an axis of it is clipped (judged with the
-    /// rate over the `dt` seconds before it).
+    /// rate over the `dt` seconds before it). A 6D filter, which uses no reading, gets it as it is.
     @inline(__always)
     mutating func unclipped(_ m: Vector3?, rate: Vector3?, dt: Double) -> Vector3? {
-        guard let m else {
+        guard let m, filter.mode == .nineD else {
             magnetometerClipped = false
-            return nil
+            return m
         }
         magnetometerClipped = magnetometerClipping.observe(m, rate: rate, dt: dt)
         return magnetometerClipped ? nil : m

@@ -25,22 +25,40 @@ public struct MagnetometerClipping: Sendable, Codable, Equatable {
     var sweep = Vector3.zero
     /// The range proven per axis, sensor units (0 until proven).
     public private(set) var range = Vector3.zero
-    /// The last reading taken.
+    /// The last reading taken at an axis's largest magnitude, and whether a reading below every
+    /// largest magnitude came after it.
     var last: Vector3?
+    var lastQuiet = false
+    /// Whether no run is in progress and no range is proven.
+    var quiet = true
 
     public init() {}
 
     /// Takes one finite reading, with the angular rate over the `dt` seconds before it when known
     /// (rad/s); true when an axis of it is clipped.
+    @inline(__always)
     public mutating func observe(_ m: Vector3, rate: Vector3?, dt: Double) -> Bool {
-        let held = m == last
+        // Most readings: no run in progress, no range proven, and every axis below its largest
+        // magnitude. (A held reading equal to one of them is one of them too.)
+        if quiet && abs(m.x) < largest.x && abs(m.y) < largest.y && abs(m.z) < largest.z {
+            lastQuiet = true
+            return false
+        }
+        return observeAtTheLargest(m, rate: rate, dt: dt)
+    }
+
+    @inline(never)
+    mutating func observeAtTheLargest(_ m: Vector3, rate: Vector3?, dt: Double) -> Bool {
+        let held = !lastQuiet && m == last
         last = m
+        lastQuiet = false
         // The field turns in the sensor frame as dm/dt = m × ω.
         let change = rate.map { m.cross($0) * max(0, dt) } ?? .zero
         let strength = m.norm
         let x = Self.axis(abs(m.x), abs(change.x), strength, held, &largest.x, &runX, &sweep.x, &range.x)
         let y = Self.axis(abs(m.y), abs(change.y), strength, held, &largest.y, &runY, &sweep.y, &range.y)
         let z = Self.axis(abs(m.z), abs(change.z), strength, held, &largest.z, &runZ, &sweep.z, &range.z)
+        quiet = runX == 0 && runY == 0 && runZ == 0 && range == .zero
         return x || y || z
     }
 
