@@ -223,6 +223,19 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(r.trace.warnings.filter { !$0.isNote && $0.message.contains("time") }, [])
     }
 
+    /// HyperIMU without its timestamp: the rows are timed at the sampling period a line before the
+    /// header states (`Sampling Time: 40ms`, 25 Hz), said in a note.
+    func testHyperIMUIsTimedAtTheStatedSamplingPeriod() throws {
+        let r = try read("hyperimu_no_time.csv")
+        assertChosen(r, time: nil, gyr: "MPL_Gyroscope.x", acc: "MPL_Accelerometer.x", mag: nil)
+        XCTAssertEqual(r.trace.samples[1].t - r.trace.samples[0].t, 0.04, accuracy: 1e-12)
+        XCTAssert(
+            r.notes.contains { $0.contains("rows timed at 25.0 Hz") && $0.contains("Sampling Time: 40ms") },
+            "\(r.notes)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        assertReplays("hyperimu_no_time.csv")
+    }
+
     // MARK: The x-IMU GUI, flight, GNSS/INS and Arduino logs
 
     /// The x-IMU GUI's CalInertialAndMag.csv has units in its names but no clock: the error says

@@ -270,26 +270,55 @@ extension DelimitedRows {
 extension Preamble {
     /// The sample rate a line before the header states (`// Update Rate: 100.0Hz`, `Sample rate:
     /// 60Hz`, `Sampling frequency,200 Hz`): the first line naming a rate or frequency with a number
-    /// in Hz, and that line.
+    /// in Hz, or a sampling period with a number in s, ms or µs (HyperIMU's `Sampling Time: 50ms`,
+    /// 20 Hz), and that line.
     static func statedRate(_ preamble: [String]) -> (rate: Double, line: String)? {
         for line in preamble {
             let lower = line.lowercased()
-            guard lower.contains("rate") || lower.contains("frequency"),
-                let hz = lower.firstRange(of: "hz")
-            else { continue }
-            // The number right before `Hz`.
-            var end = hz.lowerBound
-            while end > lower.startIndex && lower[lower.index(before: end)] == " " { end = lower.index(before: end) }
-            var start = end
-            while start > lower.startIndex {
-                let c = lower[lower.index(before: start)]
-                guard c.isASCII && (c.isNumber || c == ".") else { break }
-                start = lower.index(before: start)
-            }
-            if let rate = Double(lower[start..<end]), rate > 0, rate.isFinite {
+            if lower.contains("rate") || lower.contains("frequency"), let hz = lower.firstRange(of: "hz"),
+                let rate = number(before: hz.lowerBound, in: lower), rate > 0, rate.isFinite
+            {
                 return (rate, line.trimmingSpaces)
+            }
+            for name in ["sampling time", "sample time", "sampling interval", "sampling period", "sample period"] {
+                guard let named = lower.firstRange(of: name),
+                    let (period, unit) = number(after: named.upperBound, in: lower),
+                    let scale = SensorUnits.timeScale(unit), period > 0, (period * scale).isFinite
+                else { continue }
+                return (1 / (period * scale), line.trimmingSpaces)
             }
         }
         return nil
+    }
+
+    /// The number that ends right before `end` in `text` (spaces between allowed).
+    static func number(before end: String.Index, in text: String) -> Double? {
+        var end = end
+        while end > text.startIndex && text[text.index(before: end)] == " " { end = text.index(before: end) }
+        var start = end
+        while start > text.startIndex {
+            let c = text[text.index(before: start)]
+            guard c.isASCII && (c.isNumber || c == ".") else { break }
+            start = text.index(before: start)
+        }
+        return Double(text[start..<end])
+    }
+
+    /// The first number after `start` in `text` past a separator (`:`, `=`, `,` or spaces), and the
+    /// letters right after it (its unit).
+    static func number(after start: String.Index, in text: String) -> (Double, String)? {
+        var i = start
+        while i < text.endIndex && [" ", ":", "=", ",", "\t"].contains(text[i]) { i = text.index(after: i) }
+        var end = i
+        while end < text.endIndex && text[end].isASCII && (text[end].isNumber || text[end] == ".") {
+            end = text.index(after: end)
+        }
+        guard let value = Double(text[i..<end]) else { return nil }
+        while end < text.endIndex && text[end] == " " { end = text.index(after: end) }
+        var unitEnd = end
+        while unitEnd < text.endIndex && (text[unitEnd].isLetter || text[unitEnd] == "µ") {
+            unitEnd = text.index(after: unitEnd)
+        }
+        return (value, String(text[end..<unitEnd]))
     }
 }

@@ -189,6 +189,12 @@ write('physics_toolbox.csv', [['time', 'gFx', 'gFy', 'gFz', 'ax', 'ay', 'az', 'w
     ['%.6f' % (0.031856 + t)] + [num(v / G) for v in a] + ['0', '0', '0'] + [num(v) for v in g] + ['']
     for t, g, a, m in samples], preamble='\n')
 
+# HyperIMU (Android) without its timestamp: two '@' lines, the second stating the sampling period,
+# a blank line, then the sensors' values (MPL_ names, m/s2 and rad/s).
+write('hyperimu_no_time.csv', [['MPL_Gyroscope.' + c for c in xyz] + ['MPL_Accelerometer.' + c for c in xyz]], [
+    [num(v) for v in g + a] for t, g, a, m in samples],
+    preamble='@ HyperIMU - ianovir - 2017\n@ Date: Tue Nov 14 21:35:26 GMT+01:00 2017, Sampling Time: 40ms\n\n')
+
 # Names nothing here knows, and no header at all.
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
