@@ -24,8 +24,10 @@ extension Double {
     /// instructions (the filters take two or three per sample, the written Euler angles three per
     /// row).
     ///
-    /// With `t` = min(|x|, |y|) / max(|x|, |y|) in [0, 1] and `c` the nearest multiple of 1/8,
-    /// atan t = atan c + atan u with u = (t − c) / (1 + t·c), |u| ≤ 1/16; atan c is a constant
+    /// With `t` = min(|x|, |y|) / max(|x|, |y|) in [0, 1] and `c` the nearest multiple of 1/8 (0
+    /// up to t = 0.0626, so that a result below 1/16 never comes from atan(1/8) less nearly as much,
+    /// whose rounding would cost three units), atan t = atan c + atan u with
+    /// u = (t − c) / (1 + t·c), |u| ≤ 0.0626; atan c is a constant
     /// (to twice double precision, ``arcTangentOfEighths(_:)``) and atan u its odd series to u¹³
     /// (the first term left out, u¹⁵/15, is below 1e-18 of u). The octant then gives π/2 − a or
     /// π − a (π in two parts, so no precision is lost), and `y` the sign.
@@ -36,7 +38,7 @@ extension Double {
         let steep = ay > ax
         let t = steep ? ax / ay : ay / ax
         // The nearest eighth (t ≥ 0, so truncating t·8 + ½ rounds it, without a library call).
-        let eighths = Int(t * 8 + 0.5)
+        let eighths = t < 0.0626 ? 0 : Int(t * 8 + 0.5)
         let c = Double(eighths) * 0.125
         let u = (t - c) / (1 + t * c)
         let u2 = u * u

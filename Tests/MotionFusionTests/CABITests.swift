@@ -155,7 +155,7 @@ final class CABITests: XCTestCase {
         // The runner's memory holds the magnetometer's saturation since that format: restored at
         // its start (nothing found), the rest value for value.
         guard case .object(var runner)? = restored["runner"] else { return XCTFail("no runner memory") }
-        XCTAssertEqual(runner.removeValue(forKey: "magnetometerClipping")?["range"]?["x"], .integer(0))
+        XCTAssertEqual(runner.removeValue(forKey: "magnetometerClipping")?["upper"]?["x"], .string("inf"))
         XCTAssertEqual(JSONValue.object(runner), old["runner"])
         XCTAssertEqual(restored["setup"]?["parameters"], old["parameters"])
         // It continues as the same state saved in the runner's format does.

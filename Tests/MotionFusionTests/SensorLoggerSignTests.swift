@@ -50,6 +50,10 @@ final class SensorLoggerSignTests: XCTestCase {
             recording(gravityZ: 9.81, files: ["Metadata.csv": metadata(platform: "ios", standardised: true)]))
         XCTAssertEqual(standard.samples[0].accelerometer!.z, 9.81, accuracy: 1e-9)
         XCTAssertTrue(standard.warnings.isEmpty, "\(standard.warnings)")
+        // A quoted device name with a comma, the platform capitalised.
+        let quoted = "version,device name,platform,appVersion\r\n3,\"Tom, iPhone\",iOS,1.11\r\n"
+        let named = try load(recording(gravityZ: -9.81, files: ["Metadata.csv": quoted]))
+        XCTAssertEqual(named.samples[0].accelerometer!.z, 9.81, accuracy: 1e-9)
     }
 
     func testAnAndroidRecordingIsReadAsItIs() throws {

@@ -230,7 +230,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             magnetometerClipped = false
             return m
         }
-        magnetometerClipped = magnetometerClipping.observe(m, rate: rate, dt: dt)
+        magnetometerClipped = magnetometerClipping.observe(m, rate: rate, bias: filter.gyroscopeBias, dt: dt)
         return magnetometerClipped ? nil : m
     }
 }

@@ -4,7 +4,8 @@
 /// ever read, at least ``minimumRange``, on ``minimumRun`` new readings in a row; from then on that
 /// magnitude is its range, and every reading of it is clipped. A reading equal to the one before it
 /// in every axis is a held one (a logger repeating a slower sensor's last value on every row: one
-/// app repeats it about 30 times): it neither extends nor ends a run.
+/// app repeats it about 30 times): it neither extends nor ends a run, unless every axis reads its
+/// largest magnitude, at least ``minimumRange`` (saturated on all three axes).
 public struct GyroscopeClipping: Sendable, Codable, Equatable {
     /// Smallest range taken for a saturation, rad/s (115 °/s: below every gyroscope's range, above
     /// the rates a plateau of noise could repeat). A repeat of a smaller value is a still reading.
@@ -26,7 +27,11 @@ public struct GyroscopeClipping: Sendable, Codable, Equatable {
     /// Takes one reading; returns the range of each axis that is clipped in it, 0 for the others
     /// (all zero: nothing clipped).
     public mutating func observe(_ g: Vector3) -> Vector3 {
-        let held = g == last
+        // Saturated on all three axes, a gyroscope repeats whole readings: those are no held ones.
+        let everyAxisAtItsLargest =
+            abs(g.x) == largest.x && abs(g.y) == largest.y && abs(g.z) == largest.z
+            && min(largest.x, largest.y, largest.z) >= Self.minimumRange
+        let held = g == last && !everyAxisAtItsLargest
         last = g
         return Vector3(
             Self.axis(abs(g.x), held, &largest.x, &runX, &range.x),

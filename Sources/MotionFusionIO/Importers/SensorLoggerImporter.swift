@@ -61,7 +61,8 @@ enum SensorLoggerImporter {
     static func accelerationSign(_ files: RecordingFiles, at here: SourceLocation) throws -> (Double, TraceWarning?) {
         if let fields = try firstRow(files, "Metadata.csv"), let platform = fields["platform"]?.lowercased() {
             let standardised = fields["standardisation"]?.lowercased() == "true"
-            if platform == "ios" && !standardised {
+            let apple = platform == "ios" || platform == "ipados"
+            if apple && !standardised {
                 return (
                     -1,
                     TraceWarning(
@@ -70,8 +71,9 @@ enum SensorLoggerImporter {
                         note: true)
                 )
             }
-            if platform == "ios" || platform == "android" { return (1, nil) }
+            if apple || platform == "android" { return (1, nil) }
         }
+        let unnamed = files.has("Metadata.csv") ? "Metadata.csv names no platform" : "no Metadata.csv"
         if let g = try firstRow(files, "Gravity.csv"), let o = try firstRow(files, "Orientation.csv"),
             let gx = g["x"].flatMap(Double.init), let gy = g["y"].flatMap(Double.init),
             let gz = g["z"].flatMap(Double.init), let w = o["qw"].flatMap(Double.init),
@@ -87,7 +89,7 @@ enum SensorLoggerImporter {
                     -1,
                     TraceWarning(
                         here,
-                        "no Metadata.csv: Gravity.csv points down along the phone's own attitude (Orientation.csv), as iOS records it: accelerations read negated",
+                        "\(unnamed): Gravity.csv points down along the phone's own attitude (Orientation.csv), as iOS records it: accelerations read negated",
                         note: true)
                 )
             }
@@ -97,7 +99,7 @@ enum SensorLoggerImporter {
             1,
             TraceWarning(
                 here,
-                "no Metadata.csv to name the platform: accelerations read with Android's signs (an iPhone recording made without 'Standardise Units & Frames' would read upside down; keep the export's Metadata.csv beside the sensor files)"
+                "\(unnamed): accelerations read with Android's signs (an iPhone recording made without 'Standardise Units & Frames' would read upside down; keep the export's Metadata.csv beside the sensor files)"
             )
         )
     }
@@ -113,13 +115,38 @@ enum SensorLoggerImporter {
             }),
             let row = try lines.nextLine({ String(decoding: UnsafeBufferPointer(start: $0, count: $1), as: UTF8.self) })
         else { return nil }
-        func fields(_ line: String) -> [String] {
-            let padding: Set<Character> = [" ", "\t", "\r", "\"", "\u{FEFF}"]
-            return line.split(separator: ",", omittingEmptySubsequences: false).map { field in
-                String(field.drop(while: padding.contains).reversed().drop(while: padding.contains).reversed())
-            }
-        }
         return Dictionary(zip(fields(header), fields(row)), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The fields of a CSV line: split at commas outside double quotes (a device name may hold
+    /// one), each trimmed of spaces, a byte-order mark and its quotes (a doubled quote inside them
+    /// is one quote).
+    static func fields(_ line: String) -> [String] {
+        var out = [String]()
+        var field = ""
+        var quoted = false
+        var chars = Array(line)
+        if chars.first == "\u{FEFF}" { chars.removeFirst() }
+        var k = 0
+        while k < chars.count {
+            let c = chars[k]
+            if c == "\"" {
+                if quoted && k + 1 < chars.count && chars[k + 1] == "\"" {
+                    field.append("\"")
+                    k += 1
+                } else {
+                    quoted.toggle()
+                }
+            } else if c == "," && !quoted {
+                out.append(field)
+                field = ""
+            } else {
+                field.append(c)
+            }
+            k += 1
+        }
+        out.append(field)
+        return out.map { $0.trimmingSpaces.filter { $0 != "\r" } }
     }
 }
 

@@ -14,10 +14,10 @@ extension ColumnLayout {
         }
 
         var quantity: Quantity
-        /// How sure the name is, lower being surer: 0 a native name; 1 a common name (`Gyroscope X`,
-        /// `accel_x`, `gFx`, a sensor's own clock, a ROS header stamp); 2 a name read word by word
-        /// (`field.angular_velocity.x`), a single letter and the axis (`gx`, `ax`), a bare axis
-        /// under a sensor's unit, `p,q,r`, `f_x`, or a generic clock (`time`, `timestamp`, `GPST`);
+        /// How sure the name is, lower being surer: 0 a native name, or an app's own exact name
+        /// (Physics Toolbox's `gFx`); 1 a common name (`Gyroscope X`, `accel_x`, `gx`, a sensor's own
+        /// clock, a ROS header stamp); 2 a name read word by word (`field.angular_velocity.x`), a
+        /// bare axis under a sensor's unit, `p,q,r`, `f_x`, or a generic clock (`time`, `timestamp`, `GPST`);
         /// 3 a second choice (uncompensated or uncalibrated values, linear or user acceleration, a
         /// phone's fused `motion` values, a time of receipt such as `%time`, elapsed seconds, a
         /// clock read word by word). Only the surest source of each quantity is used.
@@ -38,7 +38,7 @@ extension ColumnLayout {
                 "rotationrate", "rate", "angvel",
             ]
         ),
-        (1, ["acc", "accel", "accl", "accelerometer", "acceleration", "a", "arss", "specificforce", "gf"]),
+        (1, ["acc", "accel", "accl", "accelerometer", "acceleration", "a", "arss", "specificforce"]),
         (2, ["mag", "magn", "magnetometer", "magneticfield", "field", "m", "b"]),
     ]
 
@@ -207,12 +207,12 @@ extension ColumnLayout {
                 return NameMatch(quantity: .axis(group: 1, axis: a), rank: 3, unit: hint, source: stem)
             }
             if let group = stems.first(where: { $0.stems.contains(stem) })?.group {
-                // A single letter (`ax`, `gx`) names its sensor less surely than a word: Physics
-                // Toolbox's `ax` is the linear acceleration beside its `gFx`, and `gx` is gravity
-                // in some exports.
-                return NameMatch(
-                    quantity: .axis(group: group, axis: a), rank: stem.count == 1 ? 2 : 1,
-                    unit: hint ?? (stemsInG.contains(stem) ? "g" : nil), source: stem)
+                return NameMatch(quantity: .axis(group: group, axis: a), rank: 1, unit: hint, source: stem)
+            }
+            // An app's own name, surer than any common one: Physics Toolbox's g-force `gFx` (in g,
+            // gravity included) beside its linear acceleration `ax`.
+            if stemsInG.contains(stem) {
+                return NameMatch(quantity: .axis(group: 1, axis: a), rank: 0, unit: hint ?? "g", source: stem)
             }
             if let group = weakStems[stem] {
                 return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: stem)
