@@ -197,13 +197,24 @@ public struct RestBiasJudge: Sendable, Codable {
         let horizontalOffset =
             !vehicleTurn
             && Self.stayed(start, rest.accelerometerSmoothed, turning: horizontal * stillTime, over: stillTime, p)
-        // Along gravity: the horizontal field must have turned with it.
+        // Along gravity: the horizontal field must have turned with it. Its direction alone is no
+        // proof: a device's own iron (a car's) turns with it and can hold the direction nearly
+        // still through a real turn. What such a turn leaves is a change of the field across the
+        // vertical only, of more than ``turnedFieldChange`` of its strength (a world-fixed field
+        // turned through 10° moves by a sixth of its horizontal part, whatever iron is added to
+        // it), with less than ``turnedFieldLeak`` of it along the vertical; a field that changed
+        // so took the turn.
         var verticalOffset = false
         if let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
             let h0 = m0 - up * m0.dot(up)
             let h1 = m1 - up * m1.dot(up)
+            let change = m1 - m0
+            let along = abs(change.dot(up))
+            let across = (change - up * change.dot(up)).norm
+            let turnedAboutTheVertical =
+                across > Self.turnedFieldChange * m0.norm && along < Self.turnedFieldLeak * across
             verticalOffset =
-                h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm
+                h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !turnedAboutTheVertical
                 && Self.stayed(h0, h1, turning: vertical * stillTime, over: stillTime, p)
         } else {
             verticalOffset = horizontalOffset
@@ -295,6 +306,15 @@ public struct RestBiasJudge: Sendable, Codable {
         startMagnetometer = nil
         magnetometerSmoothed = nil
     }
+
+    /// Change of the smoothed field across the vertical over a still stretch, relative to its
+    /// strength, beyond which (with little along the vertical) the field took a turn about the
+    /// vertical (a still device's noise is a fraction of it).
+    static let turnedFieldChange = 0.02
+    /// Largest part of such a change along the vertical, relative to the part across it (a turn
+    /// about the vertical leaves the field's vertical component; an object brought near changes
+    /// it too).
+    static let turnedFieldLeak = 0.6
 
     /// Whether a world-fixed vector seen in the sensor frame stayed where it was (`start` → `now`)
     /// although the gyroscope says the sensor turned by `rotation` (rotation vector, rad) over
