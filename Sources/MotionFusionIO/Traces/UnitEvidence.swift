@@ -46,7 +46,8 @@ public enum UnitEvidence {
     /// Most rows looked at; of them, the first ``seconds`` of the recording decide the sensors.
     public static let rows = 5_000
     /// Most rows looked at for the accelerometer's turns when the first ``rows`` hold none (a
-    /// recording that starts with a long rest).
+    /// recording that starts with a long rest): twice as many each time, until a turn is among
+    /// them.
     public static let turnRows = 100_000
     /// Most recording time, s, whose sensor readings decide.
     public static let seconds = 10.0
@@ -80,12 +81,20 @@ public enum UnitEvidence {
         let timeColumn = timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil
         var findings = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
         guard findings.gyroscopeUndecided, first == rows else { return findings }
-        // No turn in the first rows: look further for the gyroscope's unit.
-        while samples.count < turnRows, let s = try? probe.next() { samples.append(s) }
-        // The other sensors are still judged over the first seconds, now with the gyroscope's unit.
-        let further = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
-        if further.units.contains(where: { $0.key == "gyr" }) { return further }
-        findings.gyroscopeCounts = further.gyroscopeCounts
+        // No turn in the first rows: look further for the gyroscope's unit, twice as far each time
+        // up to ``turnRows``, until the rows hold a turn (a recording that starts with a long rest
+        // is not read twice to its end).
+        var limit = rows
+        while limit < turnRows {
+            limit = min(turnRows, 2 * limit)
+            while samples.count < limit, let s = try? probe.next() { samples.append(s) }
+            // The other sensors are still judged over the first seconds, now with the gyroscope's
+            // unit.
+            let further = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
+            if further.units.contains(where: { $0.key == "gyr" }) { return further }
+            findings.gyroscopeCounts = further.gyroscopeCounts
+            if !further.gyroscopeUndecided || samples.count < limit { break }
+        }
         return findings
     }
 
