@@ -236,6 +236,18 @@ final class LayoutTests: XCTestCase {
         assertReplays("hyperimu_no_time.csv")
     }
 
+    /// AndroSensor: the raw accelerometer over gravity and the linear acceleration beside it, and
+    /// the time since start in ms as its name says in words (`Time since start in ms `).
+    func testAndroSensorTimeInMillisecondsNamedInWords() throws {
+        let r = try read("androsensor.csv")
+        assertChosen(
+            r, time: "Time since start in ms", gyr: "GYROSCOPE X (rad/s)", acc: "ACCELEROMETER X (m/s²)",
+            mag: "MAGNETIC FIELD X (μT)")
+        XCTAssertEqual(r.layout.units.time, 1e-3)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("androsensor.csv")
+    }
+
     // MARK: The x-IMU GUI, flight, GNSS/INS and Arduino logs
 
     /// The x-IMU GUI's CalInertialAndMag.csv has units in its names but no clock: the error says

@@ -253,8 +253,9 @@ extension ColumnLayout {
         return (w, secondary)
     }
 
-    /// A time read word by word (`Shimmer_8C3B_Timestamp_Unix_CAL`): a word `time` or
-    /// `timestamp`, no sensor's word and nothing ruled out; a last choice (rank 3).
+    /// A time read word by word (`Shimmer_8C3B_Timestamp_Unix_CAL`, AndroSensor's `Time since start
+    /// in ms`): a word `time` or `timestamp`, no sensor's word and nothing ruled out; a last choice
+    /// (rank 3), in the unit of its hint or of a last word that names one (`ms`).
     static func wordTimeMatch(_ name: String, hint: String?) -> NameMatch? {
         let w = coreWords(name).words
         guard w.count >= 2, w.contains("time") || w.contains("timestamp"),
@@ -262,7 +263,8 @@ extension ColumnLayout {
             !sensorWords.contains(where: { !$0.isDisjoint(with: w) }),
             hint.map({ SensorUnits.timeScale($0) != nil }) ?? true
         else { return nil }
-        return NameMatch(quantity: .time, rank: 3, unit: hint)
+        let stated = w.last.flatMap { SensorUnits.timeScale($0) != nil ? $0 : nil }
+        return NameMatch(quantity: .time, rank: 3, unit: hint ?? stated)
     }
 
     /// A sensor axis read word by word: the last word (before a unit word) is the axis, and the

@@ -195,6 +195,18 @@ write('hyperimu_no_time.csv', [['MPL_Gyroscope.' + c for c in xyz] + ['MPL_Accel
     [num(v) for v in g + a] for t, g, a, m in samples],
     preamble='@ HyperIMU - ianovir - 2017\n@ Date: Tue Nov 14 21:35:26 GMT+01:00 2017, Sampling Time: 40ms\n\n')
 
+# AndroSensor (Android): raw accelerometer beside gravity and linear acceleration, the orientation,
+# the time since start in ms named in words, and a date-time column of its own format.
+h = (['ACCELEROMETER %s (m/s\u00b2)' % c for c in 'XYZ'] + ['GRAVITY %s (m/s\u00b2)' % c for c in 'XYZ']
+     + ['LINEAR ACCELERATION %s (m/s\u00b2)' % c for c in 'XYZ'] + ['GYROSCOPE %s (rad/s)' % c for c in 'XYZ']
+     + ['MAGNETIC FIELD %s (\u03bcT)' % c for c in 'XYZ']
+     + ['ORIENTATION Z (azimuth \u00b0)', 'ORIENTATION X (pitch \u00b0)', 'ORIENTATION Y (roll \u00b0)',
+        'Time since start in ms ', 'YYYY-MO-DD HH-MI-SS_SSS'])
+write('androsensor.csv', [h], [
+    [num(v) for v in a] + [num(v) for v in a] + ['0', '0', '0'] + [num(v) for v in g] + [num(v) for v in m]
+    + ['0', '0', '0', str(int(round(t * 1000)) + 8), '2020-06-18 18:38:44:%03d' % (int(round(t * 1000)) % 1000)]
+    for t, g, a, m in samples])
+
 # Names nothing here knows, and no header at all.
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
