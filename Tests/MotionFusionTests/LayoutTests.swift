@@ -143,6 +143,21 @@ final class LayoutTests: XCTestCase {
         assertReplays("ros_bagpy_imu.csv")
     }
 
+    /// A bag flattened with a message that nests an IMU message (each with a header): the outer
+    /// header's stamp is the time, over the nested one's (a driver left it 0).
+    func testTheOuterHeaderStampIsTheTime() throws {
+        let header =
+            "Time,header.seq,header.stamp.secs,header.stamp.nsecs,imu.header.seq,imu.header.stamp.secs,imu.header.stamp.nsecs,imu.angular_velocity.x,imu.angular_velocity.y,imu.angular_velocity.z,imu.linear_acceleration.x,imu.linear_acceleration.y,imu.linear_acceleration.z\n"
+        let rows = (0..<50).map { k in
+            let ns = 500_000_000 + k * 25_000_000
+            return
+                "\(1_711_483_461.52 + Double(k) * 0.025),\(k),\(1_711_483_461 + ns / 1_000_000_000),\(ns % 1_000_000_000),0,0,0,0.01,0,-0.25,0.3,-0.4,-9.7\n"
+        }
+        let trace = try TraceFormat.load(path: TestData.writeTemporary(header + rows.joined()))
+        XCTAssertEqual(trace.samples[1].t - trace.samples[0].t, 0.025, accuracy: 1e-6)
+        XCTAssertEqual(trace.samples[0].t, 1_711_483_461.5, accuracy: 1e-6)
+    }
+
     func testRos2StampSecAndNanosec() throws {
         let r = try read("ros2_imu.csv")
         XCTAssertEqual(r.name(.time), "header.stamp.sec")

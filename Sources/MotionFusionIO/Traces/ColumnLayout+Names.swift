@@ -325,7 +325,15 @@ extension ColumnLayout {
         if !given.contains("t") {
             let times = matches.filter { $0.match.quantity == .time }
             if let best = times.map(\.match.rank).min() {
-                let chosen = times.filter { $0.match.rank == best }
+                var chosen = times.filter { $0.match.rank == best }
+                // A ROS message's own header stamp over those of messages nested in it
+                // (`header.stamp.secs` over `imu.header.stamp.secs`, which drivers often leave 0).
+                if chosen.count > 1 {
+                    let depth = { (c: Int) in names[c].split(separator: ".").count }
+                    let outer = chosen.map { depth($0.column) }.min()!
+                    let outermost = chosen.filter { depth($0.column) == outer }
+                    if outermost.count == 1, names[outermost[0].column].contains(".") { chosen = outermost }
+                }
                 if chosen.count > 1 { throw ambiguous(chosen[0].column, chosen[1].column, "the time") }
                 let c = chosen[0].column
                 layout.columns[.time] = c
