@@ -6,7 +6,7 @@
 ///
 /// On iOS the app records accelerations with the opposite sign to Android's (a phone flat on a
 /// table: gravity along −z), unless its "Standardise Units & Frames" setting was on
-/// (``accelerationSign(_:)``). `Orientation.csv` is the phone's own estimate, not ground truth;
+/// (``accelerationSign(_:at:)``). `Orientation.csv` is the phone's own estimate, not ground truth;
 /// it is read only to recognise that sign when `Metadata.csv` is missing.
 enum SensorLoggerImporter {
     static func open(_ files: RecordingFiles, options: DelimitedReadOptions) throws -> SampleReader {
@@ -104,49 +104,20 @@ enum SensorLoggerImporter {
         )
     }
 
-    /// The first data row of a small member file as its header's names (trimmed, any quotes
-    /// removed) to the row's values; nil when the file is missing or has no data row.
+    /// The first data row of a small member file as its header's names to the row's values (the
+    /// project's CSV fields: quoted, a quoted comma kept, trimmed); nil when the file is missing or
+    /// has no data row.
     static func firstRow(_ files: RecordingFiles, _ name: String) throws -> [String: String]? {
         guard files.has(name) else { return nil }
         let lines = try files.lines(name)
+        let split = FieldSplitter(dialect: .csv)
         guard
             let header = try lines.nextLine({
-                String(decoding: UnsafeBufferPointer(start: $0, count: $1), as: UTF8.self)
+                split.texts(DelimitedRows.withoutBOM(Array(UnsafeBufferPointer(start: $0, count: $1))))
             }),
-            let row = try lines.nextLine({ String(decoding: UnsafeBufferPointer(start: $0, count: $1), as: UTF8.self) })
+            let row = try lines.nextLine({ split.texts(Array(UnsafeBufferPointer(start: $0, count: $1))) })
         else { return nil }
-        return Dictionary(zip(fields(header), fields(row)), uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The fields of a CSV line: split at commas outside double quotes (a device name may hold
-    /// one), each trimmed of spaces, a byte-order mark and its quotes (a doubled quote inside them
-    /// is one quote).
-    static func fields(_ line: String) -> [String] {
-        var out = [String]()
-        var field = ""
-        var quoted = false
-        var chars = Array(line)
-        if chars.first == "\u{FEFF}" { chars.removeFirst() }
-        var k = 0
-        while k < chars.count {
-            let c = chars[k]
-            if c == "\"" {
-                if quoted && k + 1 < chars.count && chars[k + 1] == "\"" {
-                    field.append("\"")
-                    k += 1
-                } else {
-                    quoted.toggle()
-                }
-            } else if c == "," && !quoted {
-                out.append(field)
-                field = ""
-            } else {
-                field.append(c)
-            }
-            k += 1
-        }
-        out.append(field)
-        return out.map { $0.trimmingSpaces.filter { $0 != "\r" } }
+        return Dictionary(zip(header, row), uniquingKeysWith: { first, _ in first })
     }
 }
 

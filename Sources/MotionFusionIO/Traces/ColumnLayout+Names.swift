@@ -75,7 +75,8 @@ extension ColumnLayout {
         return Self.coreMotionAccelerometerKeys.contains(Self.key(names[c]))
     }
 
-    /// Stems in g whatever the header says: Physics Toolbox's `gFx` (g-force, gravity included).
+    /// Stems in g unless the header says otherwise: Physics Toolbox's `gFx` (g-force, gravity
+    /// included).
     static let stemsInG: Set<String> = ["gf"]
     /// Unit words a name may end with after its axis (`gyro_x_dps`, `acc_x_mg`).
     static let unitWords: [String: String] = [

@@ -1,5 +1,4 @@
 import Glibc
-
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
