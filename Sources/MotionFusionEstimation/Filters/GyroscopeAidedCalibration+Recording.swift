@@ -17,9 +17,8 @@ extension GyroscopeAidedCalibration {
 
         /// Follows turns with the on-line calibration's `parameters` (``MagnetometerSelfCalibration/Parameters/gyroscopeTurn``,
         /// ``MagnetometerSelfCalibration/Parameters/refitInterval``); keeps only fits at least
-        /// `evidence` times steadier than the raw readings, over turns whose raw readings scatter
-        /// by more than ``MagnetometerSelfCalibration/Parameters/lowResidual``; a step over
-        /// `longestGap` seconds starts a new turn.
+        /// `evidence` times steadier than the raw readings; a step over `longestGap` seconds
+        /// starts a new turn.
         public init(parameters: MagnetometerSelfCalibration.Parameters, evidence: Double, longestGap: Double) {
             self.parameters = parameters
             self.evidence = evidence
@@ -44,14 +43,8 @@ extension GyroscopeAidedCalibration {
                     refitInterval: parameters.refitInterval),
                 let fit = turns.fit(maximumAxisRatio: parameters.maximumAxisRatio)
             else { return }
-            // As on line, raw readings whose strength already scatters less than `lowResidual` over
-            // the turns are calibrated: a fit that makes them steadier still fits the field's
-            // changes from place to place (a device swinging through a lab's gradients), and
-            // would turn the heading by what it fits.
-            let raw = turns.scatter(.zero, .identity)
-            guard raw > parameters.lowResidual else { return }
             let scatter = turns.scatter(fit.hardIron, fit.softIron)
-            let improvement = raw / max(scatter, .leastNormalMagnitude)
+            let improvement = turns.scatter(.zero, .identity) / max(scatter, .leastNormalMagnitude)
             guard improvement > evidence, improvement > steadiest?.improvement ?? 0 else { return }
             steadiest = (fit, improvement)
         }
