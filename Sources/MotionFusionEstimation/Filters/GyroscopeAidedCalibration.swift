@@ -39,6 +39,12 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// the fitted strength): a hard-iron fit of readings with ±10 % soft iron misfits by about 0.1,
     /// a magnet moving past by far more.
     static let largestMisfit = 0.15
+    /// The same for a fit of the hard iron across a single turn axis (a vehicle, a turntable, a
+    /// person turning): there the raw readings turn by a fraction of the true turn while the iron
+    /// outweighs the earth's horizontal field, so the heading stops without a fit, and a field
+    /// wandering by a few percent of its strength over a second or two (a car's own currents)
+    /// misfits 20° turns by about a fifth of their chord, though it averages out over the turns.
+    static let largestSingleAxisMisfit = 0.25
     /// Smallest eigenvalue of the hard iron's normal matrix over the sum of the equations' weights
     /// `2 (1 − cos θ)` (⅔ for turns about every axis alike, ½ across two, 0 along a single turn
     /// axis) for a direction to count as determined.
@@ -161,8 +167,9 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     }
 
     /// The calibration the equations determine, or nil: too few equations, fewer than two
-    /// directions determined, or a misfit beyond ``largestMisfit`` (a disturbed field, or readings
-    /// not of one sensor).
+    /// directions determined, or a misfit beyond ``largestMisfit`` (``largestSingleAxisMisfit``
+    /// when turns about a single axis determined two directions): a disturbed field, or readings
+    /// not of one sensor.
     public func fit(maximumAxisRatio: Double) -> Fit? {
         guard equations.count >= Self.fewest else { return nil }
         var n = Matrix3.zero
@@ -188,16 +195,17 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
         guard directions >= 2 else { return nil }
         var w = Matrix3.identity
         if directions == 3, let soft = softIronFit(maximumAxisRatio: maximumAxisRatio) { (h, w) = soft }
-        guard fits(h, w) else { return nil }
+        let largest = directions == 3 ? Self.largestMisfit : Self.largestSingleAxisMisfit
+        guard fits(h, w, largest: largest) else { return nil }
         let strength = equations.reduce(0) { $0 + (w * ($1.m - h)).norm } / Double(equations.count)
         return Fit(hardIron: h, softIron: w, strength: strength, directions: directions)
     }
 
     /// Whether the calibration `w (m − h)` fits the equations (the `recent` latest ones, when
-    /// given): their RMS misfit at most ``largestMisfit`` of their scale. A relative error ε of the
-    /// readings misfits each equation by about ε times the chord of its turn
-    /// (`√(2 (1 − cos θ))`) times the strength.
-    public func fits(_ h: Vector3, _ w: Matrix3, recent: Int? = nil) -> Bool {
+    /// given): their RMS misfit at most `largest` (``largestMisfit`` when nil) of their scale. A
+    /// relative error ε of the readings misfits each equation by about ε times the chord of its
+    /// turn (`√(2 (1 − cos θ))`) times the strength.
+    public func fits(_ h: Vector3, _ w: Matrix3, recent: Int? = nil, largest: Double? = nil) -> Bool {
         let n = min(equations.count, recent ?? equations.count)
         var misfit = 0.0, weight = 0.0, strength = 0.0
         let count = equations.count
@@ -210,7 +218,8 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             strength += (w * (e.m - h)).norm
         }
         strength /= Double(max(1, n))
-        return strength > 0 && weight > 0 && (misfit / weight).squareRoot() <= Self.largestMisfit * strength
+        let allowed = (largest ?? Self.largestMisfit) * strength
+        return strength > 0 && weight > 0 && (misfit / weight).squareRoot() <= allowed
     }
 
     /// The symmetric trace-zero parts of `E`, in the order of the unknowns.
