@@ -379,7 +379,7 @@ public final class DelimitedTraceReader: SampleReader {
     }
 
     func location(_ slot: ColumnLayout.Slot) -> SourceLocation {
-        SourceLocation(file: rows.name, line: rows.lineNumber, column: (rows.fieldOffset(of: slot.rawValue) ?? -1) + 1)
+        rows.lines.location(atByte: rows.fieldOffset(of: slot.rawValue) ?? -1)
     }
 
     /// The next sample, or nil at the end of the input.
