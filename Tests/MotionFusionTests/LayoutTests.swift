@@ -355,6 +355,35 @@ final class LayoutTests: XCTestCase {
         }
     }
 
+    /// MotionSense (iOS Core Motion device motion): no raw accelerometer, so the specific force is
+    /// −(gravity + userAcceleration) × 9.80665 m/s², said in a note; no clock, so the rate is asked
+    /// for as for any file without a time column.
+    func testMotionSenseSpecificForceFromGravityAndUserAcceleration() throws {
+        let p = Self.path("motionsense.csv")
+        assertAsksForTheRate(p, "\(p):1: no time column (the header names gyroscope 'rotationRate.x'…")
+        var options = DelimitedReadOptions()
+        options.sampleRate = 25
+        let r = try read("motionsense.csv", options)
+        assertChosen(r, time: nil, gyr: "rotationRate.x", acc: "userAcceleration.x", mag: nil)
+        XCTAssertEqual(r.name(.gravityX), "gravity.x")
+        XCTAssertEqual(r.name(.gravityZ), "gravity.z")
+        XCTAssertEqual(r.layout.units.accelerometer * r.layout.units.accelerometerSign, -standardGravity)
+        XCTAssert(
+            r.notes.contains { $0.contains("-('gravity.x' + 'userAcceleration.x')… × 9.80665 m/s²") }, "\(r.notes)")
+        XCTAssertEqual(r.trace.samples[1].t - r.trace.samples[0].t, 0.04, accuracy: 1e-12)
+        // Lying level face up at the start: +9.81 m/s² up, within 1° of the device's z.
+        let first = try XCTUnwrap(r.trace.samples[0].accelerometer)
+        XCTAssertEqual(first.norm, standardGravity, accuracy: 0.1)
+        XCTAssertLessThan(acos(first.z / first.norm) * 180 / .pi, 1)
+        assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 1e-5)
+        assertReplays("motionsense.csv", ["--sample-rate", "25"])
+        // The user acceleration alone, chosen by name, is read as written.
+        options.columns = "acc=userAcceleration.x"
+        let alone = try read("motionsense.csv", options)
+        XCTAssertNil(alone.name(.gravityX))
+        XCTAssertEqual(alone.layout.units.accelerometerSign, 1)
+    }
+
     /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear
     /// acceleration `ax` beside it.
     func testPhysicsToolboxGForceOverLinearAcceleration() throws {
@@ -541,11 +570,16 @@ final class LayoutTests: XCTestCase {
     /// Without a time column the error says so (not "unrecognised header") and proposes the rate.
     func testNoTimeColumnProposesTheRate() throws {
         let p = TestData.writeTemporary("AccX,AccY,AccZ\n0,0,9.8\n0,0,9.8\n")
-        let r = CommandRunner.run(["info", p])
-        XCTAssertEqual(r.status, 1)
-        XCTAssert(r.err.contains("no time column (the header names accelerometer 'AccX'…)"), r.err)
-        XCTAssert(r.err.contains("--sample-rate HZ"), r.err)
+        assertAsksForTheRate(p, "no time column (the header names accelerometer 'AccX'…)")
         XCTAssertEqual(CommandRunner.run(["info", p, "--sample-rate", "100"]).status, 0)
+    }
+
+    /// `info` on `path` exits 1 with an error containing `saying` that proposes `--sample-rate HZ`.
+    func assertAsksForTheRate(_ path: String, _ saying: String, file: StaticString = #filePath, line: UInt = #line) {
+        let r = CommandRunner.run(["info", path])
+        XCTAssertEqual(r.status, 1, file: file, line: line)
+        XCTAssert(r.err.contains(saying), r.err, file: file, line: line)
+        XCTAssert(r.err.contains("--sample-rate HZ"), r.err, file: file, line: line)
     }
 
     /// Times scaled to a time unit the readings found: a unit `--units t=` does not accept is an

@@ -75,6 +75,23 @@ extension ColumnLayout {
         return Self.coreMotionAccelerometerKeys.contains(Self.key(names[c]))
     }
 
+    /// The columns of Core Motion's gravity beside its user acceleration when that is the
+    /// layout's accelerometer (no raw one): `gravity.x` beside `userAcceleration.x` (MotionSense),
+    /// `motionGravityX(G)` beside `motionUserAccelerationX(G)`; nil otherwise.
+    func userAccelerationGravity(_ names: [String]) -> [Int]? {
+        guard has(.accelerometerX) else { return nil }
+        var gravity = [Int]()
+        for slot in [Slot.accelerometerX, .accelerometerY, .accelerometerZ] {
+            let k = Self.key(names[columns[slot]!])
+            guard k.contains("useracceleration") else { return nil }
+            let wanted = k.replacing("useracceleration", with: "gravity")
+            let found = names.indices.filter { Self.key(names[$0]) == wanted }
+            guard found.count == 1 else { return nil }
+            gravity.append(found[0])
+        }
+        return gravity
+    }
+
     /// Stems in g unless the header says otherwise: Physics Toolbox's `gFx` (g-force, gravity
     /// included).
     static let stemsInG: Set<String> = ["gf"]
@@ -387,6 +404,13 @@ extension ColumnLayout {
             let source = sources[chosen[0]]!
             for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }
             if let unit = source.unit { try layout.units.set(group.key, unit, strictly: false) }
+        }
+        // Core Motion's device motion without its raw accelerometer: the specific force is
+        // −(gravity + user acceleration), in g unless the name says otherwise.
+        if !given.contains("acc"), let gravity = layout.userAccelerationGravity(names) {
+            for (axis, c) in gravity.enumerated() { layout.columns[Slot(rawValue: Slot.gravityX.rawValue + axis)!] = c }
+            let unit = unitHint(names[layout.columns[.accelerometerX]!]) ?? unitHint(names[gravity[0]]) ?? "g"
+            try layout.units.set("acc", "-" + unit, strictly: false)
         }
         try layout.checkComplete(names: names, file: file)
         return layout

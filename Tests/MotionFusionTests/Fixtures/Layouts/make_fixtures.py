@@ -207,6 +207,20 @@ write('androsensor.csv', [h], [
     + ['0', '0', '0', str(int(round(t * 1000)) + 8), '2020-06-18 18:38:44:%03d' % (int(round(t * 1000)) % 1000)]
     for t, g, a, m in samples])
 
+# MotionSense (iOS Core Motion device motion, as its dataset's CSVs): a nameless index column, the
+# attitude, gravity (a unit vector in g, -1 g along z face up), the rotation rate (rad/s) and the
+# user acceleration (g, gravity removed, Core Motion's sign); no clock (50 Hz in the dataset), no
+# raw accelerometer. Here gravity + userAcceleration = -(specific force) / g exactly.
+h = ([''] + ['attitude.' + c for c in ('roll', 'pitch', 'yaw')] + ['gravity.' + c for c in xyz]
+     + ['rotationRate.' + c for c in xyz] + ['userAcceleration.' + c for c in xyz])
+rows = []
+for k, (t, g, a, m) in enumerate(samples):
+    norm = math.sqrt(sum(v * v for v in a))
+    gravity = [-v / norm for v in a]
+    user = [-v / G - gv for v, gv in zip(a, gravity)]
+    rows.append([str(k), '0', '0', '0'] + [num(v) for v in gravity] + [num(v) for v in g] + [num(v) for v in user])
+write('motionsense.csv', [h], rows)
+
 # Names nothing here knows, and no header at all.
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
