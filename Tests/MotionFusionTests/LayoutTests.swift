@@ -384,6 +384,32 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(alone.layout.units.accelerometerSign, 1)
     }
 
+    /// FIRM flight-computer packets: snake-case names ending in their unit (`raw_acceleration_x_gs`,
+    /// `raw_angular_rate_x_deg_per_s`, `magnetic_field_x_microteslas`) are read in it; the
+    /// temperature and pressure beside them and the board's estimates (`est_acceleration_x_gs`)
+    /// are no sensor.
+    func testFIRMUnitSuffixedNamesAndNoTemperatureAsASensor() throws {
+        let r = try read("firm.csv")
+        assertChosen(
+            r, time: "timestamp_seconds", gyr: "raw_angular_rate_x_deg_per_s", acc: "raw_acceleration_x_gs",
+            mag: "magnetic_field_x_microteslas")
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(r.layout.units.magnetometer, 1)
+        XCTAssertNil(r.unitNote)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
+        assertReplays("firm.csv")
+        for (name, unit) in [
+            ("gyro_x_dps", "deg/s"), ("gyro_x_rad_per_s", "rad/s"), ("accel_x_gs", "g"), ("mag_x_ut", "uT"),
+            ("mag_x_gauss", "gauss"),
+        ] {
+            XCTAssertEqual(ColumnLayout.match(name)?.unit, unit, name)
+        }
+        for name in ["temperature_celsius", "pressure_pascals", "altitude", "est_acceleration_x_gs", "temp_x"] {
+            XCTAssertNil(ColumnLayout.match(name), name)
+        }
+    }
+
     /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear
     /// acceleration `ax` beside it.
     func testPhysicsToolboxGForceOverLinearAcceleration() throws {
@@ -547,6 +573,21 @@ final class LayoutTests: XCTestCase {
         let read = try self.read("unknown_names.csv", options)
         assertReference(read, sensors: [.gyroscope, .accelerometer])
         assertReplays("unknown_names.csv", ["--columns", "t=Zeit,gyr=Drehrate X,acc=Beschl X"])
+    }
+
+    /// A proposal never takes a temperature, pressure or altitude for a sensor's axes, even when
+    /// they are three columns of numbers side by side (a flight log's; it once proposed
+    /// `gyr=temperature`).
+    func testProposalTakesNoTemperaturePressureOrAltitude() throws {
+        let names = [
+            "t_s", "temperature", "pressure", "altitude", "dr_x_roh", "dr_y_roh", "dr_z_roh", "be_x_roh", "be_y_roh",
+            "be_z_roh",
+        ]
+        let rows = (0..<3).map { k in
+            ["0.0\(k)", "21.5", "101325", "120", "0.01", "-0.02", "0.03", "0.01", "0.02", "9.81"]
+        }
+        let proposal = try XCTUnwrap(ColumnLayout.proposal(names: names, rows: rows))
+        XCTAssertEqual(proposal, "--columns t=t_s,gyr=dr_x_roh,acc=be_x_roh")
     }
 
     /// A file without a header: the error proposes `--header-rows 0` and the columns its rows
