@@ -178,6 +178,48 @@ final class ForeignDelimitedTests: XCTestCase {
         }
     }
 
+    /// A quoted field holding a line break (RFC 4180) is one field: a header name written over two
+    /// lines, a free-text note over two lines in a row. Rows read are those of the plain table, and
+    /// an error after or within such a row is named at its own line and column of the file.
+    func testQuotedLineBreakStaysInItsField() throws {
+        let plain = try load(Self.plain)
+        let header = "\"Note\r\n(free text)\"," + Self.header
+        var rows = Self.rows().map { "," + $0 }
+        rows[30] = "\"sensor moved\nby hand, then \"\"fixed\"\"\"," + Self.rows()[30]
+        let text = ([header] + rows).joined(separator: "\n") + "\n"
+        let quoted = try load(text)
+        assertSameSamples(plain, quoted)
+        XCTAssertEqual(quoted.samples.count, 120)
+        let rowsReader = try DelimitedRows(ByteLineReader(bytes: Array(text.utf8), name: "q.csv"))
+        XCTAssertEqual(rowsReader.names.first, "Note (free text)")
+        XCTAssertEqual(rowsReader.columnCount, 16)
+        // A damaged number on the second line of the row with the note: that line (header on lines
+        // 1-2, row k on line k + 3), the column within it.
+        var damaged = rows
+        damaged[30] = damaged[30].replacingOccurrences(of: ",0.01,", with: ",0.0x1,")
+        let secondLine = String(damaged[30].split(separator: "\n")[1])
+        // The column of the bad byte, the 'x' of '0.0x1'.
+        let bad = secondLine.range(of: "0.0x1")!.lowerBound
+        let column = secondLine.utf8.distance(from: secondLine.startIndex, to: bad) + 4
+        let path = TestData.writeTemporary(([header] + damaged).joined(separator: "\n") + "\n")
+        let r = CommandRunner.run(["info", path])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(r.err.contains("\(path):34:\(column): '0.0x1' in column 'Gyr_Y'"), r.err)
+        // After it, rows are where they are in the file: row 50 on line 54.
+        damaged = rows
+        damaged[50] = damaged[50].replacingOccurrences(of: ",0.01,", with: ",0.0x1,")
+        XCTAssertThrowsError(try load(([header] + damaged).joined(separator: "\n") + "\n")) { e in
+            XCTAssertEqual((e as? TraceError)?.location.line, 54, "\(e)")
+        }
+        // A quote that never closes is no quoted field: the row is the one line, dropped as not data.
+        var unclosed = Self.rows()
+        unclosed.insert("\"logger paused", at: 30)
+        let junk = try load(([Self.header] + unclosed).joined(separator: "\n") + "\n")
+        assertSameSamples(plain, junk)
+        let warning = junk.warnings.first { $0.message.contains("row that is not data") }
+        XCTAssertEqual(warning?.location.description, "\(junk.source):32", "\(junk.warnings)")
+    }
+
     /// A row of numbers separated by another delimiter than the file's (`;` or tabs in a comma
     /// file) is a value fault of its own, at its file:line:column: dropped and reported as a row
     /// with another delimiter, not as a row that is not data.

@@ -355,6 +355,61 @@ final class LayoutTests: XCTestCase {
         }
     }
 
+    /// MotionSense (iOS Core Motion device motion): no raw accelerometer, so the specific force is
+    /// −(gravity + userAcceleration) × 9.80665 m/s², said in a note; no clock, so the rate is asked
+    /// for as for any file without a time column.
+    func testMotionSenseSpecificForceFromGravityAndUserAcceleration() throws {
+        let p = Self.path("motionsense.csv")
+        assertAsksForTheRate(p, "\(p):1: no time column (the header names gyroscope 'rotationRate.x'…")
+        var options = DelimitedReadOptions()
+        options.sampleRate = 25
+        let r = try read("motionsense.csv", options)
+        assertChosen(r, time: nil, gyr: "rotationRate.x", acc: "userAcceleration.x", mag: nil)
+        XCTAssertEqual(r.name(.gravityX), "gravity.x")
+        XCTAssertEqual(r.name(.gravityZ), "gravity.z")
+        XCTAssertEqual(r.layout.units.accelerometer * r.layout.units.accelerometerSign, -standardGravity)
+        XCTAssert(
+            r.notes.contains { $0.contains("-('gravity.x' + 'userAcceleration.x')… × 9.80665 m/s²") }, "\(r.notes)")
+        XCTAssertEqual(r.trace.samples[1].t - r.trace.samples[0].t, 0.04, accuracy: 1e-12)
+        // Lying level face up at the start: +9.81 m/s² up, within 1° of the device's z.
+        let first = try XCTUnwrap(r.trace.samples[0].accelerometer)
+        XCTAssertEqual(first.norm, standardGravity, accuracy: 0.1)
+        XCTAssertLessThan(acos(first.z / first.norm) * 180 / .pi, 1)
+        assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 1e-5)
+        assertReplays("motionsense.csv", ["--sample-rate", "25"])
+        // The user acceleration alone, chosen by name, is read as written.
+        options.columns = "acc=userAcceleration.x"
+        let alone = try read("motionsense.csv", options)
+        XCTAssertNil(alone.name(.gravityX))
+        XCTAssertEqual(alone.layout.units.accelerometerSign, 1)
+    }
+
+    /// FIRM flight-computer packets: snake-case names ending in their unit (`raw_acceleration_x_gs`,
+    /// `raw_angular_rate_x_deg_per_s`, `magnetic_field_x_microteslas`) are read in it; the
+    /// temperature and pressure beside them and the board's estimates (`est_acceleration_x_gs`)
+    /// are no sensor.
+    func testFIRMUnitSuffixedNamesAndNoTemperatureAsASensor() throws {
+        let r = try read("firm.csv")
+        assertChosen(
+            r, time: "timestamp_seconds", gyr: "raw_angular_rate_x_deg_per_s", acc: "raw_acceleration_x_gs",
+            mag: "magnetic_field_x_microteslas")
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(r.layout.units.magnetometer, 1)
+        XCTAssertNil(r.unitNote)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
+        assertReplays("firm.csv")
+        for (name, unit) in [
+            ("gyro_x_dps", "deg/s"), ("gyro_x_rad_per_s", "rad/s"), ("accel_x_gs", "g"), ("mag_x_ut", "uT"),
+            ("mag_x_gauss", "gauss"),
+        ] {
+            XCTAssertEqual(ColumnLayout.match(name)?.unit, unit, name)
+        }
+        for name in ["temperature_celsius", "pressure_pascals", "altitude", "est_acceleration_x_gs", "temp_x"] {
+            XCTAssertNil(ColumnLayout.match(name), name)
+        }
+    }
+
     /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear
     /// acceleration `ax` beside it.
     func testPhysicsToolboxGForceOverLinearAcceleration() throws {
@@ -520,6 +575,21 @@ final class LayoutTests: XCTestCase {
         assertReplays("unknown_names.csv", ["--columns", "t=Zeit,gyr=Drehrate X,acc=Beschl X"])
     }
 
+    /// A proposal never takes a temperature, pressure or altitude for a sensor's axes, even when
+    /// they are three columns of numbers side by side (a flight log's; it once proposed
+    /// `gyr=temperature`).
+    func testProposalTakesNoTemperaturePressureOrAltitude() throws {
+        let names = [
+            "t_s", "temperature", "pressure", "altitude", "dr_x_roh", "dr_y_roh", "dr_z_roh", "be_x_roh", "be_y_roh",
+            "be_z_roh",
+        ]
+        let rows = (0..<3).map { k in
+            ["0.0\(k)", "21.5", "101325", "120", "0.01", "-0.02", "0.03", "0.01", "0.02", "9.81"]
+        }
+        let proposal = try XCTUnwrap(ColumnLayout.proposal(names: names, rows: rows))
+        XCTAssertEqual(proposal, "--columns t=t_s,gyr=dr_x_roh,acc=be_x_roh")
+    }
+
     /// A file without a header: the error proposes `--header-rows 0` and the columns its rows
     /// show (the time rising, the accelerometer by gravity).
     func testHeaderlessFileGetsHeaderRowsZeroProposed() throws {
@@ -541,11 +611,16 @@ final class LayoutTests: XCTestCase {
     /// Without a time column the error says so (not "unrecognised header") and proposes the rate.
     func testNoTimeColumnProposesTheRate() throws {
         let p = TestData.writeTemporary("AccX,AccY,AccZ\n0,0,9.8\n0,0,9.8\n")
-        let r = CommandRunner.run(["info", p])
-        XCTAssertEqual(r.status, 1)
-        XCTAssert(r.err.contains("no time column (the header names accelerometer 'AccX'…)"), r.err)
-        XCTAssert(r.err.contains("--sample-rate HZ"), r.err)
+        assertAsksForTheRate(p, "no time column (the header names accelerometer 'AccX'…)")
         XCTAssertEqual(CommandRunner.run(["info", p, "--sample-rate", "100"]).status, 0)
+    }
+
+    /// `info` on `path` exits 1 with an error containing `saying` that proposes `--sample-rate HZ`.
+    func assertAsksForTheRate(_ path: String, _ saying: String, file: StaticString = #filePath, line: UInt = #line) {
+        let r = CommandRunner.run(["info", path])
+        XCTAssertEqual(r.status, 1, file: file, line: line)
+        XCTAssert(r.err.contains(saying), r.err, file: file, line: line)
+        XCTAssert(r.err.contains("--sample-rate HZ"), r.err, file: file, line: line)
     }
 
     /// Times scaled to a time unit the readings found: a unit `--units t=` does not accept is an

@@ -290,9 +290,11 @@ public enum TraceFormat: String, CaseIterable, Sendable {
                 "binary data, not a text trace\(bytes.starts(with: [0x50, 0x4B]) ? " (a zip archive: pass it as a file path ending in .zip)" : "")"
             )
         }
-        if bytes.contains(0x0D) {
+        // A CR LF inside a quoted field (a name over two lines) is a line break of its own.
+        let loneCR = bytes.indices.first { bytes[$0] == 0x0D && ($0 + 1 == bytes.count || bytes[$0 + 1] != 0x0A) }
+        if let cr = loneCR {
             throw TraceError(
-                .unknownFormat, SourceLocation(file: name, line: line, column: 1 + (bytes.firstIndex(of: 0x0D) ?? 0)),
+                .unknownFormat, SourceLocation(file: name, line: line, column: 1 + cr),
                 "the line breaks are carriage returns only (classic Mac text); convert them to LF first, e.g. tr '\\r' '\\n' < IN > OUT"
             )
         }

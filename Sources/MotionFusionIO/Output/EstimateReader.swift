@@ -62,11 +62,11 @@ public enum EstimateReader {
         var written = [(q: Quaternion?, heading: Double, magneticHeading: Double)]()
         var renormalised = 0
         while try values.withUnsafeMutableBufferPointer({ try rows.next(into: $0.baseAddress!, slots: 8) }) {
-            let location = SourceLocation(file: rows.name, line: rows.lineNumber, column: rows.fieldOffsets[1] + 1)
+            let location = rows.lines.location(atByte: rows.fieldOffsets[1])
             guard values[0].isFinite else {
                 throw TraceError(
                     .nonFiniteValue,
-                    SourceLocation(file: rows.name, line: rows.lineNumber, column: rows.fieldOffsets[0] + 1),
+                    rows.lines.location(atByte: rows.fieldOffsets[0]),
                     "time is \(values[0]); every estimate row needs a finite time")
             }
             out.t.append(values[0])

@@ -11,6 +11,13 @@ protocol ByteSource: AnyObject {
 /// ranges, so memory stays constant whatever the length. Accepts LF and CRLF line endings; a file
 /// or stream that starts as gzip data (`.csv.gz`) is decompressed as it is read, and so is an
 /// archive's entry.
+///
+/// A "line" is a record in the sense of RFC 4180: a line break inside a quoted field (`"Pixel 7\nPro"`,
+/// a quote opening at a field's start) does not end it, so a quoted comment or device name written
+/// over two lines stays one field. A quote still open after ``maximumRecordLines`` lines, or at the
+/// end of the input, is no quoted field: the line ends at its own line break, as without quotes.
+/// ``lineNumber`` counts the lines of the file, and ``location(atByte:)`` turns a byte of the
+/// record into the line and column it is on.
 public final class ByteLineReader {
     /// The name used in messages: the path, or `stdin`.
     public let name: String
@@ -21,8 +28,15 @@ public final class ByteLineReader {
     @exclusivity(unchecked) private var start = 0
     @exclusivity(unchecked) private var end = 0
     @exclusivity(unchecked) private var eof = false
-    /// 1-based number of the line most recently returned.
+    /// 1-based number of the line most recently returned (its last line, when a quoted field
+    /// spans several).
     @exclusivity(unchecked) public private(set) var lineNumber = 0
+    /// Lines of the file the most recently returned record spans: 1 unless a quoted field holds
+    /// a line break.
+    @exclusivity(unchecked) public private(set) var recordLines = 1
+    /// Byte offsets, in the most recently returned record, of the line feeds inside its quoted
+    /// fields (empty when ``recordLines`` is 1).
+    private var recordBreaks = [Int]()
     /// Bytes read so far.
     @exclusivity(unchecked) public private(set) var bytesRead = 0
     /// The input's size in bytes when it is a regular file (not compressed) or an archive entry, else nil.
@@ -35,6 +49,9 @@ public final class ByteLineReader {
     /// Called with every line handed out (its bytes without the line ending), e.g. to keep a copy
     /// of a stream's first rows (``StreamUnitEvidence``).
     var lineCopy: ((UnsafeBufferPointer<UInt8>) -> Void)?
+
+    /// Most lines of the file one record may span through quoted line breaks (64).
+    public static let maximumRecordLines = 64
 
     /// The name standard input gets in messages.
     public static let standardInputName = "stdin"
@@ -147,16 +164,47 @@ public final class ByteLineReader {
     /// or returns nil at the end of the input.
     @inline(__always)
     public func nextLine<R>(_ body: (UnsafePointer<UInt8>, Int) throws -> R) throws -> R? {
-        guard let (s, contentEnd, next) = try locateLine() else { return nil }
+        guard let (s, contentEnd, next, spanned) = try locateLine() else { return nil }
         start = next
-        lineNumber += 1
+        lineNumber += spanned
+        if spanned > 1 || recordLines > 1 {
+            recordLines = spanned
+            recordBreaks = (s..<contentEnd).filter { buffer[$0] == 0x0A }.map { $0 - s }
+        }
         if let lineCopy { lineCopy(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s)) }
         return try body(UnsafePointer(buffer + s), contentEnd - s)
     }
 
+    /// The 1-based line of the file on which the most recently returned record starts.
+    public var recordFirstLine: Int { lineNumber - recordLines + 1 }
+
+    /// Where byte `offset` (0-based) of the most recently returned record is: its line of the file
+    /// and 1-based column on that line; a negative offset means the record's first line as a whole
+    /// (column 0).
+    public func location(atByte offset: Int) -> SourceLocation {
+        guard offset >= 0 else { return SourceLocation(file: name, line: recordFirstLine, column: 0) }
+        let before = recordBreaks.lastIndex { $0 < offset }
+        let lineStart = before.map { recordBreaks[$0] + 1 } ?? 0
+        return SourceLocation(
+            file: name, line: recordFirstLine + (before.map { $0 + 1 } ?? 0), column: offset - lineStart + 1)
+    }
+
+    /// The 1-based line of the file on which the record `ahead` records after the next one starts
+    /// (0 is the next record), consuming nothing; past the end, the line after the last.
+    public func lineNumber(ahead: Int) throws -> Int {
+        var offset = 0
+        var line = lineNumber + 1
+        for _ in 0..<ahead {
+            guard let (_, _, next, spanned) = try locateLine(from: start + offset) else { break }
+            offset = next - start
+            line += spanned
+        }
+        return line
+    }
+
     /// A copy of the next line without consuming it, or nil at the end of the input.
     public func peekLine() throws -> [UInt8]? {
-        guard let (s, contentEnd, _) = try locateLine() else { return nil }
+        guard let (s, contentEnd, _, _) = try locateLine() else { return nil }
         return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s))
     }
 
@@ -172,39 +220,91 @@ public final class ByteLineReader {
     public func peekLine(ahead: Int) throws -> [UInt8]? {
         var offset = 0
         for k in 0...ahead {
-            guard let (s, contentEnd, next) = try locateLine(from: start + offset) else { return nil }
+            guard let (s, contentEnd, next, _) = try locateLine(from: start + offset) else { return nil }
             if k == ahead { return Array(UnsafeBufferPointer(start: buffer + s, count: contentEnd - s)) }
             offset = next - start
         }
         return nil
     }
 
-    /// The next line's start, content end and the start of the line after it, reading as needed.
+    /// The next record's start, content end, the start of the record after it and the lines of
+    /// the file it spans, reading as needed.
     @inline(__always)
-    private func locateLine() throws -> (Int, Int, Int)? { try locateLine(from: start) }
+    private func locateLine() throws -> (Int, Int, Int, Int)? { try locateLine(from: start) }
 
-    /// The same for the line starting at `from` (at or after ``start``); reading more keeps its
+    /// The same for the record starting at `from` (at or after ``start``); reading more keeps its
     /// distance from ``start``.
     @inline(__always)
-    private func locateLine(from: Int) throws -> (Int, Int, Int)? {
-        var lineStart = from
+    private func locateLine(from: Int) throws -> (Int, Int, Int, Int)? {
+        // Offsets from `start`, which reading moves: the record's start, where the search for its
+        // end goes on, and its first line feed (the end when a quote turns out to be no field's).
+        let recordOffset = from - start
+        var searchOffset = recordOffset
+        var firstBreak: Int?
+        var open = false
+        var spanned = 1
         while true {
-            if let nl = memchr(buffer + lineStart, 0x0A, end - lineStart) {
+            let lineStart = start + recordOffset
+            let searchStart = start + searchOffset
+            if let nl = memchr(buffer + searchStart, 0x0A, end - searchStart) {
                 let lineEnd = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-                var contentEnd = lineEnd
-                if contentEnd > lineStart && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                return (lineStart, contentEnd, lineEnd + 1)
+                if open || memchr(buffer + searchStart, 0x22, lineEnd - searchStart) != nil {
+                    open = Self.quoteOpen(buffer, searchStart, lineEnd, open: open, recordStart: lineStart)
+                }
+                if open && spanned < Self.maximumRecordLines {
+                    firstBreak = firstBreak ?? lineEnd - start
+                    spanned += 1
+                    searchOffset = lineEnd + 1 - start
+                    continue
+                }
+                let recordEnd = open ? start + firstBreak! : lineEnd
+                return (lineStart, contentEnd(lineStart, recordEnd), recordEnd + 1, open ? 1 : spanned)
             }
             if eof {
                 guard lineStart < end else { return nil }
-                var contentEnd = end
-                if buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-                return (lineStart, contentEnd, end)
+                if open, let firstBreak {
+                    return (lineStart, contentEnd(lineStart, start + firstBreak), start + firstBreak + 1, 1)
+                }
+                return (lineStart, contentEnd(lineStart, end), end, spanned)
             }
-            let offset = lineStart - start
             try fill()
-            lineStart = start + offset
         }
+    }
+
+    /// The end of a line's content: `lineEnd` less a carriage return before it.
+    @inline(__always)
+    private func contentEnd(_ lineStart: Int, _ lineEnd: Int) -> Int {
+        lineEnd > lineStart && buffer[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
+    }
+
+    /// Whether a quoted field is open at `p[to]`, given whether one was at `p[from]`: a quote at a
+    /// field's start (the record's start, or after `,` `;` a tab or a space) opens one, the next
+    /// single quote closes it, and `""` inside is a quote.
+    static func quoteOpen(
+        _ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int, open isOpen: Bool, recordStart: Int
+    ) -> Bool {
+        var open = isOpen
+        var i = from
+        while i < to {
+            if p[i] == 0x22 {
+                if open {
+                    if i + 1 < to && p[i + 1] == 0x22 {
+                        i += 2
+                        continue
+                    }
+                    open = false
+                } else if i == recordStart {
+                    open = true
+                } else {
+                    switch p[i - 1] {
+                    case 0x2C, 0x3B, 0x09, 0x20: open = true
+                    default: break
+                    }
+                }
+            }
+            i += 1
+        }
+        return open
     }
 
     private func fill() throws {

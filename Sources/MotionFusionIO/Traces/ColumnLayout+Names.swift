@@ -53,11 +53,14 @@ extension ColumnLayout {
         ["acc", "accel", "accl", "accelerometer", "acceleration", "accelerations", "specificforce"],
         ["mag", "magn", "magnetometer", "magnetic", "magneticfield", "compass"],
     ]
-    /// Words that rule a column out as raw sensor axes: derived quantities and statistics.
+    /// Words that rule a column out as raw sensor axes: derived quantities, estimates and
+    /// statistics, and the other things flight and weather loggers record beside the sensors
+    /// (temperature, pressure, altitude), which no proposal takes for an axis either.
     static let excludedWords: Set<String> = [
         "free", "gravity", "grav", "earth", "euler", "quat", "quaternion", "orientation", "bias", "cov",
         "covariance", "std", "stddev", "var", "variance", "delta", "noise", "angle", "angles", "position", "pos",
-        "offset",
+        "offset", "est", "estimate", "estimated", "rotated", "temperature", "temp", "celsius", "pressure", "pres",
+        "pascals", "altitude", "alt", "baro", "barometric", "humidity",
     ]
     /// Words that make a source a second choice: uncompensated values, and what a phone derives
     /// from its sensors (`linear` and `user` acceleration leave gravity out; Core Motion's `motion`
@@ -75,13 +78,32 @@ extension ColumnLayout {
         return Self.coreMotionAccelerometerKeys.contains(Self.key(names[c]))
     }
 
+    /// The columns of Core Motion's gravity beside its user acceleration when that is the
+    /// layout's accelerometer (no raw one): `gravity.x` beside `userAcceleration.x` (MotionSense),
+    /// `motionGravityX(G)` beside `motionUserAccelerationX(G)`; nil otherwise.
+    func userAccelerationGravity(_ names: [String]) -> [Int]? {
+        guard has(.accelerometerX) else { return nil }
+        var gravity = [Int]()
+        for slot in [Slot.accelerometerX, .accelerometerY, .accelerometerZ] {
+            let k = Self.key(names[columns[slot]!])
+            guard k.contains("useracceleration") else { return nil }
+            let wanted = k.replacing("useracceleration", with: "gravity")
+            let found = names.indices.filter { Self.key(names[$0]) == wanted }
+            guard found.count == 1 else { return nil }
+            gravity.append(found[0])
+        }
+        return gravity
+    }
+
     /// Stems in g unless the header says otherwise: Physics Toolbox's `gFx` (g-force, gravity
     /// included).
     static let stemsInG: Set<String> = ["gf"]
-    /// Unit words a name may end with after its axis (`gyro_x_dps`, `acc_x_mg`).
+    /// Unit words a name may end with after its axis (`gyro_x_dps`, `acc_x_mg`), joined when
+    /// there are several (FIRM's `raw_angular_rate_x_deg_per_s`, `raw_acceleration_x_gs`).
     static let unitWords: [String: String] = [
-        "dps": "deg/s", "degs": "deg/s", "rads": "rad/s", "g": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
-        "ut": "uT", "nt": "nT", "gauss": "gauss",
+        "dps": "deg/s", "degs": "deg/s", "degpers": "deg/s", "degpersec": "deg/s", "rads": "rad/s",
+        "radpers": "rad/s", "radpersec": "rad/s", "g": "g", "gs": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
+        "ut": "uT", "microtesla": "uT", "microteslas": "uT", "nt": "nT", "gauss": "gauss",
     ]
 
     /// Names of a time column (lower case, without separators and unit hints), with their rank and
@@ -274,9 +296,11 @@ extension ColumnLayout {
         let core = coreWords(name)
         var w = core.words
         var unit = hint
-        if w.count >= 3, let u = unitWords[w.last!], ["x", "y", "z"].contains(w[w.count - 2]) {
+        if let axis = w.dropLast().lastIndex(where: { ["x", "y", "z"].contains($0) }), axis >= 1,
+            let u = unitWords[w[(axis + 1)...].joined()]
+        {
             unit = unit ?? u
-            w.removeLast()
+            w.removeSubrange((axis + 1)...)
         }
         guard w.count >= 2, let axis = ["x", "y", "z"].firstIndex(of: w.last!) else { return nil }
         let quantity = Array(w.dropLast())
@@ -387,6 +411,13 @@ extension ColumnLayout {
             let source = sources[chosen[0]]!
             for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }
             if let unit = source.unit { try layout.units.set(group.key, unit, strictly: false) }
+        }
+        // Core Motion's device motion without its raw accelerometer: the specific force is
+        // −(gravity + user acceleration), in g unless the name says otherwise.
+        if !given.contains("acc"), let gravity = layout.userAccelerationGravity(names) {
+            for (axis, c) in gravity.enumerated() { layout.columns[Slot(rawValue: Slot.gravityX.rawValue + axis)!] = c }
+            let unit = unitHint(names[layout.columns[.accelerometerX]!]) ?? unitHint(names[gravity[0]]) ?? "g"
+            try layout.units.set("acc", "-" + unit, strictly: false)
         }
         try layout.checkComplete(names: names, file: file)
         return layout

@@ -17,6 +17,10 @@ public struct ColumnLayout: Sendable, Equatable {
         case moving, time
         /// The nanoseconds of a time split in two columns (`secs`, `nsecs`), added to the time.
         case timeNanoseconds
+        /// Core Motion's gravity, added to its user acceleration in the accelerometer's slots: the
+        /// specific force of a device-motion export without a raw accelerometer (MotionSense's
+        /// `gravity.x` beside `userAcceleration.x`).
+        case gravityX, gravityY, gravityZ
     }
 
     /// Number of slots.
@@ -189,7 +193,10 @@ extension SensorUnits {
 extension ColumnLayout.Slot {
     /// The slot's name in messages (the native column name).
     public var name: String {
-        ColumnLayout.nativeNames.first { $0.value == self }?.key ?? "t_ns"
+        switch self {
+        case .gravityX, .gravityY, .gravityZ: "gravity_\(["x", "y", "z"][rawValue - Self.gravityX.rawValue])"
+        default: ColumnLayout.nativeNames.first { $0.value == self }?.key ?? "t_ns"
+        }
     }
 
     /// A description of the quantity.
@@ -198,6 +205,7 @@ extension ColumnLayout.Slot {
         case .time: return "the time"
         case .timeNanoseconds: return "the time's nanoseconds"
         case .moving: return "the moving flag"
+        case .gravityX, .gravityY, .gravityZ: return "the gravity \(name.split(separator: "_").last ?? "")"
         default:
             let g = ColumnLayout.groups.first { $0.slots.contains(self) }!
             return "the \(g.label) \(name.split(separator: "_").last ?? "")"

@@ -109,11 +109,13 @@ public final class DelimitedRows {
         preamble = skipped
         preambleLines = lines.lineNumber
         var raw = [[UInt8]]()
+        var firstHeaderLine = lines.lineNumber + 1
         while raw.count < headerCount {
             guard let line = try lines.nextLine({ p, n in Array(UnsafeBufferPointer(start: p, count: n)) }) else {
                 break
             }
             if raw.isEmpty && line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            if raw.isEmpty { firstHeaderLine = lines.recordFirstLine }
             raw.append(raw.isEmpty ? Self.withoutBOM(line) : line)
         }
         // A second header row nobody asked for: sensor headings over bare axes, or units under
@@ -131,7 +133,7 @@ public final class DelimitedRows {
             second = true
         }
         detectedSecondHeaderRow = second
-        headerLine = lines.lineNumber - raw.count + 1
+        headerLine = raw.isEmpty ? lines.lineNumber + 1 : firstHeaderLine
         guard raw.count >= headerCount else {
             throw TraceError(
                 .empty, SourceLocation(file: lines.name, line: max(1, lines.lineNumber), column: 0),
@@ -254,7 +256,7 @@ public final class DelimitedRows {
     private func dropJunk(_ error: TraceError, _ text: String) throws {
         junkRows += 1
         // The whole row is at fault: its line, not the field that failed.
-        if firstJunk == nil { firstJunk = (SourceLocation(file: name, line: error.location.line, column: 0), text) }
+        if firstJunk == nil { firstJunk = (lines.location(atByte: -1), text) }
         try checkDropped(error)
     }
 
@@ -296,7 +298,7 @@ public final class DelimitedRows {
     private func dropForeign(_ p: UnsafePointer<UInt8>, _ n: Int, _ foreign: TextDialect.Separator) throws {
         let byte = TextDialect(separator: foreign).separatorByte
         let first = (0..<n).first { byte == 0 ? p[$0] == 0x20 || p[$0] == 0x09 : p[$0] == byte } ?? 0
-        let location = SourceLocation(file: name, line: lines.lineNumber, column: first + 1)
+        let location = lines.location(atByte: first)
         let text =
             "'\(FieldSplitter.text(p, 0, n).escapedForMessage)' (fields separated by \(TextDialect.separatorName(foreign)), the file's by \(TextDialect.separatorName(dialect.separator)))"
         let error = TraceError(
@@ -348,7 +350,7 @@ public final class DelimitedRows {
         while true {
             guard field < columns else {
                 throw TraceError(
-                    .wrongColumnCount, SourceLocation(file: name, line: lines.lineNumber, column: i + 1),
+                    .wrongColumnCount, lines.location(atByte: i),
                     "too many fields: expected \(columns) (\(dialect))")
             }
             let slot = slots[field]
@@ -364,7 +366,7 @@ public final class DelimitedRows {
                     let text = FieldSplitter.text(p, i, j)
                     let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
                     throw TraceError(
-                        .malformedNumber, SourceLocation(file: name, line: lines.lineNumber, column: i + 1),
+                        .malformedNumber, lines.location(atByte: i),
                         "'\(text.escapedForMessage)' in \(label) is not a date-time as in the first row; expected e.g. 2024-03-01T12:00:00.123Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00 (or an empty field for missing)"
                     )
                 }
@@ -386,7 +388,7 @@ public final class DelimitedRows {
                         let text = FieldSplitter.text(p, i, j)
                         let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
                         throw TraceError(
-                            .malformedNumber, SourceLocation(file: name, line: lines.lineNumber, column: i + off + 1),
+                            .malformedNumber, lines.location(atByte: i + off),
                             "'\(text.escapedForMessage)' in \(label) is not a number; expected a decimal such as -0.0123 or 9.81e0 (or nan or an empty field for missing)"
                         )
                     }
@@ -405,7 +407,7 @@ public final class DelimitedRows {
         }
         guard field == columns else {
             throw TraceError(
-                .wrongColumnCount, SourceLocation(file: name, line: lines.lineNumber, column: n + 1),
+                .wrongColumnCount, lines.location(atByte: n),
                 "row has \(field) fields; expected \(columns) (\(dialect))")
         }
         return 1

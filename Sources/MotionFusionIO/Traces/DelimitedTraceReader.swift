@@ -71,6 +71,9 @@ public final class DelimitedTraceReader: SampleReader {
     let hasGyroscope: Bool, hasAccelerometer: Bool, hasMagnetometer: Bool, hasTruth: Bool, hasMoving: Bool
     /// Whether the time's nanoseconds are in a column of their own (`secs`, `nsecs`).
     let hasNanoseconds: Bool
+    /// Whether Core Motion's gravity is added to its user acceleration to give the accelerometer
+    /// (``ColumnLayout/Slot/gravityX``).
+    let addsGravity: Bool
     /// The span, s, after which the time column wraps to zero (Xsens's 32-bit SampleTimeFine), if
     /// it does; the offset added for the wraps so far and the last time as read.
     let timeWrap: Double?
@@ -116,6 +119,7 @@ public final class DelimitedTraceReader: SampleReader {
         hasGyroscope = layout.has(.gyroscopeX)
         hasAccelerometer = layout.has(.accelerometerX)
         hasMagnetometer = layout.has(.magnetometerX)
+        addsGravity = hasAccelerometer && layout.columns[.gravityX] != nil
         guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && layout.columns[.truthW] != nil)
         else {
             // With --columns the call named no sensor (a usage error); otherwise the header did not.
@@ -194,6 +198,12 @@ public final class DelimitedTraceReader: SampleReader {
         if layout.readsCoreMotionAccelerometer(names) && layout.units.accelerometerSign < 0 {
             notes.append(
                 "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated (--units acc=g reads them as written)"
+            )
+        }
+        if addsGravity {
+            let column = { (slot: ColumnLayout.Slot) in "'\(names[layout.columns[slot]!].escapedForMessage)'" }
+            notes.append(
+                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (Core Motion's gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²); if these columns are in m/s², pass --units acc=-m/s2"
             )
         }
         for n in notes { warn(headerLocation, n, note: true) }
@@ -379,7 +389,7 @@ public final class DelimitedTraceReader: SampleReader {
     }
 
     func location(_ slot: ColumnLayout.Slot) -> SourceLocation {
-        SourceLocation(file: rows.name, line: rows.lineNumber, column: (rows.fieldOffset(of: slot.rawValue) ?? -1) + 1)
+        rows.lines.location(atByte: rows.fieldOffset(of: slot.rawValue) ?? -1)
     }
 
     /// The next sample, or nil at the end of the input.
@@ -461,6 +471,11 @@ public final class DelimitedTraceReader: SampleReader {
                 hint: units.explicit.contains("gyr")
                     ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
                     : "deg/s read as rad/s? pass --units gyr=deg/s")
+        }
+        if addsGravity {
+            let a = ColumnLayout.Slot.accelerometerX.rawValue
+            let g = ColumnLayout.Slot.gravityX.rawValue
+            for k in 0..<3 { values[a + k] += values[g + k] }
         }
         if hasAccelerometer {
             sample.accelerometer = try vector(

@@ -147,11 +147,11 @@ extension Preamble {
     static func headerAndRows(
         _ lines: ByteLineReader, options: DelimitedReadOptions, following: Int, untilData: Bool = false
     ) throws -> (bytes: [UInt8], line: Int, following: [[UInt8]])? {
-        guard let header = try headerLine(lines, options: options) else { return nil }
+        guard let header = try headerRecord(lines, options: options) else { return nil }
         let dialect = TextDialect.detect(header: header.bytes, data: nil, separator: options.separator)
         var rows = [[UInt8]]()
         // The line after the header, as an index of lines not yet consumed.
-        var k = header.line - lines.lineNumber
+        var k = header.index + 1
         var scanned = 0
         while rows.count < following, scanned < maximumLines + following, let line = try lines.peekLine(ahead: k) {
             if !isBlank(line) && !isComment(line) {
@@ -171,11 +171,21 @@ extension Preamble {
     public static func headerLine(_ lines: ByteLineReader, options: DelimitedReadOptions) throws -> (
         bytes: [UInt8], line: Int
     )? {
+        try headerRecord(lines, options: options).map { ($0.bytes, $0.line) }
+    }
+
+    /// The same with the header's index among the lines not yet consumed (a line holding a quoted
+    /// line break counts once there, and as the lines it spans in `line`).
+    static func headerRecord(_ lines: ByteLineReader, options: DelimitedReadOptions) throws -> (
+        bytes: [UInt8], index: Int, line: Int
+    )? {
         var k =
             try options.skipLines
             ?? find(lines, headerRows: options.headerRows ?? 1, separator: options.separator).lines
         while let line = try lines.peekLine(ahead: k) {
-            if !isBlank(line) { return (k == 0 ? DelimitedRows.withoutBOM(line) : line, lines.lineNumber + k + 1) }
+            if !isBlank(line) {
+                return (k == 0 ? DelimitedRows.withoutBOM(line) : line, k, try lines.lineNumber(ahead: k))
+            }
             k += 1
         }
         return nil

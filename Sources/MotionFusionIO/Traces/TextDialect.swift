@@ -198,7 +198,8 @@ public struct FieldSplitter: Sendable {
         }
     }
 
-    /// One field's text, unquoted and trimmed.
+    /// One field's text, unquoted and trimmed; a line break inside quotes (RFC 4180, see
+    /// ``ByteLineReader``) reads as one space, so a name written over two lines is one name.
     public static func text(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> String {
         var s = start
         var e = end
@@ -208,6 +209,11 @@ public struct FieldSplitter: Sendable {
             var bytes = [UInt8]()
             var k = s + 1
             while k < e - 1 {
+                if p[k] == 0x0D || p[k] == 0x0A {
+                    if bytes.last != 0x20 { bytes.append(0x20) }
+                    k += 1
+                    continue
+                }
                 bytes.append(p[k])
                 k += p[k] == 0x22 && k + 1 < e - 1 && p[k + 1] == 0x22 ? 2 : 1
             }

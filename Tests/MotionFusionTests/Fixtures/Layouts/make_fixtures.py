@@ -207,6 +207,33 @@ write('androsensor.csv', [h], [
     + ['0', '0', '0', str(int(round(t * 1000)) + 8), '2020-06-18 18:38:44:%03d' % (int(round(t * 1000)) % 1000)]
     for t, g, a, m in samples])
 
+# MotionSense (iOS Core Motion device motion, as its dataset's CSVs): a nameless index column, the
+# attitude, gravity (a unit vector in g, -1 g along z face up), the rotation rate (rad/s) and the
+# user acceleration (g, gravity removed, Core Motion's sign); no clock (50 Hz in the dataset), no
+# raw accelerometer. Here gravity + userAcceleration = -(specific force) / g exactly.
+h = ([''] + ['attitude.' + c for c in ('roll', 'pitch', 'yaw')] + ['gravity.' + c for c in xyz]
+     + ['rotationRate.' + c for c in xyz] + ['userAcceleration.' + c for c in xyz])
+rows = []
+for k, (t, g, a, m) in enumerate(samples):
+    norm = math.sqrt(sum(v * v for v in a))
+    gravity = [-v / norm for v in a]
+    user = [-v / G - gv for v, gv in zip(a, gravity)]
+    rows.append([str(k), '0', '0', '0'] + [num(v) for v in gravity] + [num(v) for v in g] + [num(v) for v in user])
+write('motionsense.csv', [h], rows)
+
+# FIRM (a rocket flight computer) packets as a table: the time in s, temperature and pressure,
+# snake-case names ending in their unit (raw accelerometer in g, raw gyroscope in deg/s, field in
+# uT), then the board's own estimates (position, velocity, acceleration, rates, quaternion).
+h = (['timestamp_seconds', 'temperature_celsius', 'pressure_pascals']
+     + ['raw_acceleration_%s_gs' % c for c in xyz] + ['raw_angular_rate_%s_deg_per_s' % c for c in xyz]
+     + ['magnetic_field_%s_microteslas' % c for c in xyz] + ['est_position_%s_meters' % c for c in xyz]
+     + ['est_velocity_%s_meters_per_s' % c for c in xyz] + ['est_acceleration_%s_gs' % c for c in xyz]
+     + ['est_angular_rate_%s_rad_per_s' % c for c in xyz] + ['est_quaternion_%s' % c for c in 'wxyz'])
+write('firm.csv', [h], [
+    ['%.6f' % (12.5 + t), '%.2f' % (21.5 + 0.01 * k), '%.1f' % (101325 - k)] + [num(v / G) for v in a]
+    + [num(v * DEG) for v in g] + [num(v) for v in m] + ['0'] * 6 + [num(v / G) for v in a] + [num(v) for v in g]
+    + ['1', '0', '0', '0'] for k, (t, g, a, m) in enumerate(samples)])
+
 # Names nothing here knows, and no header at all.
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
