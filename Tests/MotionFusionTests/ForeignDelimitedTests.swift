@@ -220,6 +220,31 @@ final class ForeignDelimitedTests: XCTestCase {
         XCTAssertEqual(warning?.location.description, "\(junk.source):32", "\(junk.warnings)")
     }
 
+    /// Stray quotes swallow no rows: a quote that would open a field over several lines is a stray
+    /// one when the next line starts as a data row (ditto marks, an unbalanced quote in a note four
+    /// rows before another) or when the quote that would close it runs on into a name (a comment's
+    /// quote before a quoted header). Every row is read, as from the file without the notes; and a
+    /// quoted line break in the last row, with no line break after it, stays in its field.
+    func testStrayQuotesSwallowNoRows() throws {
+        let plain = try load(Self.plain)
+        let header = Self.header + ",Note"
+        var ditto = Self.rows().map { $0 + "," }
+        for k in 10..<20 { ditto[k] += "\"" }
+        ditto[40] += "he said \"hi"
+        ditto[44] += "bye\" ok"
+        let noted = try load(([header] + ditto).joined(separator: "\n") + "\n")
+        assertSameSamples(plain, noted)
+        let quotedHeader = Self.header.split(separator: ",").map { "\"\($0)\"" }.joined(separator: ",")
+        let commented = try load(
+            (["# recorded with \"Bob's logger", quotedHeader] + Self.rows()).joined(separator: "\n") + "\n")
+        assertSameSamples(plain, commented)
+        var last = Self.rows().map { $0 + "," }
+        last[last.count - 1] += "\"last\nrow\""
+        let unterminated = try load(([header] + last).joined(separator: "\n"))
+        assertSameSamples(plain, unterminated)
+        XCTAssertFalse(unterminated.warnings.contains { $0.message.contains("not data") }, "\(unterminated.warnings)")
+    }
+
     /// A row of numbers separated by another delimiter than the file's (`;` or tabs in a comma
     /// file) is a value fault of its own, at its file:line:column: dropped and reported as a row
     /// with another delimiter, not as a row that is not data.

@@ -318,8 +318,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             }
         }
         // The latest equations tell whether it still fits: the ring keeps those from before a change.
+        // A fit across a single turn axis (low level) is judged by the misfit it was taken at.
         let recent = GyroscopeAidedCalibration.fewest
-        guard turned == true, !turns.fits(hardIron, softIron, recent: recent),
+        typealias Turns = GyroscopeAidedCalibration
+        let largest = accuracy == .low ? Turns.largestSingleAxisMisfit : Turns.largestMisfit
+        guard turned == true, !turns.fits(hardIron, softIron, recent: recent, largest: largest),
             turns.fits(.zero, .identity, recent: recent)
         else { return nil }
         return Fit(hardIron: .zero, softIron: .identity, strength: .nan, ellipsoid: false)

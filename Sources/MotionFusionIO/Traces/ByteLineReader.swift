@@ -15,7 +15,9 @@ protocol ByteSource: AnyObject {
 /// A "line" is a record in the sense of RFC 4180: a line break inside a quoted field (`"Pixel 7\nPro"`,
 /// a quote opening at a field's start) does not end it, so a quoted comment or device name written
 /// over two lines stays one field. A quote still open after ``maximumRecordLines`` lines, or at the
-/// end of the input, is no quoted field: the line ends at its own line break, as without quotes.
+/// end of the input, or followed by a line that starts as a data row or misplaces the closing quote
+/// (``continuesField(_:_:_:)``), is no quoted field: the line ends at its own line break, as
+/// without quotes.
 /// ``lineNumber`` counts the lines of the file, and ``location(atByte:)`` turns a byte of the
 /// record into the line and column it is on.
 public final class ByteLineReader {
@@ -248,6 +250,9 @@ public final class ByteLineReader {
             let searchStart = start + searchOffset
             if let nl = memchr(buffer + searchStart, 0x0A, end - searchStart) {
                 let lineEnd = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                if open && !Self.continuesField(buffer, searchStart, lineEnd) {
+                    return (lineStart, contentEnd(lineStart, start + firstBreak!), start + firstBreak! + 1, 1)
+                }
                 if open || memchr(buffer + searchStart, 0x22, lineEnd - searchStart) != nil {
                     open = Self.quoteOpen(buffer, searchStart, lineEnd, open: open, recordStart: lineStart)
                 }
@@ -263,6 +268,13 @@ public final class ByteLineReader {
             if eof {
                 guard lineStart < end else { return nil }
                 if open, let firstBreak {
+                    // The last line, without a line break of its own, may still close the field.
+                    let last = start + searchOffset
+                    if Self.continuesField(buffer, last, end)
+                        && !Self.quoteOpen(buffer, last, end, open: true, recordStart: lineStart)
+                    {
+                        return (lineStart, contentEnd(lineStart, end), end, spanned)
+                    }
                     return (lineStart, contentEnd(lineStart, start + firstBreak), start + firstBreak + 1, 1)
                 }
                 return (lineStart, contentEnd(lineStart, end), end, spanned)
@@ -275,6 +287,40 @@ public final class ByteLineReader {
     @inline(__always)
     private func contentEnd(_ lineStart: Int, _ lineEnd: Int) -> Int {
         lineEnd > lineStart && buffer[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
+    }
+
+    /// Whether the line `p[from..<to]` can go on a quoted field left open by the line before. It
+    /// cannot when it starts as a data row does, with a first field of a number or a time
+    /// (digits, signs, `.`, `e`, `E`, `:`, `T`, `Z`, spaces) ended by a separator (`,` `;` or a
+    /// tab), nor when the quote that would close the field is followed by anything but a
+    /// separator, a carriage return or the line's end (`"t","gyr_x"` after a comment's stray
+    /// quote). The line is then a row of its own, and the quote that opened the field a stray one:
+    /// a ditto mark, an unbalanced quote in a note.
+    static func continuesField(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+        var i = from
+        var numeric = true
+        while i < to {
+            switch p[i] {
+            case 0x2C, 0x3B, 0x09:
+                if numeric && i > from { return false }
+                numeric = false
+            case 0x22:
+                if i + 1 < to && p[i + 1] == 0x22 {
+                    numeric = false
+                    i += 2
+                    continue
+                }
+                guard i + 1 < to else { return true }
+                switch p[i + 1] {
+                case 0x2C, 0x3B, 0x09, 0x0D: return true
+                default: return false
+                }
+            case 0x30...0x39, 0x2B, 0x2D, 0x2E, 0x65, 0x45, 0x3A, 0x54, 0x5A, 0x20: break
+            default: numeric = false
+            }
+            i += 1
+        }
+        return true
     }
 
     /// Whether a quoted field is open at `p[to]`, given whether one was at `p[from]`: a quote at a
