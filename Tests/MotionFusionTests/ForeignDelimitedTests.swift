@@ -243,6 +243,12 @@ final class ForeignDelimitedTests: XCTestCase {
         let unterminated = try load(([header] + last).joined(separator: "\n"))
         assertSameSamples(plain, unterminated)
         XCTAssertFalse(unterminated.warnings.contains { $0.message.contains("not data") }, "\(unterminated.warnings)")
+        // `--skip-lines` counts the file's lines: a quoted comment over two lines is two of them.
+        var options = DelimitedReadOptions()
+        options.skipLines = 2
+        let skipped = try load(
+            (["\"comment over", "two lines\"", Self.header] + Self.rows()).joined(separator: "\n") + "\n", options)
+        assertSameSamples(plain, skipped)
     }
 
     /// A row of numbers separated by another delimiter than the file's (`;` or tabs in a comma

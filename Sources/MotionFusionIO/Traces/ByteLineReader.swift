@@ -204,6 +204,20 @@ public final class ByteLineReader {
         return line
     }
 
+    /// How many of the records not yet consumed start within the next `lines` lines of the file
+    /// (`--skip-lines` counts the file's lines, whatever quoted line breaks join).
+    public func records(within lines: Int) throws -> Int {
+        var offset = 0
+        var covered = 0
+        var k = 0
+        while covered < lines, let (_, _, next, spanned) = try locateLine(from: start + offset) {
+            offset = next - start
+            covered += spanned
+            k += 1
+        }
+        return k
+    }
+
     /// A copy of the next line without consuming it, or nil at the end of the input.
     public func peekLine() throws -> [UInt8]? {
         guard let (s, contentEnd, _, _) = try locateLine() else { return nil }

@@ -97,9 +97,12 @@ public final class DelimitedRows {
             return line
         }
         if let skipLines {
-            for k in 0..<skipLines {
-                guard let line = try skip() else { break }
-                if k == 0, separator == nil { separator = Preamble.separatorHint(line) }
+            // The file's lines, whatever quoted line breaks join into one record.
+            let first = lines.lineNumber
+            while lines.lineNumber - first < skipLines, let line = try skip() {
+                if lines.lineNumber - lines.recordLines == first, separator == nil {
+                    separator = Preamble.separatorHint(line)
+                }
             }
         } else {
             let found = try Preamble.find(lines, headerRows: headerCount, separator: separator)

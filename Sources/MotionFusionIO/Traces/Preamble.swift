@@ -180,7 +180,7 @@ extension Preamble {
         bytes: [UInt8], index: Int, line: Int
     )? {
         var k =
-            try options.skipLines
+            try options.skipLines.map { try lines.records(within: $0) }
             ?? find(lines, headerRows: options.headerRows ?? 1, separator: options.separator).lines
         while let line = try lines.peekLine(ahead: k) {
             if !isBlank(line) {
