@@ -238,3 +238,22 @@ write('firm.csv', [h], [
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
 write('headerless.txt', [], [[num(t)] + [num(v) for v in g + a] for t, g, a, m in samples], sep=' ')
+# ImuCollector (Android): each row holds a gyroscope reading and the accelerometer's latest, each
+# with its own clock (ns since boot, no unit in the names). Here the accelerometer runs at half the
+# rate, 5 rows behind: its reading repeats on two rows, the first rows have none, and the last rows
+# have no gyroscope reading, as at the end of an ImuCollector session.
+BOOT_NS = 141746359051845
+h = ['Record Id', 'Session Id', 'Acc Timestamp', 'AccX', 'AccY', 'AccZ', 'Gyro Timestamp', 'GyroX', 'GyroY', 'GyroZ']
+
+
+def boot_ns(t):
+    return str(BOOT_NS + int(round(t * 1e9)))
+
+
+rows = []
+for k in range(ROWS + 6):
+    j = k - 5 - (k - 5) % 2
+    acc = ['', '', '', ''] if j < 0 else [boot_ns(samples[j][0])] + [num(v) for v in samples[j][2]]
+    gyr = ['', '', '', ''] if k >= ROWS else [boot_ns(samples[k][0])] + [num(v) for v in samples[k][1]]
+    rows.append(['15', '88'] + acc + gyr)
+write('imucollector.csv', [h], rows)
