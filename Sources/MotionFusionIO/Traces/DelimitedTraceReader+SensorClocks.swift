@@ -243,6 +243,7 @@ final class SensorClockRows {
             let g = ColumnLayout.Slot.gravityX.rawValue
             for k in 0..<3 { values[a + k] += values[g + k] }
         }
+        guard !reader.skipsEmptyRow() else { return }
         let rowTime = clocks.contains { $0.slot == nil } ? reader.columnTime() : .nan
         for (k, clock) in clocks.enumerated() {
             let first = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: clock.sensor)!].slots[0].rawValue

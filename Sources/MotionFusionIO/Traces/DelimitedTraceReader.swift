@@ -87,6 +87,11 @@ public final class DelimitedTraceReader: SampleReader {
     let sensorClocks: [SensorClock]
     /// The rows split into each sensor's readings, merged on time (with ``sensorClocks``).
     var clockRows: SensorClockRows?
+    /// Rows holding no value to read (``skipsEmptyRow()``), where the first was, and whether
+    /// the note counting them was given.
+    @exclusivity(unchecked) var emptyRows = 0
+    @exclusivity(unchecked) var firstEmptyRow: SourceLocation?
+    @exclusivity(unchecked) var emptyRowsReported = false
 
     /// Opens `path` (`-` for standard input) and reads its header.
     public convenience init(path: String, format: String = "native", options: DelimitedReadOptions = .init()) throws {
@@ -408,8 +413,27 @@ public final class DelimitedTraceReader: SampleReader {
     /// The next sample, or nil at the end of the input.
     public func next() throws -> SensorSample? {
         if let clockRows { return try clockRows.next() }
-        guard try nextRow() else { return nil }
-        return try makeSample()
+        while try nextRow() {
+            guard skipsEmptyRow() else { return try makeSample() }
+            // The row still takes its instant of a rate.
+            if case .rows = clock { rowIndex += 1 }
+        }
+        return nil
+    }
+
+    /// The slots of values read from a row: the sensors, ground truth and the moving flag.
+    static let valueSlots = ColumnLayout.Slot.allCases.filter {
+        ![.time, .timeNanoseconds, .gyroscopeTime, .accelerometerTime, .magnetometerTime].contains($0)
+    }
+
+    /// Whether the current row holds no sensor value, ground truth or moving flag (all empty or
+    /// `nan`: a MicroStrain export's estimation-filter rows between its IMU rows, each with its
+    /// own time), counting it if so: such a row is skipped without a look at its time.
+    func skipsEmptyRow() -> Bool {
+        for slot in Self.valueSlots where !values[slot.rawValue].isNaN { return false }
+        emptyRows += 1
+        if firstEmptyRow == nil { firstEmptyRow = rows.lines.location(atByte: -1) }
+        return true
     }
 
     /// Reads the next row into `values`, reporting the rows dropped so far; false at the end of the
@@ -435,6 +459,19 @@ public final class DelimitedTraceReader: SampleReader {
                 warn(
                     SourceLocation(file: rows.name, line: 0, column: 0),
                     "skipped \(rows.commentLines) comment line(s) (#, // or %) among the rows", note: true)
+            }
+            if let first = firstEmptyRow, emptyRows == rows.rowCount {
+                throw TraceError(
+                    .empty, first,
+                    "none of the \(emptyRows) data rows holds a sensor value: nothing to read (are these the columns meant? choose them with --columns)"
+                )
+            }
+            if let first = firstEmptyRow, !emptyRowsReported {
+                emptyRowsReported = true
+                warn(
+                    first,
+                    "skipped \(emptyRows) row(s) holding no sensor value (only a time, or columns not read, such as a MicroStrain export's estimation-filter rows between its IMU rows), the first here; their times are not checked",
+                    note: true)
             }
             if renormalisedTruth > 0 && !renormalisedReported {
                 renormalisedReported = true
