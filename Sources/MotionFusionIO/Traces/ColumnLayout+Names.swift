@@ -11,6 +11,8 @@ extension ColumnLayout {
             case nanoseconds(prefix: String)
             /// Axis 0…2 of sensor group 0…2 (``ColumnLayout/groups``).
             case axis(group: Int, axis: Int)
+            /// The own clock of sensor group 0…2 (ImuCollector's `Acc Timestamp`).
+            case sensorTime(group: Int)
         }
 
         var quantity: Quantity
@@ -212,6 +214,7 @@ extension ColumnLayout {
         let hint = unitHint(name)
         let trimmed = name.trimmingSpaces.lowercased()
         if let time = timeMatch(k, trimmed: trimmed, hint: hint) ?? wordTimeMatch(name, hint: hint) { return time }
+        if let clock = sensorTimeMatch(k, hint: hint) { return clock }
         for suffix in nanosecondSuffixes where k.hasSuffix(suffix) {
             return NameMatch(quantity: .nanoseconds(prefix: String(k.dropLast(suffix.count))), rank: 1)
         }
@@ -260,6 +263,23 @@ extension ColumnLayout {
         if k == "stamp" { return NameMatch(quantity: .time, rank: 1, unit: hint) }
         if k.hasPrefix("time") && hint != nil && SensorUnits.timeScale(hint!) != nil {
             return NameMatch(quantity: .time, rank: 2, unit: hint)
+        }
+        return nil
+    }
+
+    /// A sensor's own clock: a word naming one sensor, then `timestamp` or `time`, then at most a
+    /// time unit (`Acc Timestamp`, `gyro_timestamp`, `mag_time_ns`, `AccelTimestamp (ms)`).
+    static func sensorTimeMatch(_ k: String, hint: String?) -> NameMatch? {
+        for (g, words) in sensorWords.enumerated() {
+            for word in words where k.hasPrefix(word) {
+                let rest = k.dropFirst(word.count)
+                guard let base = ["timestamp", "time"].first(where: { rest.hasPrefix($0) }) else { continue }
+                let suffix = String(rest.dropFirst(base.count))
+                guard suffix.isEmpty || SensorUnits.timeScale(suffix) != nil else { continue }
+                let stated = hint.flatMap { SensorUnits.timeScale($0) != nil ? $0 : nil }
+                return NameMatch(
+                    quantity: .sensorTime(group: g), rank: 1, unit: stated ?? (suffix.isEmpty ? nil : suffix))
+            }
         }
         return nil
     }
@@ -411,6 +431,13 @@ extension ColumnLayout {
             let source = sources[chosen[0]]!
             for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }
             if let unit = source.unit { try layout.units.set(group.key, unit, strictly: false) }
+        }
+        // A sensor's own clock (per-sensor time columns), for the sensors the layout has; not
+        // when the time is given (`--columns t=…` times every sensor by one clock).
+        for (g, slot) in clockSlots.enumerated() where !given.contains("t") && layout.has(groups[g].slots[0]) {
+            let clocks = matches.filter { $0.match.quantity == .sensorTime(group: g) }
+            if clocks.count > 1 { throw ambiguous(clocks[0].column, clocks[1].column, "the \(groups[g].label)'s time") }
+            if let clock = clocks.first { layout.columns[slot] = clock.column }
         }
         // Core Motion's device motion without its raw accelerometer: the specific force is
         // −(gravity + user acceleration), in g unless the name says otherwise.

@@ -23,8 +23,10 @@ extension ColumnLayout {
         // The time.
         let clocks = Set(
             names.indices.filter { c in
-                if case .time = match(names[c])?.quantity { return true }
-                return false
+                switch match(names[c])?.quantity {
+                case .time, .sensorTime: return true
+                default: return false
+                }
             })
         var time: Int? = clocks.min()
         if time == nil, let first = (0..<count).first(where: { numeric[$0] }), rows.count >= 2 {

@@ -21,6 +21,9 @@ public struct ColumnLayout: Sendable, Equatable {
         /// specific force of a device-motion export without a raw accelerometer (MotionSense's
         /// `gravity.x` beside `userAcceleration.x`).
         case gravityX, gravityY, gravityZ
+        /// A sensor's own clock, when each sensor's time has a column (ImuCollector's
+        /// `Acc Timestamp` beside `Gyro Timestamp`): its readings are timed by it, not by ``time``.
+        case gyroscopeTime, accelerometerTime, magnetometerTime
     }
 
     /// Number of slots.
@@ -47,6 +50,9 @@ public struct ColumnLayout: Sendable, Equatable {
     public func has(_ first: Slot) -> Bool {
         (0..<3).allSatisfy { columns[Slot(rawValue: first.rawValue + $0)!] != nil }
     }
+
+    /// The clock slot of each sensor (``Slot/gyroscopeTime``…), in ``groups`` order.
+    static let clockSlots: [Slot] = [.gyroscopeTime, .accelerometerTime, .magnetometerTime]
 
     /// The native layout: columns named `t, gyr_x…, acc_x…, mag_x…, gt_qw…, moving` in any order.
     public static let nativeNames: [String: Slot] = [
@@ -195,6 +201,8 @@ extension ColumnLayout.Slot {
     public var name: String {
         switch self {
         case .gravityX, .gravityY, .gravityZ: "gravity_\(["x", "y", "z"][rawValue - Self.gravityX.rawValue])"
+        case .gyroscopeTime, .accelerometerTime, .magnetometerTime:
+            "\(ColumnLayout.groups[rawValue - Self.gyroscopeTime.rawValue].key)_t"
         default: ColumnLayout.nativeNames.first { $0.value == self }?.key ?? "t_ns"
         }
     }
@@ -206,6 +214,8 @@ extension ColumnLayout.Slot {
         case .timeNanoseconds: return "the time's nanoseconds"
         case .moving: return "the moving flag"
         case .gravityX, .gravityY, .gravityZ: return "the gravity \(name.split(separator: "_").last ?? "")"
+        case .gyroscopeTime, .accelerometerTime, .magnetometerTime:
+            return "the \(ColumnLayout.groups[rawValue - Self.gyroscopeTime.rawValue].label)'s time"
         default:
             let g = ColumnLayout.groups.first { $0.slots.contains(self) }!
             return "the \(g.label) \(name.split(separator: "_").last ?? "")"

@@ -53,7 +53,7 @@ public final class DelimitedTraceReader: SampleReader {
     @exclusivity(unchecked) var counterOffset = 0.0
     @exclusivity(unchecked) var lastCount = Double.nan
     /// Value faults so far.
-    @exclusivity(unchecked) public private(set) var faults: ValueFaults
+    @exclusivity(unchecked) public internal(set) var faults: ValueFaults
     /// Warnings so far (at most ``maxWarnings`` kept).
     @exclusivity(unchecked) public private(set) var warnings: [TraceWarning] = []
     /// Most warnings kept verbatim.
@@ -82,6 +82,16 @@ public final class DelimitedTraceReader: SampleReader {
     let remaps: Bool
     /// Whether every value is read as it is (``UnitEvidence``'s look at the first rows).
     let probe: Bool
+    /// Each sensor's clock when a sensor has a time column of its own (``ColumnLayout/Slot/gyroscopeTime``…);
+    /// empty when every reading is timed by the row's time.
+    let sensorClocks: [SensorClock]
+    /// The rows split into each sensor's readings, merged on time (with ``sensorClocks``).
+    var clockRows: SensorClockRows?
+    /// Rows holding no value to read (``skipsEmptyRow()``), where the first was, and whether
+    /// the note counting them was given.
+    @exclusivity(unchecked) var emptyRows = 0
+    @exclusivity(unchecked) var firstEmptyRow: SourceLocation?
+    @exclusivity(unchecked) var emptyRowsReported = false
 
     /// Opens `path` (`-` for standard input) and reads its header.
     public convenience init(path: String, format: String = "native", options: DelimitedReadOptions = .init()) throws {
@@ -133,9 +143,15 @@ public final class DelimitedTraceReader: SampleReader {
         }
         var notes = [String]()
         let timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
-        clock = try Self.clock(
-            &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
-            notes: &notes)
+        if ColumnLayout.clockSlots.contains(where: { layout.columns[$0] != nil }) {
+            clock = try Self.clockBesideSensorClocks(
+                &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
+                notes: &notes)
+        } else {
+            clock = try Self.clock(
+                &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
+                notes: &notes)
+        }
         // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
         if case .column = clock, let c = layout.columns[.time], let text = Self.firstField(c, rows),
             Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text) != nil
@@ -168,6 +184,7 @@ public final class DelimitedTraceReader: SampleReader {
         } else {
             timeScale = layout.units.time
         }
+        sensorClocks = try Self.sensorClocks(layout, rows, names: names, options: options)
         faults = ValueFaults(strict: options.strict)
         var sensors = Set<SensorKind>()
         if hasGyroscope { sensors.insert(.gyroscope) }
@@ -212,6 +229,7 @@ public final class DelimitedTraceReader: SampleReader {
                 headerLocation,
                 "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
         }
+        if !sensorClocks.isEmpty { clockRows = SensorClockRows(self) }
     }
 
     /// The columns and units of the file: from the importer's `known` layout, or `--columns` and the
@@ -394,6 +412,33 @@ public final class DelimitedTraceReader: SampleReader {
 
     /// The next sample, or nil at the end of the input.
     public func next() throws -> SensorSample? {
+        if let clockRows { return try clockRows.next() }
+        while try nextRow() {
+            guard skipsEmptyRow() else { return try makeSample() }
+            // The row still takes its instant of a rate.
+            if case .rows = clock { rowIndex += 1 }
+        }
+        return nil
+    }
+
+    /// The slots of values read from a row: the sensors, ground truth and the moving flag.
+    static let valueSlots = ColumnLayout.Slot.allCases.filter {
+        ![.time, .timeNanoseconds, .gyroscopeTime, .accelerometerTime, .magnetometerTime].contains($0)
+    }
+
+    /// Whether the current row holds no sensor value, ground truth or moving flag (all empty or
+    /// `nan`: a MicroStrain export's estimation-filter rows between its IMU rows, each with its
+    /// own time), counting it if so: such a row is skipped without a look at its time.
+    func skipsEmptyRow() -> Bool {
+        for slot in Self.valueSlots where !values[slot.rawValue].isNaN { return false }
+        emptyRows += 1
+        if firstEmptyRow == nil { firstEmptyRow = rows.lines.location(atByte: -1) }
+        return true
+    }
+
+    /// Reads the next row into `values`, reporting the rows dropped so far; false at the end of the
+    /// input (throws when there was no row at all).
+    func nextRow() throws -> Bool {
         let more = try rows.next(into: values, slots: ColumnLayout.slotCount)
         if rows.junkRows != reportedJunk, let first = rows.firstJunk {
             reportedJunk = rows.junkRows
@@ -415,6 +460,19 @@ public final class DelimitedTraceReader: SampleReader {
                     SourceLocation(file: rows.name, line: 0, column: 0),
                     "skipped \(rows.commentLines) comment line(s) (#, // or %) among the rows", note: true)
             }
+            if let first = firstEmptyRow, emptyRows == rows.rowCount {
+                throw TraceError(
+                    .empty, first,
+                    "none of the \(emptyRows) data rows holds a sensor value: nothing to read (are these the columns meant? choose them with --columns)"
+                )
+            }
+            if let first = firstEmptyRow, !emptyRowsReported {
+                emptyRowsReported = true
+                warn(
+                    first,
+                    "skipped \(emptyRows) row(s) holding no sensor value (only a time, or columns not read, such as a MicroStrain export's estimation-filter rows between its IMU rows), the first here; their times are not checked",
+                    note: true)
+            }
             if renormalisedTruth > 0 && !renormalisedReported {
                 renormalisedReported = true
                 warn(
@@ -422,23 +480,28 @@ public final class DelimitedTraceReader: SampleReader {
                     "\(renormalisedTruth) ground-truth quaternions were off unit norm by more than 1e-3 and were renormalised"
                 )
             }
-            return nil
+            return false
         }
-        return try makeSample()
+        return true
+    }
+
+    /// The time the current row's time column gives, s: wraps unwrapped, nanoseconds added.
+    func columnTime() -> Double {
+        var t = values[ColumnLayout.Slot.time.rawValue] * timeScale
+        if let wrap = timeWrap, t.isFinite {
+            if lastReadTime.isFinite && t < lastReadTime - wrap / 2 { wrapOffset += wrap }
+            lastReadTime = t
+            t += wrapOffset
+        }
+        if hasNanoseconds { t += values[ColumnLayout.Slot.timeNanoseconds.rawValue] * 1e-9 }
+        return t
     }
 
     private func makeSample() throws -> SensorSample {
-        let units = layout.units
         var t: Double
         switch clock {
         case .column:
-            t = values[ColumnLayout.Slot.time.rawValue] * timeScale
-            if let wrap = timeWrap, t.isFinite {
-                if lastReadTime.isFinite && t < lastReadTime - wrap / 2 { wrapOffset += wrap }
-                lastReadTime = t
-                t += wrapOffset
-            }
-            if hasNanoseconds { t += values[ColumnLayout.Slot.timeNanoseconds.rawValue] * 1e-9 }
+            t = columnTime()
         case .rows(let rate):
             t = Double(rowIndex) / rate
             rowIndex += 1
@@ -465,33 +528,14 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if !timeFault { lastTime = t }
         var sample = SensorSample(t: t)
-        if hasGyroscope {
-            sample.gyroscope = try vector(
-                .gyroscopeX, units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
-                hint: units.explicit.contains("gyr")
-                    ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
-                    : "deg/s read as rad/s? pass --units gyr=deg/s")
-        }
         if addsGravity {
             let a = ColumnLayout.Slot.accelerometerX.rawValue
             let g = ColumnLayout.Slot.gravityX.rawValue
             for k in 0..<3 { values[a + k] += values[g + k] }
         }
-        if hasAccelerometer {
-            sample.accelerometer = try vector(
-                .accelerometerX, units.accelerometer * units.accelerometerSign, ValueFaults.accelerometerLimit,
-                "accelerometer",
-                hint: units.explicit.contains("acc")
-                    ? "raw counts? give their scale, e.g. --units acc=0.001g for 1 mg per count"
-                    : "milli-g read as m/s²? pass --units acc=mg")
-        }
-        if hasMagnetometer {
-            // The range applies in the file's units: the limit is scaled back.
-            sample.magnetometer = try vector(
-                .magnetometerX, units.magnetometer, ValueFaults.magnetometerLimit * units.magnetometer, "magnetometer",
-                hint: units.explicit.contains("mag")
-                    ? "raw counts? give their scale, e.g. --units mag=0.0625uT" : "nT read as µT? pass --units mag=nT")
-        }
+        if hasGyroscope { sample.gyroscope = try reading(.gyroscope) }
+        if hasAccelerometer { sample.accelerometer = try reading(.accelerometer) }
+        if hasMagnetometer { sample.magnetometer = try reading(.magnetometer) }
         if hasTruth {
             let w = ColumnLayout.Slot.truthW.rawValue
             let q = Quaternion(w: values[w], x: values[w + 1], y: values[w + 2], z: values[w + 3])
@@ -509,6 +553,34 @@ public final class DelimitedTraceReader: SampleReader {
             }
         }
         return sample
+    }
+
+    /// The current row's reading of `sensor` in SI units, remapped; nil when its columns are empty
+    /// or hold a value fault (tallied). Core Motion's gravity is added to the accelerometer first.
+    @inline(__always)
+    func reading(_ sensor: SensorKind) throws -> Vector3? {
+        let units = layout.units
+        switch sensor {
+        case .gyroscope:
+            return try vector(
+                .gyroscopeX, units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
+                hint: units.explicit.contains("gyr")
+                    ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
+                    : "deg/s read as rad/s? pass --units gyr=deg/s")
+        case .accelerometer:
+            return try vector(
+                .accelerometerX, units.accelerometer * units.accelerometerSign, ValueFaults.accelerometerLimit,
+                "accelerometer",
+                hint: units.explicit.contains("acc")
+                    ? "raw counts? give their scale, e.g. --units acc=0.001g for 1 mg per count"
+                    : "milli-g read as m/s²? pass --units acc=mg")
+        case .magnetometer:
+            // The range applies in the file's units: the limit is scaled back.
+            return try vector(
+                .magnetometerX, units.magnetometer, ValueFaults.magnetometerLimit * units.magnetometer, "magnetometer",
+                hint: units.explicit.contains("mag")
+                    ? "raw counts? give their scale, e.g. --units mag=0.0625uT" : "nT read as µT? pass --units mag=nT")
+        }
     }
 
     @inline(__always)

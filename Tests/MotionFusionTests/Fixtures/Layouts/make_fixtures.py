@@ -238,3 +238,37 @@ write('firm.csv', [h], [
 write('unknown_names.csv', [['Zeit', 'Drehrate X', 'Drehrate Y', 'Drehrate Z', 'Beschl X', 'Beschl Y', 'Beschl Z']], [
     [num(t)] + [num(v) for v in g + a] for t, g, a, m in samples])
 write('headerless.txt', [], [[num(t)] + [num(v) for v in g + a] for t, g, a, m in samples], sep=' ')
+# ImuCollector (Android): each row holds a gyroscope reading and the accelerometer's latest, each
+# with its own clock (ns since boot, no unit in the names). Here the accelerometer runs at half the
+# rate, 5 rows behind: its reading repeats on two rows, the first rows have none, and the last rows
+# have no gyroscope reading, as at the end of an ImuCollector session.
+BOOT_NS = 141746359051845
+h = ['Record Id', 'Session Id', 'Acc Timestamp', 'AccX', 'AccY', 'AccZ', 'Gyro Timestamp', 'GyroX', 'GyroY', 'GyroZ']
+
+
+def boot_ns(t):
+    return str(BOOT_NS + int(round(t * 1e9)))
+
+
+rows = []
+for k in range(ROWS + 6):
+    j = k - 5 - (k - 5) % 2
+    acc = ['', '', '', ''] if j < 0 else [boot_ns(samples[j][0])] + [num(v) for v in samples[j][2]]
+    gyr = ['', '', '', ''] if k >= ROWS else [boot_ns(samples[k][0])] + [num(v) for v in samples[k][1]]
+    rows.append(['15', '88'] + acc + gyr)
+write('imucollector.csv', [h], rows)
+# MicroStrain SensorConnect CSV of a 3DM-GX5 (constructed: the channel names and their
+# `inertial-<model>.<serial>:` prefix are those public code reads from such exports, and the
+# `DATA_START` line before the header; the Time column's form, ns since the epoch, is assumed).
+# IMU rows (scaledAccel in g, scaledGyro in rad/s, scaledMag in gauss) interleave with the
+# estimation filter's rows, each with its own time (at or 2 ms before the IMU's), whose IMU
+# columns are empty.
+node = 'inertial-6253.76535:'
+h = (['Time'] + [node + 'scaled%s%s' % (s, c) for s in ['Accel', 'Gyro', 'Mag'] for c in 'XYZ']
+     + [node + n for n in ['estFilterGpsTimeTow', 'estFilterGpsTimeWeekNum', 'estRoll', 'estPitch', 'estYaw']]
+     + [node + 'estAngularRate' + c for c in 'XYZ'] + [node + 'estCompensatedAccel' + c for c in 'XYZ'])
+rows = []
+for k, (t, g, a, m) in enumerate(samples):
+    rows.append([ns(t)] + [num(v / G) for v in a] + [num(v) for v in g] + [num(v / 100) for v in m] + [''] * 11)
+    rows.append([ns(t - 0.002 * (k % 2))] + [''] * 9 + ['%.3f' % (302400.0 + t), '2290', '0', '0', '0'] + ['0'] * 6)
+write('microstrain_sensorconnect.csv', [h], rows, preamble='DATA_START\n')

@@ -1,0 +1,58 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+@testable import MotionFusionCommandLine
+@testable import MotionFusionIO
+
+/// Rows that hold no sensor value (a MicroStrain export's estimation-filter rows between its IMU
+/// rows, each with its own time) are skipped without a time check, and counted.
+extension LayoutTests {
+    /// `microstrain_sensorconnect.csv` interleaves the reference's 75 IMU rows with 75 filter rows
+    /// timed at or 2 ms before the IMU row above them: the trace is the reference's 75 samples,
+    /// with no duplicate or backward time reported, and a note counts the 75 rows skipped from
+    /// the first (line 4).
+    func testMicroStrainFilterRowsAreSkippedWithoutTimeFaults() throws {
+        let r = try read("microstrain_sensorconnect.csv")
+        assertChosen(
+            r, time: "Time", gyr: "inertial-6253.76535:scaledGyroX", acc: "inertial-6253.76535:scaledAccelX",
+            mag: "inertial-6253.76535:scaledMagX")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
+        XCTAssertFalse(r.trace.warnings.contains { !$0.isNote }, "\(r.trace.warnings)")
+        let skipped = try XCTUnwrap(
+            r.trace.warnings.first { $0.message.hasPrefix("skipped 75 row(s) holding no sensor value") })
+        XCTAssertEqual(skipped.location.line, 4)
+        assertReplays("microstrain_sensorconnect.csv")
+        let info = CommandRunner.run(["info", Self.path("microstrain_sensorconnect.csv")])
+        XCTAssertEqual(info.status, 0, info.err)
+        XCTAssert(info.out.contains("value faults  none"), info.out)
+        XCTAssert(info.err.contains("skipped 75 row(s) holding no sensor value"), info.err)
+    }
+
+    /// A row with some sensor value is still checked: a partly missing sensor and a backward time
+    /// are value faults as before, while the empty row between them is skipped. Rows timed by a
+    /// rate keep the instant of an empty row. A file whose rows all hold no value is an error.
+    func testRowsWithSomeValueAreStillChecked() throws {
+        let text = "Time,acc_x,acc_y,acc_z,est_roll\n1.00,0,0,9.81,\n0.99,,,,0.1\n1.01,0.1,,,\n1.005,0,0,9.81,\n"
+        let reader = try TraceFormat.open(path: TestData.writeTemporary(text))
+        let trace = try reader.readTrace()
+        XCTAssertEqual(trace.samples.map(\.t), [1.00, 1.01, 1.005])
+        XCTAssertNil(trace.samples[1].accelerometer)
+        XCTAssertEqual(reader.faults.tallies[.partialAxes]?.count, 1)
+        XCTAssertEqual(reader.faults.tallies[.backwardTime]?.count, 1)
+        XCTAssertEqual(reader.faults.tallies[.backwardTime]?.first.line, 5)
+        XCTAssertNil(reader.faults.tallies[.duplicateTime])
+        var rate = DelimitedReadOptions()
+        rate.sampleRate = 10
+        let timed = try TraceFormat.load(
+            path: TestData.writeTemporary("acc_x,acc_y,acc_z\n0,0,9.8\n,,\n0,0,9.8\n"), options: rate)
+        XCTAssertEqual(timed.samples.map(\.t), [0, 0.2])
+        // Every row so: nothing to read, an error at the first.
+        let empty = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,,,\n0.01,nan,nan,nan\n")
+        XCTAssertThrowsError(try TraceFormat.load(path: empty)) {
+            XCTAssertEqual(($0 as? TraceError)?.kind, .empty)
+            XCTAssertEqual(($0 as? TraceError)?.location.line, 2)
+        }
+    }
+}
