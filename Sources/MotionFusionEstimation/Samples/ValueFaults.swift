@@ -1,8 +1,9 @@
 /// Glitches in the values of a well-formed file — what real loggers emit now and then. They never
 /// stop a run: the affected sensor (or ground truth) is treated as missing for that sample and the
-/// row is kept, so there is still one output row per input row. The exception is a row that is
-/// no data at all (a spreadsheet's summary line): it is dropped. Each kind is reported once, with
-/// its count and first location. With `strict` set they are errors instead (exit status 1).
+/// row is kept, so there is still one output row per input row. The exceptions are a row that is
+/// no data at all (a spreadsheet's summary line), dropped, and a row that holds no value to read
+/// (an estimation filter's row between the IMU's), skipped; both are counted. Each kind is reported
+/// once, with its count and first location. With `strict` set they are errors instead (exit status 1).
 ///
 /// Structural problems — a field that is not a number in a row of numbers, a wrong field count,
 /// a missing column, more rows that are not data than ``DelimitedRows/maximumJunk(rows:)`` — are
