@@ -87,7 +87,7 @@ extension DelimitedTraceReader {
     ) throws -> [SensorClock] {
         guard ColumnLayout.clockSlots.contains(where: { layout.columns[$0] != nil }) else { return [] }
         var given = SensorUnits()
-        if let spec = options.units { try? given.set(spec: spec) }
+        if let spec = options.units { try given.set(spec: spec) }
         var clocks = [SensorClock]()
         for (g, sensor) in SensorKind.allCases.enumerated() where layout.has(ColumnLayout.groups[g].slots[0]) {
             let slot = ColumnLayout.clockSlots[g]
@@ -195,10 +195,12 @@ final class SensorClockRows {
     private var heads: [Int]
     /// Each clock's last valid time, and its last reading as read (for repeats).
     private var lastTimes: [Double]
-    private var lastReadings: [[Double]]
+    private var lastReadings: [Vector3?]
     /// Readings read once for being repeated, per clock.
     private var repeats: [Int]
     private var ended = false
+    /// Merged readings a queue keeps before they are dropped from its front (see ``pop(_:)``).
+    static let compaction = 1024
     private var merging: TimelineMerger.Merging!
 
     init(_ reader: DelimitedTraceReader) {
@@ -207,7 +209,7 @@ final class SensorClockRows {
         queues = Array(repeating: [], count: clocks.count)
         heads = Array(repeating: 0, count: clocks.count)
         lastTimes = Array(repeating: -.infinity, count: clocks.count)
-        lastReadings = Array(repeating: [], count: clocks.count)
+        lastReadings = Array(repeating: nil, count: clocks.count)
         repeats = Array(repeating: 0, count: clocks.count)
         merging = TimelineMerger.Merging(
             clocks.indices.map { k in { [unowned self] in try self.pop(k) } }, tolerance: TimelineMerger().tolerance)
@@ -218,8 +220,13 @@ final class SensorClockRows {
 
     /// Clock `k`'s next reading, reading rows until there is one.
     private func pop(_ k: Int) throws -> SensorSample? {
+        // Drop the readings already merged once they are the queue's larger part: other sensors'
+        // rows keep appending, so a queue is seldom empty when its own reading is asked for.
         if heads[k] == queues[k].count {
             queues[k].removeAll(keepingCapacity: true)
+            heads[k] = 0
+        } else if heads[k] >= Self.compaction && heads[k] * 2 >= queues[k].count {
+            queues[k].removeFirst(heads[k])
             heads[k] = 0
         }
         while heads[k] == queues[k].count {
@@ -247,9 +254,9 @@ final class SensorClockRows {
         let rowTime = clocks.contains { $0.slot == nil } ? reader.columnTime() : .nan
         for (k, clock) in clocks.enumerated() {
             let first = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: clock.sensor)!].slots[0].rawValue
-            let raw = [values[first], values[first + 1], values[first + 2]]
+            let raw = Vector3(values[first], values[first + 1], values[first + 2])
             // No reading of this sensor on this row.
-            guard raw.contains(where: { !$0.isNaN }) else { continue }
+            guard !(raw.x.isNaN && raw.y.isNaN && raw.z.isNaN) else { continue }
             let timeSlot = clock.slot ?? .time
             var t = clock.slot.map { values[$0.rawValue] * clock.scale } ?? rowTime
             let sensor = clock.sensor.rawValue
