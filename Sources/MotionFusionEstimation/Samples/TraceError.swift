@@ -48,6 +48,8 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         case lineTooLong
         /// The files of one recording do not share one clock.
         case inconsistentClocks
+        /// The time column steps at no rate an inertial sensor records at, in any time unit.
+        case implausibleClock
     }
 
     /// The class of problem.
