@@ -161,16 +161,18 @@ public enum UnitCheck {
     /// a flag already given is not proposed again. `gyroscopeCounts` is the scale, °/s per unit
     /// of the file, that makes a gyroscope read neither in rad/s nor in °/s predict how the
     /// accelerometer turned (``UnitEvidence/Findings/gyroscopeCounts``): it is proposed instead.
+    /// `gyroscopePeak` is the gyroscope's largest norm before values beyond its range were dropped
+    /// (``UnitEvidence/Findings/gyroscopePeak``), quoted when larger than those left.
     public static func check(
         _ samples: [SensorSample], source: String, magnetometerArbitrary: Bool = false, units: SensorUnits? = nil,
-        gyroscopeCounts: Double? = nil
+        gyroscopeCounts: Double? = nil, gyroscopePeak: Double? = nil
     ) -> [TraceWarning] {
         let stated = units?.explicit ?? []
         var warnings = [TraceWarning]()
         let here = SourceLocation(file: source, line: 0, column: 0)
         let norms = restNorms(samples)
         var allAcc = [Double]()
-        var maxGyro = 0.0
+        var maxGyro = gyroscopePeak ?? 0
         var allMag = [Double]()
         for s in samples {
             if let a = s.accelerometer { allAcc.append(a.norm) }
@@ -319,6 +321,8 @@ public final class UnitCheckingReader: SampleReader {
     let notes: [TraceWarning]
     /// The raw counts' scale the first readings show, °/s per unit (``UnitEvidence``).
     let gyroscopeCounts: Double?
+    /// The gyroscope's peak before out-of-range values were dropped (``UnitEvidence``).
+    let gyroscopePeak: Double?
     /// A live stream's units judged on its first rows as they pass (``StreamUnitEvidence``).
     let streamEvidence: StreamUnitEvidence?
     /// Samples a live stream has handed on.
@@ -341,6 +345,7 @@ public final class UnitCheckingReader: SampleReader {
         self.notes =
             findings.flatMap { UnitEvidence.note($0.units, source: base.description.source) }.map { [$0] } ?? []
         gyroscopeCounts = findings?.gyroscopeCounts
+        gyroscopePeak = findings?.gyroscopePeak
         lookahead = live ? 200 : 5_000
         lookaheadTime = live ? 2 : 10
     }
@@ -363,7 +368,7 @@ public final class UnitCheckingReader: SampleReader {
         checked = true
         unitWarnings = UnitCheck.check(
             buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary,
-            units: description.units, gyroscopeCounts: gyroscopeCounts)
+            units: description.units, gyroscopeCounts: gyroscopeCounts, gyroscopePeak: gyroscopePeak)
         if live { buffer = [] }
     }
 

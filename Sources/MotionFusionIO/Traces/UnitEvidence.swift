@@ -8,7 +8,7 @@ import Glibc
 /// |---|---|
 /// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
 /// | accelerometer norm at rest 800–1200 | `acc=mg` |
-/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer in a known unit | `gyr=deg/s` |
+/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer's median norm that of a body at rest or in motion in g, m/s² or mg (``motionAccelerometer``: a gesture log never at rest reads 1.8 g) | `gyr=deg/s` |
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
@@ -41,6 +41,9 @@ public enum UnitEvidence {
         public var gyroscopeCounts: Double?
         /// Whether the gyroscope's unit is still open for want of turns to judge it by.
         var gyroscopeUndecided = false
+        /// The gyroscope's largest norm over the first seconds, rad/s in the units applied, before
+        /// any value beyond a sensor's range is dropped (for the warning that quotes it).
+        public var gyroscopePeak: Double?
     }
 
     /// Most rows looked at; of them, the first ``seconds`` of the recording decide the sensors.
@@ -140,6 +143,7 @@ public enum UnitEvidence {
         } else if turns.verdict == .neither, let fitted = turns.fittedScale {
             counts = (fitted * units.gyroscope).degrees
         }
+        let peak = samples.compactMap { $0.gyroscope?.norm }.filter(\.isFinite).max()
         let undecided =
             !units.explicit.contains("gyr") && turns.count == 0
             && !found.contains { $0.key == "gyr" } && all.contains { $0.gyroscope != nil }
@@ -164,15 +168,16 @@ public enum UnitEvidence {
                 found.append(Unit(key: "mag", unit: "nT", reason: reason + " (Earth's field is 22 000–67 000 nT)"))
             }
         }
-        return Findings(units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided)
+        return Findings(units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided, gyroscopePeak: peak)
     }
 
     /// Why the gyroscope is in °/s, or nil when that is not plain. The turns of the accelerometer
     /// between still moments decide when there are any (``Turns``): °/s must predict them and
     /// rad/s not (a slow motion's turns: most of them, ``Turns/verdict``). Without a verdict, peaks
     /// beyond any gyroscope's range in rad/s over all the rows looked at decide, when all are
-    /// within it as °/s and the accelerometer reads in a known unit (raw counts, whose gyroscope
-    /// would be counts too, are not °/s).
+    /// within it as °/s and the accelerometer's median norm is that of a body at rest or in motion
+    /// in g, m/s² or mg (``motionAccelerometer``; raw counts, whose gyroscope would be counts too,
+    /// are not °/s).
     static func degreesPerSecond(_ samples: [SensorSample], turns: Turns) -> String? {
         switch turns.verdict {
         case .degrees: return turns.reason
@@ -184,10 +189,14 @@ public enum UnitEvidence {
         guard beyond.count >= minimumGyroscopePeaks, let peak = norms.max(), peak.radians <= gyroscopeBeyondRange
         else { return nil }
         let accelerometer = UnitCheck.median(samples.compactMap { $0.accelerometer?.norm }.filter(\.isFinite))
-        if let a = accelerometer, ![7...13, 0.8...1.2, 800...1200].contains(where: { $0.contains(a) }) { return nil }
+        if let a = accelerometer, !motionAccelerometer.contains(where: { $0.contains(a) }) { return nil }
         return
-            "the gyroscope reaches \(UnitCheck.fmt(peak)), beyond any gyroscope's range in rad/s (±4000 °/s is \(Int(gyroscopeBeyondRange)) rad/s)"
+            "the gyroscope reaches \(UnitCheck.fmt(peak)), beyond any gyroscope's range in rad/s (±4000 °/s is \(Int(gyroscopeBeyondRange)) rad/s), \(beyond.count) of its norms beyond it"
     }
+
+    /// Median accelerometer norms of a body at rest or in motion (a gesture log never at rest,
+    /// 1.8 g) in g, m/s² and mg: an accelerometer in a known unit, not raw counts.
+    static let motionAccelerometer = [0.5...4, 5...40, 500...4000]
 
     /// How the accelerometer's direction turned between still moments, against the gyroscope's
     /// rate integrated over the time between, read in rad/s and in °/s. A still moment is at least
