@@ -30,15 +30,15 @@ final class GyroscopeInMotionTests: XCTestCase {
         return (text, peak)
     }
 
-    func write() throws -> (path: String, peak: Double) {
-        let (text, peak) = Self.gesture()
+    static func write() throws -> (path: String, peak: Double) {
+        let (text, peak) = gesture()
         let path = TestData.temporaryDirectory() + "/gesture.csv"
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         return (path, peak)
     }
 
     func testDegreesPerSecondInContinuousMotionAreInferred() throws {
-        let (path, peak) = try write()
+        let (path, peak) = try Self.write()
         var options = DelimitedReadOptions()
         options.sampleRate = Self.rate
         let trace = try TraceFormat.load(path: path, options: options)
@@ -56,7 +56,7 @@ final class GyroscopeInMotionTests: XCTestCase {
     /// Stated in rad/s, the readings beyond 100 rad/s are dropped: the warning quotes the peak as
     /// read, not the largest reading left.
     func testThePeakQuotedIsTheLargestReading() throws {
-        let (path, peak) = try write()
+        let (path, peak) = try Self.write()
         var options = DelimitedReadOptions()
         options.sampleRate = Self.rate
         options.units = "gyr=rad/s"
