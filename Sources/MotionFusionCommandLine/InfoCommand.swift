@@ -145,12 +145,14 @@ enum InfoCommand {
         if let a = s.restNorms.accelerometer { out += "  accelerometer  \(f(a, 4)) m/s²\n" }
         if let g = s.restNorms.gyroscope { out += "  gyroscope      \(f(g, 5)) rad/s\n" }
         if let m = s.restNorms.magnetometer { out += "  magnetometer   \(f(m, 3))\n" }
-        let suspect = s.warnings.contains { !$0.isNote && $0.message.contains("--units") }
+        // Suspect whenever a warning says a unit looks wrong (with its reason), or proposes one.
+        let reasons = s.warnings.filter { !$0.isNote }.compactMap(\.suspectUnits)
+        let suspect = !reasons.isEmpty || s.warnings.contains { !$0.isNote && $0.message.contains("--units") }
         let found = s.warnings.contains { $0.isNote && $0.message.hasPrefix(UnitEvidence.notePrefix) }
         out +=
             "units         "
             + (suspect
-                ? "suspect (see warnings)"
+                ? "suspect (\(reasons.isEmpty ? "" : reasons.joined(separator: "; ") + "; ")see warnings)"
                 : found ? "plausible once read as the readings show (see notes)" : "plausible")
             + "\n"
         if let g = s.gyroscopeOffset {

@@ -285,8 +285,9 @@ final class DataSafetyTests: XCTestCase {
     }
 
     /// Timestamps finer than a microsecond stay distinct in the output, so `evaluate` accepts it.
+    /// The header states seconds: unstated, steps of 0.5 µs (2 MHz) are no sensor's clock, refused.
     func testFineTimestampsStayDistinct() throws {
-        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,gt_qw,gt_qx,gt_qy,gt_qz\n"
+        var text = "time_s,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,gt_qw,gt_qx,gt_qy,gt_qz\n"
         for k in 0..<500 { text += "\(1_700_000_000.0 + Double(k) * 5e-7),0,0,0,0,0,9.81,1,0,0,0\n" }
         let path = dir + "/fine.csv"
         try text.write(toFile: path, atomically: true, encoding: .utf8)

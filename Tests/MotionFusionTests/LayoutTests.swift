@@ -412,6 +412,23 @@ final class LayoutTests: XCTestCase {
 
     /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear
     /// acceleration `ax` beside it.
+    /// A millis() clock since boot under a plain `Timestamp` (whole numbers stepping by 40) would be
+    /// 0.025 Hz as seconds: it is read as ms (25 Hz), announced, and the sensors' units are judged
+    /// on that clock (g and deg/s, as in `arduino_ax_gz.csv`).
+    func testMillisecondsSinceBootAreTheStepsUnit() throws {
+        let r = try read("arduino_millis.csv")
+        XCTAssertEqual(r.layout.units.time, 1e-3)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        let note = try XCTUnwrap(r.unitNote)
+        XCTAssert(
+            note.contains("t=ms (the times step by 40 per sample in whole numbers: ms (25 Hz), not 0.025 Hz"), note)
+        XCTAssert(note.hasSuffix("--units t=…,gyr=…,acc=… overrides"), note)
+        assertReference(r, sensors: [.gyroscope, .accelerometer])
+        let err = assertReplays("arduino_millis.csv")
+        XCTAssertFalse(err.contains("warning"), err)
+    }
+
     func testPhysicsToolboxGForceOverLinearAcceleration() throws {
         let r = try read("physics_toolbox.csv")
         assertChosen(r, time: "time", gyr: "wx", acc: "gFx", mag: nil)

@@ -48,6 +48,8 @@ public struct TraceError: Error, Equatable, CustomStringConvertible {
         case lineTooLong
         /// The files of one recording do not share one clock.
         case inconsistentClocks
+        /// The time column steps at no rate an inertial sensor records at, in any time unit.
+        case implausibleClock
     }
 
     /// The class of problem.
@@ -76,12 +78,21 @@ public struct TraceWarning: Equatable, Sendable, CustomStringConvertible {
     public var message: String
     /// Whether it is a note rather than a warning.
     public var isNote: Bool
+    /// Why a unit looks wrong, in a few words, when the warning says so (`UnitCheck`'s): `info`
+    /// quotes it in its summary of the units.
+    public var suspectUnits: String?
 
     /// Creates a warning, or a note.
     public init(_ location: SourceLocation, _ message: String, note: Bool = false) {
         self.location = location
         self.message = message
         isNote = note
+    }
+
+    /// Creates a warning that a unit looks wrong, for the reason `suspectUnits`.
+    public init(_ location: SourceLocation, _ message: String, suspectUnits: String) {
+        self.init(location, message)
+        self.suspectUnits = suspectUnits
     }
 
     public var description: String { "\(location): \(isNote ? "note" : "warning"): \(message)" }

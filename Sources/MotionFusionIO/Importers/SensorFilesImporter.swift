@@ -246,6 +246,8 @@ enum SensorFilesImporter {
         var read = [(k: Int, file: String, sensor: SensorKind, samples: [SensorSample], seconds: Bool)]()
         var combined = SensorUnits()
         var keys = [String?](repeating: nil, count: probes.count)
+        // Each file's path and time column's name, for a clock no unit reads.
+        var names = [Int: (file: String, column: String)]()
         var filled = false
         for (k, open) in probes.enumerated() {
             guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
@@ -259,8 +261,9 @@ enum SensorFilesImporter {
             if case .column = probe.clock, let c = probe.layout.columns[.time], c < probe.rows.columnNames.count,
                 probe.rows.dateTimeSlot < 0
             {
-                if let unit = UnitEvidence.timeUnit(
-                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]))
+                if let unit = try UnitEvidence.timeUnit(
+                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]),
+                    byStep: false)
                 {
                     result.perFile[k].append(unit)
                     try UnitEvidence.scaleTimes(&samples, to: unit, from: probe.layout.units)
@@ -270,11 +273,28 @@ enum SensorFilesImporter {
                 }
             }
             read.append((k, PathText.name(probe.description.source), sensor, samples, seconds))
+            names[k] = (probe.rows.name, probe.rows.columnNames[probe.layout.columns[.time] ?? 0])
         }
         let steps = read.map { f in medianStep(f.samples) }
         let slow = slowClocks(read.indices.map { (read[$0].file, steps[$0], read[$0].seconds) })
         result.clockWarnings = slow.warnings
         for (i, unit) in slow.units {
+            result.perFile[read[i].k].append(unit)
+            try UnitEvidence.scaleTimes(&read[i].samples, to: unit, from: SensorUnits())
+        }
+        // A clock the other files do not prove is judged by its own steps, as a single file's is.
+        for i in read.indices where read[i].seconds && !slow.units.contains(where: { $0.0 == i }) {
+            let unit: UnitEvidence.Unit?
+            do {
+                unit = try UnitEvidence.stepUnit(read[i].samples.map(\.t).filter(\.isFinite), step: steps[i])
+            } catch let refusal as UnitEvidence.ClockRefusal {
+                let (file, column) = names[read[i].k] ?? (read[i].file, "")
+                throw TraceError(
+                    .implausibleClock, SourceLocation(file: file, line: 0, column: 0),
+                    "the time column '\(column.escapedForMessage)': \(refusal.message)")
+            }
+            guard var unit else { continue }
+            unit.reason = "\(read[i].file): " + unit.reason
             result.perFile[read[i].k].append(unit)
             try UnitEvidence.scaleTimes(&read[i].samples, to: unit, from: SensorUnits())
         }

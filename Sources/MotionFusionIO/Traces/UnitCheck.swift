@@ -161,16 +161,18 @@ public enum UnitCheck {
     /// a flag already given is not proposed again. `gyroscopeCounts` is the scale, °/s per unit
     /// of the file, that makes a gyroscope read neither in rad/s nor in °/s predict how the
     /// accelerometer turned (``UnitEvidence/Findings/gyroscopeCounts``): it is proposed instead.
+    /// `gyroscopePeak` is the gyroscope's largest norm before values beyond its range were dropped
+    /// (``UnitEvidence/Findings/gyroscopePeak``), quoted when larger than those left.
     public static func check(
         _ samples: [SensorSample], source: String, magnetometerArbitrary: Bool = false, units: SensorUnits? = nil,
-        gyroscopeCounts: Double? = nil
+        gyroscopeCounts: Double? = nil, gyroscopePeak: Double? = nil
     ) -> [TraceWarning] {
         let stated = units?.explicit ?? []
         var warnings = [TraceWarning]()
         let here = SourceLocation(file: source, line: 0, column: 0)
         let norms = restNorms(samples)
         var allAcc = [Double]()
-        var maxGyro = 0.0
+        var maxGyro = gyroscopePeak ?? 0
         var allMag = [Double]()
         for s in samples {
             if let a = s.accelerometer { allAcc.append(a.norm) }
@@ -178,6 +180,12 @@ public enum UnitCheck {
             if let m = s.magnetometer { allMag.append(m.norm) }
         }
         let given = "in the unit stated (by the header or --units)"
+        // Each warning added since the last call says a unit looks wrong, for `reason` (`info` quotes it).
+        var tagged = 0
+        func suspect(_ reason: String) {
+            for i in tagged..<warnings.count { warnings[i].suspectUnits = reason }
+            tagged = warnings.count
+        }
         if let a = norms.accelerometer ?? median(allAcc) {
             if stated.contains("acc") && a >= 0.5 && (a < 7 || a > 13) {
                 warnings.append(
@@ -203,6 +211,8 @@ public enum UnitCheck {
             } else if a < 7 || a > 13 {
                 warnings.append(TraceWarning(here, "accelerometer norm at rest is \(fmt(a)) m/s²; expected about 9.81"))
             }
+            let rest = norms.accelerometer == nil ? " (median; never at rest)" : " at rest"
+            suspect("the accelerometer's norm is \(fmt(a)) m/s²\(rest), not about 9.81")
         }
         var steps = [Double]()
         var previous = Double.nan
@@ -231,6 +241,7 @@ public enum UnitCheck {
                         "the median time step is \(step) s, a rate above 1 MHz that no inertial sensor has: check the time column and its unit (--columns t=…, --units t=…)"
                     ))
             }
+            suspect("the median time step is \(step < 1e-6 ? "\(step)" : fmt(step)) s")
         }
         let counts = gyroscopeCounts.map { scale -> String in
             let fitted = String(printf: "%.3g", scale)
@@ -259,8 +270,11 @@ public enum UnitCheck {
                     "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s), which looks like deg/s: pass --units gyr=deg/s"
                 ))
         }
+        suspect("the gyroscope peaks at \(fmt(maxGyro)) rad/s")
+        // A zero offset is no unit's fault (its warning may still propose one, and say so).
         if let offset = gyroscopeOffset(samples) {
             warnings.append(TraceWarning(here, gyroscopeOffsetMessage(offset.offset, samples: offset.samples)))
+            tagged = warnings.count
         }
         if !magnetometerArbitrary, let m = median(allMag) {
             if stated.contains("mag") && (m < 10 || m > 200) {
@@ -286,6 +300,7 @@ public enum UnitCheck {
                         "magnetometer norm is \(fmt(m)); Earth's field is 22–67 µT, so this looks like arbitrary or normalised units. The filters use the field's direction and learn its strength, so this is harmless; pass --units mag=au to say so"
                     ))
             }
+            suspect("the magnetometer's norm is \(m < 0.01 ? "\(m)" : fmt(m)) µT, not 22–67")
         }
         return warnings
     }
@@ -319,6 +334,8 @@ public final class UnitCheckingReader: SampleReader {
     let notes: [TraceWarning]
     /// The raw counts' scale the first readings show, °/s per unit (``UnitEvidence``).
     let gyroscopeCounts: Double?
+    /// The gyroscope's peak before out-of-range values were dropped (``UnitEvidence``).
+    let gyroscopePeak: Double?
     /// A live stream's units judged on its first rows as they pass (``StreamUnitEvidence``).
     let streamEvidence: StreamUnitEvidence?
     /// Samples a live stream has handed on.
@@ -341,6 +358,7 @@ public final class UnitCheckingReader: SampleReader {
         self.notes =
             findings.flatMap { UnitEvidence.note($0.units, source: base.description.source) }.map { [$0] } ?? []
         gyroscopeCounts = findings?.gyroscopeCounts
+        gyroscopePeak = findings?.gyroscopePeak
         lookahead = live ? 200 : 5_000
         lookaheadTime = live ? 2 : 10
     }
@@ -363,7 +381,7 @@ public final class UnitCheckingReader: SampleReader {
         checked = true
         unitWarnings = UnitCheck.check(
             buffer, source: description.source, magnetometerArbitrary: description.magnetometerArbitrary,
-            units: description.units, gyroscopeCounts: gyroscopeCounts)
+            units: description.units, gyroscopeCounts: gyroscopeCounts, gyroscopePeak: gyroscopePeak)
         if live { buffer = [] }
     }
 

@@ -8,7 +8,7 @@ import Glibc
 /// |---|---|
 /// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
 /// | accelerometer norm at rest 800–1200 | `acc=mg` |
-/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer in a known unit | `gyr=deg/s` |
+/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer's median norm that of a body at rest or in motion in g, m/s² or mg (``motionAccelerometer``: a gesture log never at rest reads 1.8 g) | `gyr=deg/s` |
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
@@ -41,6 +41,9 @@ public enum UnitEvidence {
         public var gyroscopeCounts: Double?
         /// Whether the gyroscope's unit is still open for want of turns to judge it by.
         var gyroscopeUndecided = false
+        /// The gyroscope's largest norm over the first seconds, rad/s in the units applied, before
+        /// any value beyond a sensor's range is dropped (for the warning that quotes it).
+        public var gyroscopePeak: Double?
     }
 
     /// Most rows looked at; of them, the first ``seconds`` of the recording decide the sensors.
@@ -70,7 +73,12 @@ public enum UnitEvidence {
                 lines: lines(), format: format, options: probing, known: nil, evident: [], probe: true)
         else { return nil }
         var samples = [SensorSample]()
-        while samples.count < rows, let s = try? probe.next() { samples.append(s) }
+        // Where the first row's time is, for a clock no unit reads.
+        var firstTime: SourceLocation?
+        while samples.count < rows, let s = try? probe.next() {
+            if firstTime == nil { firstTime = probe.location(.time) }
+            samples.append(s)
+        }
         let first = samples.count
         let timeName = probe.layout.columns[.time].flatMap { c in
             c < probe.rows.columnNames.count ? probe.rows.columnNames[c] : nil
@@ -79,7 +87,14 @@ public enum UnitEvidence {
         let timedByColumn: Bool
         if case .column = probe.clock { timedByColumn = true } else { timedByColumn = false }
         let timeColumn = timedByColumn ? timeName.map { ColumnLayout.key($0) } ?? "" : nil
-        var findings = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
+        var findings: Findings
+        do {
+            findings = try find(samples, units: probe.layout.units, timeColumn: timeColumn)
+        } catch let refusal as ClockRefusal {
+            throw TraceError(
+                .implausibleClock, firstTime ?? SourceLocation(file: probe.rows.name, line: 0, column: 0),
+                "the time column '\(timeName?.escapedForMessage ?? "")': \(refusal.message)")
+        }
         guard findings.gyroscopeUndecided, first == rows else { return findings }
         // No turn in the first rows: look further for the gyroscope's unit, twice as far each time
         // up to ``turnRows``, until the rows hold a turn (a recording that starts with a long rest
@@ -106,7 +121,7 @@ public enum UnitEvidence {
         var counts: Double?
         var samples = samples
         // The time first: the sensors are judged over the first seconds.
-        if let timeColumn, let unit = timeUnit(samples, units: units, timeColumn: timeColumn) {
+        if let timeColumn, let unit = try timeUnit(samples, units: units, timeColumn: timeColumn) {
             found.append(unit)
             try scaleTimes(&samples, to: unit, from: units)
         }
@@ -128,6 +143,7 @@ public enum UnitEvidence {
         } else if turns.verdict == .neither, let fitted = turns.fittedScale {
             counts = (fitted * units.gyroscope).degrees
         }
+        let peak = samples.compactMap { $0.gyroscope?.norm }.filter(\.isFinite).max()
         let undecided =
             !units.explicit.contains("gyr") && turns.count == 0
             && !found.contains { $0.key == "gyr" } && all.contains { $0.gyroscope != nil }
@@ -152,15 +168,16 @@ public enum UnitEvidence {
                 found.append(Unit(key: "mag", unit: "nT", reason: reason + " (Earth's field is 22 000–67 000 nT)"))
             }
         }
-        return Findings(units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided)
+        return Findings(units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided, gyroscopePeak: peak)
     }
 
     /// Why the gyroscope is in °/s, or nil when that is not plain. The turns of the accelerometer
     /// between still moments decide when there are any (``Turns``): °/s must predict them and
     /// rad/s not (a slow motion's turns: most of them, ``Turns/verdict``). Without a verdict, peaks
     /// beyond any gyroscope's range in rad/s over all the rows looked at decide, when all are
-    /// within it as °/s and the accelerometer reads in a known unit (raw counts, whose gyroscope
-    /// would be counts too, are not °/s).
+    /// within it as °/s and the accelerometer's median norm is that of a body at rest or in motion
+    /// in g, m/s² or mg (``motionAccelerometer``; raw counts, whose gyroscope would be counts too,
+    /// are not °/s).
     static func degreesPerSecond(_ samples: [SensorSample], turns: Turns) -> String? {
         switch turns.verdict {
         case .degrees: return turns.reason
@@ -172,10 +189,14 @@ public enum UnitEvidence {
         guard beyond.count >= minimumGyroscopePeaks, let peak = norms.max(), peak.radians <= gyroscopeBeyondRange
         else { return nil }
         let accelerometer = UnitCheck.median(samples.compactMap { $0.accelerometer?.norm }.filter(\.isFinite))
-        if let a = accelerometer, ![7...13, 0.8...1.2, 800...1200].contains(where: { $0.contains(a) }) { return nil }
+        if let a = accelerometer, !motionAccelerometer.contains(where: { $0.contains(a) }) { return nil }
         return
-            "the gyroscope reaches \(UnitCheck.fmt(peak)), beyond any gyroscope's range in rad/s (±4000 °/s is \(Int(gyroscopeBeyondRange)) rad/s)"
+            "the gyroscope reaches \(UnitCheck.fmt(peak)), beyond any gyroscope's range in rad/s (±4000 °/s is \(Int(gyroscopeBeyondRange)) rad/s), \(beyond.count) of its norms beyond it"
     }
+
+    /// Median accelerometer norms of a body at rest or in motion (a gesture log never at rest,
+    /// 1.8 g) in g, m/s² and mg: an accelerometer in a known unit, not raw counts.
+    static let motionAccelerometer = [0.5...4, 5...40, 500...4000]
 
     /// How the accelerometer's direction turned between still moments, against the gyroscope's
     /// rate integrated over the time between, read in rad/s and in °/s. A still moment is at least
@@ -425,8 +446,12 @@ public enum UnitEvidence {
         for i in samples.indices { samples[i].t *= factor }
     }
 
-    /// The time unit the times prove, if any.
-    static func timeUnit(_ samples: [SensorSample], units: SensorUnits, timeColumn: String) -> Unit? {
+    /// The time unit the times prove, if any (an epoch, Xsens's ticks, or steps no sensor takes
+    /// in seconds, ``stepUnit(_:step:)``); throws ``ClockRefusal`` when no unit reads them.
+    /// `byStep` false leaves the steps to the caller (files of one recording compare theirs).
+    static func timeUnit(_ samples: [SensorSample], units: SensorUnits, timeColumn: String, byStep: Bool = true) throws
+        -> Unit?
+    {
         let times = samples.map(\.t).filter(\.isFinite)
         guard let first = times.first else { return nil }
         var steps = [Double]()
@@ -455,14 +480,70 @@ public enum UnitEvidence {
             (9e11..<1e13, "ms", 1e-3), (9e14..<1e16, "us", 1e-6), (9e17..<1e19, "ns", 1e-9),
         ] where range.contains(first) {
             // The steps must be those of a sampled sensor in that unit.
-            if let step, !(1e-5...10).contains(step * scale) { return nil }
+            if let step, !(1e-5...10).contains(step * scale) { break }
             return Unit(
                 key: "t", unit: unit,
                 reason:
                     "the first time, \(Int64(first)), is an epoch in \(unit == "us" ? "µs" : unit) (\(epochYear(first * scale)))"
             )
         }
-        return nil
+        return byStep ? try stepUnit(times, step: step) : nil
+    }
+
+    /// Rates, Hz, an inertial sensor may record at: a time unit is one whose median step gives
+    /// such a rate.
+    public static let possibleRates = 1.0...10_000.0
+    /// Rates, Hz, most recordings are made at: they decide when two units give possible rates
+    /// (steps of 125 are 8 Hz in ms, 8 kHz in µs).
+    public static let typicalRates = 5.0...2_000.0
+    /// Rates, Hz, of a clock read as seconds that are left as they are unless its times are whole
+    /// numbers (a millis() clock stepping by 8 is 0.125 Hz as seconds).
+    public static let ratesAsSeconds = 0.5...100_000.0
+
+    /// A time column whose steps no time unit makes a sensor's rate (``stepUnit(_:step:)``).
+    public struct ClockRefusal: Error, Sendable {
+        /// What the steps are, and the flags that read them.
+        public var message: String
+    }
+
+    /// The time unit the median step `step` of `times` (as read, in seconds) proves when the times
+    /// are whole numbers or their rate as seconds is outside ``ratesAsSeconds``: the unit of s,
+    /// ms, µs, ns whose rate is in ``possibleRates``, or, of two, the one in ``typicalRates``;
+    /// nil for seconds. Throws ``ClockRefusal`` when no unit, or two alike, give such a rate.
+    /// A clock coarser than the rows (most rows repeat the time) proves nothing.
+    static func stepUnit(_ times: [Double], step: Double?) throws -> Unit? {
+        guard let step, step > 0, times.count >= 3 else { return nil }
+        var advancing = 0
+        for (a, b) in zip(times, times.dropFirst()) where b > a { advancing += 1 }
+        guard advancing * 2 >= times.count - 1 else { return nil }
+        let whole = times.allSatisfy { $0 == $0.rounded() }
+        guard whole || !ratesAsSeconds.contains(1 / step) else { return nil }
+        let units: [(unit: String, spelled: String, scale: Double)] = [
+            ("s", "s", 1), ("ms", "ms", 1e-3), ("us", "µs", 1e-6), ("ns", "ns", 1e-9),
+        ]
+        func rate(_ u: (unit: String, spelled: String, scale: Double)) -> Double { 1 / (step * u.scale) }
+        func hz(_ r: Double) -> String {
+            let (scale, prefix) = r >= 1e9 ? (1e9, "G") : r >= 1e6 ? (1e6, "M") : r >= 1e3 ? (1e3, "k") : (1, "")
+            return "\(String(printf: "%.4g", r / scale)) \(prefix)Hz"
+        }
+        let possible = units.filter { possibleRates.contains(rate($0)) }
+        let typical = possible.filter { typicalRates.contains(rate($0)) }
+        let steps =
+            "the times step by \(String(printf: "%.6g", step)) per sample\(whole ? " in whole numbers" : "")"
+        let readings = units.map { "\(hz(rate($0))) in \($0.spelled)" }.joined(separator: ", ")
+        guard let chosen = typical.count == 1 ? typical.first : possible.count == 1 ? possible.first : nil else {
+            throw ClockRefusal(
+                message:
+                    "\(steps): \(readings); \(possible.isEmpty ? "no time unit gives" : "more than one time unit gives") the rate of an inertial sensor (1 Hz–10 kHz\(possible.isEmpty ? "" : ", mostly 5 Hz–2 kHz")), so the clock cannot be read: give its unit, --units t=ms (or t=s, t=us, t=ns), or for a sample counter --units t=count --sample-rate HZ"
+            )
+        }
+        guard chosen.unit != "s" else { return nil }
+        let others = units.filter { $0.unit != chosen.unit }.map { "\(hz(rate($0))) in \($0.spelled)" }
+        return Unit(
+            key: "t", unit: chosen.unit,
+            reason:
+                "\(steps): \(chosen.spelled) (\(hz(rate(chosen)))), not \(others.joined(separator: ", "))"
+        )
     }
 
     /// The accelerometer's median norm at rest and how rest was told, or nil without enough rest.

@@ -153,6 +153,11 @@ write('gpst.csv', [['GPST', 'Gx', 'Gy', 'Gz', 'Ax', 'Ay', 'Az']], [
 # An Arduino sketch's Serial log: accelerometer in g, gyroscope in deg/s.
 write('arduino_ax_gz.csv', [['Time', 'Ax', 'Ay', 'Az', 'Gx', 'Gy', 'Gz']], [
     [num(t)] + [num(v / G) for v in a] + [num(v * DEG) for v in g] for t, g, a, m in samples])
+# An Arduino Nano 33 BLE sketch's Serial log: millis() since boot (whole ms, no unit in the name),
+# accelerometer in g, gyroscope in deg/s.
+write('arduino_millis.csv', [['Timestamp', 'AccX', 'AccY', 'AccZ', 'GyroX', 'GyroY', 'GyroZ']], [
+    [str(15234 + int(round(t * 1000)))] + [num(v / G) for v in a] + [num(v * DEG) for v in g]
+    for t, g, a, m in samples])
 # Epoch ms, accelerometer in mg, magnetometer in nT.
 write('epoch_ms_mg_nt.csv', [['timestamp', 'ax', 'ay', 'az', 'gx', 'gy', 'gz', 'mx', 'my', 'mz']], [
     [str(int(round((EPOCH + t) * 1000)))] + [num(v / G * 1000) for v in a] + [num(v) for v in g]
