@@ -384,6 +384,41 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(alone.layout.units.accelerometerSign, 1)
     }
 
+    /// MotionSense with the unit stated: `--units acc=g`, `acc=-g` and `acc=m/s2` give the unit of
+    /// the gravity and user acceleration; Core Motion's minus stays, so the phone still reads
+    /// +9.81 m/s² up face up (the note says so); an empty gravity cell is reported at its column.
+    func testMotionSenseKeepsCoreMotionsSignWhateverUnitIsStated() throws {
+        var options = DelimitedReadOptions()
+        options.sampleRate = 25
+        for (unit, scale) in [("g", standardGravity), ("-g", standardGravity), ("m/s2", 1.0)] {
+            options.units = "acc=\(unit)"
+            let r = try read("motionsense.csv", options)
+            XCTAssertEqual(r.layout.units.accelerometerSign, -1, unit)
+            // Read face up: acc z +1 in the unit stated, within 0.005.
+            let first = try XCTUnwrap(r.trace.samples[0].accelerometer)
+            XCTAssertEqual(first.z / scale, 1, accuracy: 0.005, unit)
+            let note = try XCTUnwrap(r.notes.first { $0.contains("Core Motion's device motion") }, unit)
+            XCTAssert(note.contains("-('gravity.x' + 'userAcceleration.x')"), note)
+            XCTAssert(note.contains("as --units acc=\(unit) states"), note)
+            XCTAssert(note.contains(unit == "-g" ? "is this sign, applied once" : "kept whatever unit"), note)
+        }
+        // gravity.z left empty on the data's third row: the fault names its column, not userAcceleration.z's.
+        var lines = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var fields = lines[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let gravityZ = try XCTUnwrap(lines[0].split(separator: ",").firstIndex(of: "gravity.z"))
+        fields[gravityZ] = ""
+        lines[3] = fields.joined(separator: ",")
+        let gap = TestData.temporaryDirectory() + "/gap.csv"
+        try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
+        options.units = nil
+        let reader = try TraceFormat.open(path: gap, options: options)
+        _ = try reader.readTrace()
+        let fault = try XCTUnwrap(reader.faults.tallies[.partialAxes])
+        XCTAssertEqual(fault.first.line, 4)
+        XCTAssertEqual(fault.first.column, fields[..<gravityZ].map { $0.count + 1 }.reduce(1, +))
+    }
+
     /// FIRM flight-computer packets: snake-case names ending in their unit (`raw_acceleration_x_gs`,
     /// `raw_angular_rate_x_deg_per_s`, `magnetic_field_x_microteslas`) are read in it; the
     /// temperature and pressure beside them and the board's estimates (`est_acceleration_x_gs`)

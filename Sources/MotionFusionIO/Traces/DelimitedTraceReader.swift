@@ -219,8 +219,19 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if addsGravity {
             let column = { (slot: ColumnLayout.Slot) in "'\(names[layout.columns[slot]!].escapedForMessage)'" }
+            let stated = Self.statedAccelerometerUnit(options.units)
+            let named = [.accelerometerX, .gravityX].lazy.compactMap {
+                ColumnLayout.unitHint(names[layout.columns[$0]!])
+            }
+            let unit =
+                stated.map { "the columns' unit as --units acc=\($0) states" }
+                ?? named.first.map { "the columns' unit as the names state, \($0)" } ?? "g, Core Motion's unit"
+            let sign =
+                stated?.first.map { $0 == "-" || $0 == "−" } == true
+                ? "the minus of --units acc=\(stated!) is this sign, applied once"
+                : "kept whatever unit --units gives"
             notes.append(
-                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (Core Motion's gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²); if these columns are in m/s², pass --units acc=-m/s2"
+                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
             )
         }
         for n in notes { warn(headerLocation, n, note: true) }
@@ -286,12 +297,25 @@ public final class DelimitedTraceReader: SampleReader {
                 fromOptions = true
                 try layout.units.set(spec: spec)
             }
+            // Core Motion's device motion is written opposite to the specific force whatever its
+            // unit: `--units acc=UNIT` gives the unit, the minus stays.
+            if layout.columns[.gravityX] != nil { layout.units.accelerometerSign = -1 }
         } catch let e as ColumnSpecError {
             throw TraceError(
                 fromOptions ? .columnSpecification : .missingColumn, headerLocation,
                 e.description)
         }
         return layout
+    }
+
+    /// The accelerometer's unit as `--units` (`spec`) states it, if it does.
+    static func statedAccelerometerUnit(_ spec: String?) -> String? {
+        guard let spec else { return nil }
+        var unit: String?
+        try? KeyValueList.forEach(spec, malformed: { ColumnSpecError(String($0)) }) { name, value, _ in
+            if ["acc", "accel", "accelerometer"].contains(name.lowercased()) { unit = value }
+        }
+        return unit
     }
 
     /// The clock: the time column; or, without one (or with one left empty, as MT Manager exports
@@ -583,6 +607,15 @@ public final class DelimitedTraceReader: SampleReader {
         }
     }
 
+    /// The slot whose column holds a fault in axis `axis` of the sensor whose x is `first`: Core
+    /// Motion's gravity when that is what is missing or infinite in a sum with it
+    /// (``addsGravity``), else the sensor's own.
+    func faultSlot(_ first: ColumnLayout.Slot, axis: Int) -> ColumnLayout.Slot {
+        let g = ColumnLayout.Slot.gravityX.rawValue + axis
+        if addsGravity && first == .accelerometerX && !values[g].isFinite { return ColumnLayout.Slot(rawValue: g)! }
+        return ColumnLayout.Slot(rawValue: first.rawValue + axis)!
+    }
+
     @inline(__always)
     private func vector(
         _ first: ColumnLayout.Slot, _ scale: Double, _ limit: Double, _ sensor: String, hint: String
@@ -593,7 +626,7 @@ public final class DelimitedTraceReader: SampleReader {
                 values[b] * scale, values[b + 1] * scale, values[b + 2] * scale, limit: probe ? .infinity : limit,
                 sensor: sensor,
                 hint: hint,
-                location: { self.location(ColumnLayout.Slot(rawValue: b + $0)!) })
+                location: { self.location(self.faultSlot(first, axis: $0)) })
         else { return nil }
         guard remaps else { return v }
         switch first {
