@@ -56,14 +56,37 @@ extension ColumnLayout {
         ["mag", "magn", "magnetometer", "magnetic", "magneticfield", "compass"],
     ]
     /// Words that rule a column out as raw sensor axes: derived quantities, estimates and
-    /// statistics, and the other things flight and weather loggers record beside the sensors
-    /// (temperature, pressure, altitude), which no proposal takes for an axis either.
+    /// statistics.
     static let excludedWords: Set<String> = [
         "free", "gravity", "grav", "earth", "euler", "quat", "quaternion", "orientation", "bias", "cov",
         "covariance", "std", "stddev", "var", "variance", "delta", "noise", "angle", "angles", "position", "pos",
-        "offset", "est", "estimate", "estimated", "rotated", "temperature", "temp", "celsius", "pressure", "pres",
-        "pascals", "altitude", "alt", "baro", "barometric", "humidity",
+        "offset", "est", "estimate", "estimated", "rotated",
     ]
+    /// The other things flight and weather loggers record beside the sensors (temperature,
+    /// pressure, altitude), which rule a column out only when no word in it names a sensor
+    /// (``namesSensor(_:)``): `gyro_temp_comp_x_dps` is a temperature-compensated gyroscope.
+    static let environmentWords: Set<String> = [
+        "temperature", "temp", "celsius", "pressure", "pres", "pascals", "altitude", "alt", "baro", "barometric",
+        "humidity",
+    ]
+    /// Whether `words` (or two of them in a row: `angular`,`rate`) name a sensor.
+    static func namesSensor(_ words: [String]) -> Bool {
+        let joined = Set(words + zip(words, words.dropFirst()).map { $0 + $1 })
+        return sensorWords.contains { !$0.isDisjoint(with: joined) }
+            || !joined.isDisjoint(with: ["angular", "rotationrate", "turnrate"])
+    }
+    /// Whether `words` rule a column out as a sensor's axis: a derived quantity's word, or a
+    /// temperature's, pressure's or altitude's without a sensor's word.
+    static func rulesOut(_ words: [String]) -> Bool {
+        words.contains(where: excludedWords.contains)
+            || (words.contains(where: environmentWords.contains) && !namesSensor(words))
+    }
+    /// Whether a name no rule reads (``match(_:)``) still looks like a sensor's axis: a sensor's
+    /// word and an axis word, nothing ruled out (`raw_acceleration_x_furlongs`), for a note.
+    static func looksLikeUnreadAxis(_ name: String) -> Bool {
+        let w = coreWords(name).words
+        return match(name) == nil && w.contains { ["x", "y", "z"].contains($0) } && namesSensor(w) && !rulesOut(w)
+    }
     /// Words that make a source a second choice: uncompensated values, and what a phone derives
     /// from its sensors (`linear` and `user` acceleration leave gravity out; Core Motion's `motion`
     /// values, as SensorLog writes them beside the raw ones, are its fusion's).
@@ -105,6 +128,9 @@ extension ColumnLayout {
     static let unitWords: [String: String] = [
         "dps": "deg/s", "degs": "deg/s", "degpers": "deg/s", "degpersec": "deg/s", "rads": "rad/s",
         "radpers": "rad/s", "radpersec": "rad/s", "g": "g", "gs": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
+        "mpers2": "m/s2", "mperssquared": "m/s2", "meterspers2": "m/s2", "metersperssquared": "m/s2",
+        "meterspersecondsquared": "m/s2", "metrespers2": "m/s2", "metresperssquared": "m/s2",
+        "metrespersecondsquared": "m/s2",
         "ut": "uT", "microtesla": "uT", "microteslas": "uT", "nt": "nT", "gauss": "gauss",
     ]
 
@@ -302,7 +328,7 @@ extension ColumnLayout {
     static func wordTimeMatch(_ name: String, hint: String?) -> NameMatch? {
         let w = coreWords(name).words
         guard w.count >= 2, w.contains("time") || w.contains("timestamp"),
-            !w.contains(where: excludedWords.contains),
+            !w.contains(where: excludedWords.contains), !w.contains(where: environmentWords.contains),
             !sensorWords.contains(where: { !$0.isDisjoint(with: w) }),
             hint.map({ SensorUnits.timeScale($0) != nil }) ?? true
         else { return nil }
@@ -324,7 +350,7 @@ extension ColumnLayout {
         }
         guard w.count >= 2, let axis = ["x", "y", "z"].firstIndex(of: w.last!) else { return nil }
         let quantity = Array(w.dropLast())
-        guard !quantity.contains(where: excludedWords.contains) else { return nil }
+        guard !rulesOut(quantity) else { return nil }
         let joined = Set(quantity + zip(quantity, quantity.dropFirst()).map { $0 + $1 })
         var groups = Set<Int>()
         for (g, names) in sensorWords.enumerated() where !joined.isDisjoint(with: names) { groups.insert(g) }

@@ -239,6 +239,11 @@ public final class DelimitedTraceReader: SampleReader {
             warn(
                 headerLocation,
                 "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
+        } else if known == nil, case let unread = unknown.filter(ColumnLayout.looksLikeUnreadAxis), !unread.isEmpty {
+            warn(
+                headerLocation,
+                "ignoring unknown column(s) whose names look like a sensor's axes but are not read as any: \(unread.map { "'\($0.escapedForMessage)'" }.joined(separator: ", ")); to read them, choose them with --columns (and their unit with --units)",
+                note: true)
         }
         if !sensorClocks.isEmpty { clockRows = SensorClockRows(self) }
     }
