@@ -445,6 +445,34 @@ final class LayoutTests: XCTestCase {
         }
     }
 
+    /// PX4's `sensor_combined` as ulog2csv writes it: `gyro_rad[i]` (rad/s) and
+    /// `accelerometer_m_s2[i]` (m/s²), `timestamp` in µs since boot, the axes forward-right-down,
+    /// read as written with a note naming `--remap x,-y,-z`, which gives the reference's axes.
+    func testPX4SensorCombinedArraysMicrosecondsAndFRDNote() throws {
+        let r = try read("px4_sensor_combined.csv")
+        assertChosen(r, time: "timestamp", gyr: "gyro_rad[0]", acc: "accelerometer_m_s2[0]", mag: nil)
+        XCTAssertEqual(r.layout.units.time, 1e-6)
+        XCTAssertEqual(r.layout.units.gyroscope, 1)
+        XCTAssertEqual(r.layout.units.accelerometer, 1)
+        XCTAssertEqual(r.trace.samples[0].t, 717.093622, accuracy: 1e-9)
+        // Level at rest, FRD as written: -9.81 m/s² on z within 0.05.
+        XCTAssertEqual(try XCTUnwrap(r.trace.samples[0].accelerometer).z, -9.81, accuracy: 0.05)
+        let note = try XCTUnwrap(r.notes.first { $0.hasPrefix("PX4 columns") }, "\(r.notes)")
+        XCTAssert(note.contains("'timestamp' read as µs since boot"), note)
+        XCTAssert(note.contains("forward-right-down (FRD") && note.contains("pass --remap x,-y,-z"), note)
+        XCTAssertFalse(r.notes.contains { $0.contains("ignoring") }, "\(r.notes)")
+        var options = DelimitedReadOptions()
+        options.remap = try SensorRemap(spec: "x,-y,-z")
+        let turned = try read("px4_sensor_combined.csv", options)
+        // Read face up after the remap: acc z +9.81 within 0.05.
+        XCTAssertEqual(try XCTUnwrap(turned.trace.samples[0].accelerometer).z, 9.81, accuracy: 0.05)
+        assertReference(turned, sensors: [.gyroscope, .accelerometer], tolerance: 1e-5)
+        XCTAssert(turned.notes.contains { $0.contains("turned by --remap") }, "\(turned.notes)")
+        assertReplays("px4_sensor_combined.csv", ["--remap", "x,-y,-z"])
+        XCTAssertEqual(ColumnLayout.match("magnetometer_ga[2]")?.unit, "gauss")
+        XCTAssertNil(ColumnLayout.match("delta_angle[0]"))
+    }
+
     /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear
     /// acceleration `ax` beside it.
     func testPhysicsToolboxGForceOverLinearAcceleration() throws {

@@ -236,6 +236,7 @@ extension ColumnLayout {
             default: return nil
             }
         }
+        if let indexed = indexedMatch(name) { return indexed }
         let k = key(name)
         let hint = unitHint(name)
         let trimmed = name.trimmingSpaces.lowercased()
@@ -351,15 +352,57 @@ extension ColumnLayout {
         guard w.count >= 2, let axis = ["x", "y", "z"].firstIndex(of: w.last!) else { return nil }
         let quantity = Array(w.dropLast())
         guard !rulesOut(quantity) else { return nil }
-        let joined = Set(quantity + zip(quantity, quantity.dropFirst()).map { $0 + $1 })
-        var groups = Set<Int>()
-        for (g, names) in sensorWords.enumerated() where !joined.isDisjoint(with: names) { groups.insert(g) }
-        if joined.contains("rotationrate") || joined.contains("turnrate") { groups.insert(0) }
-        guard groups.count == 1, let group = groups.first else { return nil }
+        guard let group = sensorGroup(quantity) else { return nil }
         let secondary = core.secondary || !quantity.filter(secondaryWords.contains).isEmpty
         return NameMatch(
             quantity: .axis(group: group, axis: axis), rank: secondary ? 3 : 2, unit: unit,
             source: quantity.joined(separator: " ") + (hint.map { " (\($0))" } ?? ""))
+    }
+
+    /// The one sensor group (0 gyroscope, 1 accelerometer, 2 magnetometer) `words` name, or nil
+    /// when they name none or several.
+    static func sensorGroup(_ words: [String]) -> Int? {
+        let joined = Set(words + zip(words, words.dropFirst()).map { $0 + $1 })
+        var groups = Set<Int>()
+        for (g, names) in sensorWords.enumerated() where !joined.isDisjoint(with: names) { groups.insert(g) }
+        if joined.contains("rotationrate") || joined.contains("turnrate") { groups.insert(0) }
+        return groups.count == 1 ? groups.first : nil
+    }
+
+    /// Unit words an array's name may end with before its index: those after an axis, and PX4's
+    /// `rad` (rad/s) and `ga` (gauss).
+    static let arrayUnitWords = unitWords.merging(["rad": "rad/s", "ga": "gauss"]) { stated, _ in stated }
+
+    /// A sensor's axis as an array element, `NAME[0]`…`NAME[2]`, as ulog2csv writes PX4's topics:
+    /// the words of NAME name one sensor, then maybe a unit (`gyro_rad[0]` in rad/s,
+    /// `accelerometer_m_s2[1]` in m/s², `magnetometer_ga[2]` in gauss); a common name (rank 1).
+    static func indexedMatch(_ name: String) -> NameMatch? {
+        let t = name.trimmingSpaces
+        guard t.hasSuffix("]"), let open = t.lastIndex(of: "["),
+            let axis = Int(t[t.index(after: open)..<t.index(before: t.endIndex)]), (0...2).contains(axis)
+        else { return nil }
+        let base = String(t[..<open])
+        var w = words(base)
+        var unit: String?
+        if let k = (1..<max(1, w.count)).first(where: { arrayUnitWords[w[$0...].joined()] != nil }) {
+            unit = arrayUnitWords[w[k...].joined()]
+            w.removeSubrange(k...)
+        }
+        guard !rulesOut(w), let group = sensorGroup(w) else { return nil }
+        return NameMatch(quantity: .axis(group: group, axis: axis), rank: 1, unit: unit, source: base.lowercased())
+    }
+
+    /// The arrays of PX4's sensor topics (``indexedMatch(_:)``): `sensor_combined`'s gyroscope and
+    /// accelerometer, `vehicle_magnetometer`'s field.
+    static let px4Arrays: Set<String> = ["gyro_rad", "accelerometer_m_s2", "magnetometer_ga"]
+
+    /// The column of the first of the layout's sensors that is one of PX4's arrays
+    /// (``px4Arrays``), if any.
+    func px4Column(_ names: [String]) -> Int? {
+        Self.groups.prefix(3).lazy.compactMap { self.columns[$0.slots[0]] }.first { c in
+            c < names.count
+                && Self.px4Arrays.contains(String(names[c].trimmingSpaces.lowercased().prefix { $0 != "[" }))
+        }
     }
 
     /// The layout a header names: native names, and common names for time and the sensors' x/y/z
@@ -457,6 +500,12 @@ extension ColumnLayout {
             let source = sources[chosen[0]]!
             for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }
             if let unit = source.unit { try layout.units.set(group.key, unit, strictly: false) }
+        }
+        // PX4's `timestamp` is µs since boot.
+        if !given.contains("t"), let c = layout.columns[.time], layout.px4Column(names) != nil,
+            key(names[c]) == "timestamp", unitHint(names[c]) == nil
+        {
+            try layout.units.set("t", "us", strictly: false)
         }
         // A sensor's own clock (per-sensor time columns), for the sensors the layout has; not
         // when the time is given (`--columns t=…` times every sensor by one clock).

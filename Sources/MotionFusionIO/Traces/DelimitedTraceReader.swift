@@ -219,7 +219,7 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if addsGravity {
             let column = { (slot: ColumnLayout.Slot) in "'\(names[layout.columns[slot]!].escapedForMessage)'" }
-            let stated = Self.statedAccelerometerUnit(options.units)
+            let stated = Self.statedUnit(options.units, keys: ["acc", "accel", "accelerometer"])
             let named = [.accelerometerX, .gravityX].lazy.compactMap {
                 ColumnLayout.unitHint(names[layout.columns[$0]!])
             }
@@ -233,6 +233,19 @@ public final class DelimitedTraceReader: SampleReader {
             notes.append(
                 "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
             )
+        }
+        if let c = layout.px4Column(names) {
+            var px4 = "PX4 columns ('\(names[c].escapedForMessage)'…, as ulog2csv writes its topics): "
+            if let t = timeName, ColumnLayout.key(t) == "timestamp", layout.units.time == 1e-6,
+                Self.statedUnit(options.units, keys: ["t", "time"]) == nil
+            {
+                px4 += "'\(t.escapedForMessage)' read as µs since boot, PX4's clock; "
+            }
+            px4 +=
+                layout.remap.isIdentity
+                ? "the axes are PX4's body frame, forward-right-down (FRD: z down, a vehicle level at rest reads -9.81 m/s² on z), read as written; for forward-left-up axes (z up) pass --remap x,-y,-z"
+                : "the axes are PX4's body frame, forward-right-down (FRD), turned by --remap \(layout.remap.spec)"
+            notes.append(px4)
         }
         for n in notes { warn(headerLocation, n, note: true) }
         if !unknown.isEmpty && format == "native" {
@@ -313,12 +326,12 @@ public final class DelimitedTraceReader: SampleReader {
         return layout
     }
 
-    /// The accelerometer's unit as `--units` (`spec`) states it, if it does.
-    static func statedAccelerometerUnit(_ spec: String?) -> String? {
+    /// The unit `--units` (`spec`) states for one of `keys` (`acc`, `accel`, `accelerometer`), if it does.
+    static func statedUnit(_ spec: String?, keys: Set<String>) -> String? {
         guard let spec else { return nil }
         var unit: String?
         try? KeyValueList.forEach(spec, malformed: { ColumnSpecError(String($0)) }) { name, value, _ in
-            if ["acc", "accel", "accelerometer"].contains(name.lowercased()) { unit = value }
+            if keys.contains(name.lowercased()) { unit = value }
         }
         return unit
     }
