@@ -22,7 +22,9 @@ extension ColumnLayout {
         /// bare axis under a sensor's unit, `p,q,r`, `f_x`, or a generic clock (`time`, `timestamp`, `GPST`);
         /// 3 a second choice (uncompensated or uncalibrated values, linear or user acceleration, a
         /// phone's fused `motion` values, a time of receipt such as `%time`, elapsed seconds, a
-        /// clock read word by word). Only the surest source of each quantity is used.
+        /// clock read word by word); 4 a local wall clock whose name gives its UTC offset in place
+        /// of a unit (MetaBase's `time (-07:00)` beside `epoch (ms)`). Only the surest source of
+        /// each quantity is used.
         var rank: Int
         /// The unit the name states (`(deg/s)`, `_ms`) or implies (`%time` is in ns), if any.
         var unit: String?
@@ -238,9 +240,15 @@ extension ColumnLayout {
         }
         if let indexed = indexedMatch(name) { return indexed }
         let k = key(name)
-        let hint = unitHint(name)
+        // A UTC offset in place of a unit (`time (-07:00)`) is no unit: the column is a local
+        // wall clock, a last choice.
+        let offset = unitHint(name).map(isUTCOffset) ?? false
+        let hint = offset ? nil : unitHint(name)
         let trimmed = name.trimmingSpaces.lowercased()
-        if let time = timeMatch(k, trimmed: trimmed, hint: hint) ?? wordTimeMatch(name, hint: hint) { return time }
+        if var time = timeMatch(k, trimmed: trimmed, hint: hint) ?? wordTimeMatch(name, hint: hint) {
+            if offset { time.rank = 4 }
+            return time
+        }
         if let clock = sensorTimeMatch(k, hint: hint) { return clock }
         for suffix in nanosecondSuffixes where k.hasSuffix(suffix) {
             return NameMatch(quantity: .nanoseconds(prefix: String(k.dropLast(suffix.count))), rank: 1)
@@ -275,7 +283,26 @@ extension ColumnLayout {
                 return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: hint)
             }
         }
+        // The same with the axis first: MetaBase's `x-axis (deg/s)`.
+        if let a = ["xaxis", "yaxis", "zaxis"].firstIndex(of: k), let hint, let group = SensorUnits.group(ofUnit: hint)
+        {
+            return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: hint)
+        }
         return wordMatch(name, hint: hint)
+    }
+
+    /// Whether a unit hint is a UTC offset (`-07:00`, `+0100`, `UTC+2`, `Z`), the zone of a local
+    /// wall clock's text, not a unit.
+    static func isUTCOffset(_ hint: String) -> Bool {
+        var t = Substring(hint.trimmingSpaces.uppercased())
+        for zone in ["UTC", "GMT", "Z"] where t.hasPrefix(zone) {
+            t = t.dropFirst(zone.count)
+            if t.isEmpty { return true }
+        }
+        guard let sign = t.first, sign == "+" || sign == "-" || sign == "−" else { return false }
+        let digits = t.dropFirst().filter { $0 != ":" }
+        return (1...4).contains(digits.count) && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+            && t.dropFirst().filter { $0 == ":" }.count <= 1
     }
 
     /// The time a name gives, if it names one.

@@ -286,7 +286,8 @@ public final class DelimitedTraceReader: SampleReader {
                     for (slot, c) in layout.columns where c < names.count {
                         guard let hint = ColumnLayout.unitHint(names[c]) else { continue }
                         switch slot {
-                        case .time: try layout.units.set("t", hint, strictly: false)
+                        case .time where !ColumnLayout.isUTCOffset(hint):
+                            try layout.units.set("t", hint, strictly: false)
                         case .gyroscopeX: try layout.units.set("gyr", hint, strictly: false)
                         case .accelerometerX: try layout.units.set("acc", hint, strictly: false)
                         case .magnetometerX: try layout.units.set("mag", hint, strictly: false)
