@@ -574,6 +574,11 @@ public final class DelimitedTraceReader: SampleReader {
         if addsGravity {
             let a = ColumnLayout.Slot.accelerometerX.rawValue
             let g = ColumnLayout.Slot.gravityX.rawValue
+            // Gravity missing beside a user acceleration loses the reading: a fault, not silence.
+            if (0..<3).allSatisfy({ values[g + $0].isNaN }) && (0..<3).contains(where: { !values[a + $0].isNaN }) {
+                try faults.record(
+                    .partialAxes, at: location(.gravityX), "accelerometer: Core Motion's gravity is missing")
+            }
             for k in 0..<3 { values[a + k] += values[g + k] }
         }
         if hasGyroscope { sample.gyroscope = try reading(.gyroscope) }
