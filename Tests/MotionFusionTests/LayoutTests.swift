@@ -384,6 +384,53 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(alone.layout.units.accelerometerSign, 1)
     }
 
+    /// MotionSense with the unit stated: `--units acc=g`, `acc=-g` and `acc=m/s2` give the unit of
+    /// the gravity and user acceleration; Core Motion's minus stays, so the phone still reads
+    /// +9.81 m/s² up face up (the note says so); an empty gravity cell is reported at its column.
+    func testMotionSenseKeepsCoreMotionsSignWhateverUnitIsStated() throws {
+        var options = DelimitedReadOptions()
+        options.sampleRate = 25
+        for (unit, scale) in [("g", standardGravity), ("-g", standardGravity), ("m/s2", 1.0)] {
+            options.units = "acc=\(unit)"
+            let r = try read("motionsense.csv", options)
+            XCTAssertEqual(r.layout.units.accelerometerSign, -1, unit)
+            // Read face up: acc z +1 in the unit stated, within 0.005.
+            let first = try XCTUnwrap(r.trace.samples[0].accelerometer)
+            XCTAssertEqual(first.z / scale, 1, accuracy: 0.005, unit)
+            let note = try XCTUnwrap(r.notes.first { $0.contains("Core Motion's device motion") }, unit)
+            XCTAssert(note.contains("-('gravity.x' + 'userAcceleration.x')"), note)
+            XCTAssert(note.contains("as --units acc=\(unit) states"), note)
+            XCTAssert(note.contains(unit == "-g" ? "is this sign, applied once" : "kept whatever unit"), note)
+        }
+        // gravity.z left empty on the data's third row: the fault names its column, not userAcceleration.z's.
+        var lines = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var fields = lines[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let gravityZ = try XCTUnwrap(
+            lines[0].split(separator: ",", omittingEmptySubsequences: false).firstIndex(of: "gravity.z"))
+        fields[gravityZ] = ""
+        lines[3] = fields.joined(separator: ",")
+        let gap = TestData.temporaryDirectory() + "/gap.csv"
+        try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
+        options.units = nil
+        let reader = try TraceFormat.open(path: gap, options: options)
+        _ = try reader.readTrace()
+        let fault = try XCTUnwrap(reader.faults.tallies[.partialAxes])
+        XCTAssertEqual(fault.first.line, 4)
+        XCTAssertEqual(fault.first.column, fields[..<gravityZ].map { $0.count + 1 }.reduce(1, +))
+        // All three gravity cells empty beside a user acceleration: a fault at gravity.x, not silence.
+        for c in gravityZ - 2...gravityZ { fields[c] = "" }
+        lines[3] = fields.joined(separator: ",")
+        try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
+        let none = try TraceFormat.open(path: gap, options: options)
+        XCTAssertNil(try none.readTrace().samples[2].accelerometer)
+        let missing = try XCTUnwrap(none.faults.tallies[.partialAxes])
+        XCTAssertEqual(missing.count, 1)
+        XCTAssertEqual(missing.first.line, 4)
+        XCTAssertEqual(missing.first.column, fields[..<(gravityZ - 2)].map { $0.count + 1 }.reduce(1, +))
+        XCTAssert(missing.detail.contains("gravity is missing"), missing.detail)
+    }
+
     /// FIRM flight-computer packets: snake-case names ending in their unit (`raw_acceleration_x_gs`,
     /// `raw_angular_rate_x_deg_per_s`, `magnetic_field_x_microteslas`) are read in it; the
     /// temperature and pressure beside them and the board's estimates (`est_acceleration_x_gs`)
@@ -408,6 +455,34 @@ final class LayoutTests: XCTestCase {
         for name in ["temperature_celsius", "pressure_pascals", "altitude", "est_acceleration_x_gs", "temp_x"] {
             XCTAssertNil(ColumnLayout.match(name), name)
         }
+    }
+
+    /// PX4's `sensor_combined` as ulog2csv writes it: `gyro_rad[i]` (rad/s) and
+    /// `accelerometer_m_s2[i]` (m/s²), `timestamp` in µs since boot, the axes forward-right-down,
+    /// read as written with a note naming `--remap x,-y,-z`, which gives the reference's axes.
+    func testPX4SensorCombinedArraysMicrosecondsAndFRDNote() throws {
+        let r = try read("px4_sensor_combined.csv")
+        assertChosen(r, time: "timestamp", gyr: "gyro_rad[0]", acc: "accelerometer_m_s2[0]", mag: nil)
+        XCTAssertEqual(r.layout.units.time, 1e-6)
+        XCTAssertEqual(r.layout.units.gyroscope, 1)
+        XCTAssertEqual(r.layout.units.accelerometer, 1)
+        XCTAssertEqual(r.trace.samples[0].t, 717.093622, accuracy: 1e-9)
+        // Level at rest, FRD as written: -9.81 m/s² on z within 0.05.
+        XCTAssertEqual(try XCTUnwrap(r.trace.samples[0].accelerometer).z, -9.81, accuracy: 0.05)
+        let note = try XCTUnwrap(r.notes.first { $0.hasPrefix("PX4 columns") }, "\(r.notes)")
+        XCTAssert(note.contains("'timestamp' read as µs since boot"), note)
+        XCTAssert(note.contains("forward-right-down (FRD") && note.contains("pass --remap x,-y,-z"), note)
+        XCTAssertFalse(r.notes.contains { $0.contains("ignoring") }, "\(r.notes)")
+        var options = DelimitedReadOptions()
+        options.remap = try SensorRemap(spec: "x,-y,-z")
+        let turned = try read("px4_sensor_combined.csv", options)
+        // Read face up after the remap: acc z +9.81 within 0.05.
+        XCTAssertEqual(try XCTUnwrap(turned.trace.samples[0].accelerometer).z, 9.81, accuracy: 0.05)
+        assertReference(turned, sensors: [.gyroscope, .accelerometer], tolerance: 1e-5)
+        XCTAssert(turned.notes.contains { $0.contains("turned by --remap") }, "\(turned.notes)")
+        assertReplays("px4_sensor_combined.csv", ["--remap", "x,-y,-z"])
+        XCTAssertEqual(ColumnLayout.match("magnetometer_ga[2]")?.unit, "gauss")
+        XCTAssertNil(ColumnLayout.match("delta_angle[0]"))
     }
 
     /// Physics Toolbox Sensor Suite: the g-force `gFx` (gravity included, in g) over the linear

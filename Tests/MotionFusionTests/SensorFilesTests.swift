@@ -13,6 +13,18 @@ final class SensorFilesTests: XCTestCase {
         }
     }
 
+    /// A folder's trace holds the reference's accelerometer and gyroscope at its instants after
+    /// the epoch (within the printed digits).
+    func assertSensorFilesMatch(_ trace: Trace, _ truth: Trace, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(trace.format, "sensor-files", file: file, line: line)
+        XCTAssertEqual(trace.samples.count, truth.samples.count, file: file, line: line)
+        for (got, want) in zip(trace.samples, truth.samples) {
+            XCTAssertEqual(got.t, epoch + want.t, accuracy: 1e-6, file: file, line: line)
+            XCTAssertLessThan((got.accelerometer! - want.accelerometer!).norm, 1e-6, file: file, line: line)
+            XCTAssertLessThan((got.gyroscope! - want.gyroscope!).norm, 1e-7, file: file, line: line)
+        }
+    }
+
     func testISOTimesAndNamesMapToSensors() throws {
         let truth = try reference
         let trace = try TraceFormat.load(path: fixtures + "/iso")
@@ -48,18 +60,40 @@ final class SensorFilesTests: XCTestCase {
         let truth = try reference
         let reader = try TraceFormat.open(path: fixtures + "/short")
         let trace = try reader.readTrace()
-        XCTAssertEqual(trace.format, "sensor-files")
-        XCTAssertEqual(trace.samples.count, truth.samples.count)
-        for (got, want) in zip(trace.samples, truth.samples) {
-            XCTAssertEqual(got.t, epoch + want.t, accuracy: 1e-6)
-            XCTAssertLessThan((got.accelerometer! - want.accelerometer!).norm, 1e-6)
-            XCTAssertLessThan((got.gyroscope! - want.gyroscope!).norm, 1e-7)
-        }
+        assertSensorFilesMatch(trace, truth)
         XCTAssertEqual(trace.samples[10].magnetometer, truth.samples[10].magnetometer)
         let messages = trace.warnings.map(\.message).joined(separator: "\n")
         XCTAssert(messages.contains("units from the readings"), messages)
         XCTAssert(messages.contains("gyr=deg/s") && messages.contains("acc=g"), messages)
         XCTAssert(messages.contains("holds date-times"), messages)
+    }
+
+    /// MetaWear MetaBase: `epoch (ms)` is the time over `time (-07:00)` (a local wall clock whose
+    /// UTC offset is no unit) and `elapsed (s)`; `x-axis (g)`, `(deg/s)`, `(T)` are the axes of
+    /// the sensor the file's name gives; without the epoch, `elapsed (s)` times the rows.
+    func testMetaBaseEpochOverLocalTimeAndAxesNamedFirst() throws {
+        let truth = try reference
+        let folder = fixtures + "/metabase"
+        let trace = try TraceFormat.load(path: folder)
+        assertSensorFilesMatch(trace, truth)
+        // Read face up: acc z +9.81 within 0.05.
+        XCTAssertEqual(trace.samples[0].accelerometer!.z, 9.81, accuracy: 0.05)
+        XCTAssertLessThan((trace.samples[10].magnetometer! - truth.samples[10].magnetometer!).norm, 1e-5)
+        XCTAssertFalse(trace.warnings.contains { !$0.isNote }, "\(trace.warnings)")
+        // One file alone, and without its epoch column.
+        let gyroscope = "MetaWear_2023-11-14T15.13.20.000_C8D2F1A1B2C3_Gyroscope_1.4.5.csv"
+        let alone = try TraceFormat.load(path: folder + "/" + gyroscope)
+        XCTAssertEqual(alone.samples[1].t, epoch + 0.04, accuracy: 1e-6)
+        XCTAssertLessThan((alone.samples[1].gyroscope! - truth.samples[1].gyroscope!).norm, 1e-7)
+        let text = try String(contentsOfFile: folder + "/" + gyroscope, encoding: .utf8)
+        let dir = TestData.temporaryDirectory() + "/elapsed"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let noEpoch = text.split(separator: "\n").map { $0.split(separator: ",").dropFirst().joined(separator: ",") }
+        try (noEpoch.joined(separator: "\n") + "\n").write(
+            toFile: dir + "/" + gyroscope, atomically: true, encoding: .utf8)
+        let elapsed = try TraceFormat.load(path: dir)
+        XCTAssertEqual(elapsed.samples[0].t, 0)
+        XCTAssertEqual(elapsed.samples[1].t, 0.04, accuracy: 1e-9)
     }
 
     /// Whole traces whose names hold a sensor's word (BROAD's `29_disturbed_stationary_magnet_B.csv`

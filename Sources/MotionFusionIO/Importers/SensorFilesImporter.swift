@@ -125,7 +125,9 @@ enum SensorFilesImporter {
                 "the file's name says \(sensor.rawValue) but its header names the \(other.label) ('\(names[found.columns[other.slots[0]]!].escapedForMessage)'); rename the file or read it as a single file"
             )
         } else {
-            let keys = names.map { ColumnLayout.key($0) }
+            // The axis last (`x`, `acc_x`) or first (MetaBase's `x-axis (g)`): its unit is the
+            // file's sensor's whatever sensor the unit alone would suggest.
+            let keys = names.map { ColumnLayout.key($0) }.map { $0.hasSuffix("axis") ? String($0.dropLast(4)) : $0 }
             guard
                 let x = keys.indices.first(where: { c in
                     keys[c].hasSuffix("x") && keys.contains(String(keys[c].dropLast()) + "y")

@@ -22,7 +22,9 @@ extension ColumnLayout {
         /// bare axis under a sensor's unit, `p,q,r`, `f_x`, or a generic clock (`time`, `timestamp`, `GPST`);
         /// 3 a second choice (uncompensated or uncalibrated values, linear or user acceleration, a
         /// phone's fused `motion` values, a time of receipt such as `%time`, elapsed seconds, a
-        /// clock read word by word). Only the surest source of each quantity is used.
+        /// clock read word by word); 4 a local wall clock whose name gives its UTC offset in place
+        /// of a unit (MetaBase's `time (-07:00)` beside `epoch (ms)`). Only the surest source of
+        /// each quantity is used.
         var rank: Int
         /// The unit the name states (`(deg/s)`, `_ms`) or implies (`%time` is in ns), if any.
         var unit: String?
@@ -56,14 +58,37 @@ extension ColumnLayout {
         ["mag", "magn", "magnetometer", "magnetic", "magneticfield", "compass"],
     ]
     /// Words that rule a column out as raw sensor axes: derived quantities, estimates and
-    /// statistics, and the other things flight and weather loggers record beside the sensors
-    /// (temperature, pressure, altitude), which no proposal takes for an axis either.
+    /// statistics.
     static let excludedWords: Set<String> = [
         "free", "gravity", "grav", "earth", "euler", "quat", "quaternion", "orientation", "bias", "cov",
         "covariance", "std", "stddev", "var", "variance", "delta", "noise", "angle", "angles", "position", "pos",
-        "offset", "est", "estimate", "estimated", "rotated", "temperature", "temp", "celsius", "pressure", "pres",
-        "pascals", "altitude", "alt", "baro", "barometric", "humidity",
+        "offset", "est", "estimate", "estimated", "rotated",
     ]
+    /// The other things flight and weather loggers record beside the sensors (temperature,
+    /// pressure, altitude), which rule a column out only when no word in it names a sensor
+    /// (``namesSensor(_:)``): `gyro_temp_comp_x_dps` is a temperature-compensated gyroscope.
+    static let environmentWords: Set<String> = [
+        "temperature", "temp", "celsius", "pressure", "pres", "pascals", "altitude", "alt", "baro", "barometric",
+        "humidity",
+    ]
+    /// Whether `words` (or two of them in a row: `angular`,`rate`) name a sensor.
+    static func namesSensor(_ words: [String]) -> Bool {
+        let joined = Set(words + zip(words, words.dropFirst()).map { $0 + $1 })
+        return sensorWords.contains { !$0.isDisjoint(with: joined) }
+            || !joined.isDisjoint(with: ["angular", "rotationrate", "turnrate"])
+    }
+    /// Whether `words` rule a column out as a sensor's axis: a derived quantity's word, or a
+    /// temperature's, pressure's or altitude's without a sensor's word.
+    static func rulesOut(_ words: [String]) -> Bool {
+        words.contains(where: excludedWords.contains)
+            || (words.contains(where: environmentWords.contains) && !namesSensor(words))
+    }
+    /// Whether a name no rule reads (``match(_:)``) still looks like a sensor's axis: a sensor's
+    /// word and an axis word, nothing ruled out (`raw_acceleration_x_furlongs`), for a note.
+    static func looksLikeUnreadAxis(_ name: String) -> Bool {
+        let w = coreWords(name).words
+        return match(name) == nil && w.contains { ["x", "y", "z"].contains($0) } && namesSensor(w) && !rulesOut(w)
+    }
     /// Words that make a source a second choice: uncompensated values, and what a phone derives
     /// from its sensors (`linear` and `user` acceleration leave gravity out; Core Motion's `motion`
     /// values, as SensorLog writes them beside the raw ones, are its fusion's).
@@ -105,6 +130,9 @@ extension ColumnLayout {
     static let unitWords: [String: String] = [
         "dps": "deg/s", "degs": "deg/s", "degpers": "deg/s", "degpersec": "deg/s", "rads": "rad/s",
         "radpers": "rad/s", "radpersec": "rad/s", "g": "g", "gs": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
+        "mpers2": "m/s2", "mperssquared": "m/s2", "meterspers2": "m/s2", "metersperssquared": "m/s2",
+        "meterspersecondsquared": "m/s2", "metrespers2": "m/s2", "metresperssquared": "m/s2",
+        "metrespersecondsquared": "m/s2",
         "ut": "uT", "microtesla": "uT", "microteslas": "uT", "nt": "nT", "gauss": "gauss",
     ]
 
@@ -210,10 +238,17 @@ extension ColumnLayout {
             default: return nil
             }
         }
+        if let indexed = indexedMatch(name) { return indexed }
         let k = key(name)
-        let hint = unitHint(name)
+        // A UTC offset in place of a unit (`time (-07:00)`) is no unit: the column is a local
+        // wall clock, a last choice.
+        let offset = unitHint(name).map(isUTCOffset) ?? false
+        let hint = offset ? nil : unitHint(name)
         let trimmed = name.trimmingSpaces.lowercased()
-        if let time = timeMatch(k, trimmed: trimmed, hint: hint) ?? wordTimeMatch(name, hint: hint) { return time }
+        if var time = timeMatch(k, trimmed: trimmed, hint: hint) ?? wordTimeMatch(name, hint: hint) {
+            if offset { time.rank = 4 }
+            return time
+        }
         if let clock = sensorTimeMatch(k, hint: hint) { return clock }
         for suffix in nanosecondSuffixes where k.hasSuffix(suffix) {
             return NameMatch(quantity: .nanoseconds(prefix: String(k.dropLast(suffix.count))), rank: 1)
@@ -248,7 +283,26 @@ extension ColumnLayout {
                 return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: hint)
             }
         }
+        // The same with the axis first: MetaBase's `x-axis (deg/s)`.
+        if let a = ["xaxis", "yaxis", "zaxis"].firstIndex(of: k), let hint, let group = SensorUnits.group(ofUnit: hint)
+        {
+            return NameMatch(quantity: .axis(group: group, axis: a), rank: 2, unit: hint, source: hint)
+        }
         return wordMatch(name, hint: hint)
+    }
+
+    /// Whether a unit hint is a UTC offset (`-07:00`, `+0100`, `UTC+2`, `Z`), the zone of a local
+    /// wall clock's text, not a unit.
+    static func isUTCOffset(_ hint: String) -> Bool {
+        var t = Substring(hint.trimmingSpaces.uppercased())
+        for zone in ["UTC", "GMT", "Z"] where t.hasPrefix(zone) {
+            t = t.dropFirst(zone.count)
+            if t.isEmpty { return true }
+        }
+        guard let sign = t.first, sign == "+" || sign == "-" || sign == "−" else { return false }
+        let digits = t.dropFirst().filter { $0 != ":" }
+        return (1...4).contains(digits.count) && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber)
+            && t.dropFirst().filter { $0 == ":" }.count <= 1
     }
 
     /// The time a name gives, if it names one.
@@ -302,7 +356,7 @@ extension ColumnLayout {
     static func wordTimeMatch(_ name: String, hint: String?) -> NameMatch? {
         let w = coreWords(name).words
         guard w.count >= 2, w.contains("time") || w.contains("timestamp"),
-            !w.contains(where: excludedWords.contains),
+            !w.contains(where: excludedWords.contains), !w.contains(where: environmentWords.contains),
             !sensorWords.contains(where: { !$0.isDisjoint(with: w) }),
             hint.map({ SensorUnits.timeScale($0) != nil }) ?? true
         else { return nil }
@@ -324,16 +378,58 @@ extension ColumnLayout {
         }
         guard w.count >= 2, let axis = ["x", "y", "z"].firstIndex(of: w.last!) else { return nil }
         let quantity = Array(w.dropLast())
-        guard !quantity.contains(where: excludedWords.contains) else { return nil }
-        let joined = Set(quantity + zip(quantity, quantity.dropFirst()).map { $0 + $1 })
-        var groups = Set<Int>()
-        for (g, names) in sensorWords.enumerated() where !joined.isDisjoint(with: names) { groups.insert(g) }
-        if joined.contains("rotationrate") || joined.contains("turnrate") { groups.insert(0) }
-        guard groups.count == 1, let group = groups.first else { return nil }
+        guard !rulesOut(quantity) else { return nil }
+        guard let group = sensorGroup(quantity) else { return nil }
         let secondary = core.secondary || !quantity.filter(secondaryWords.contains).isEmpty
         return NameMatch(
             quantity: .axis(group: group, axis: axis), rank: secondary ? 3 : 2, unit: unit,
             source: quantity.joined(separator: " ") + (hint.map { " (\($0))" } ?? ""))
+    }
+
+    /// The one sensor group (0 gyroscope, 1 accelerometer, 2 magnetometer) `words` name, or nil
+    /// when they name none or several.
+    static func sensorGroup(_ words: [String]) -> Int? {
+        let joined = Set(words + zip(words, words.dropFirst()).map { $0 + $1 })
+        var groups = Set<Int>()
+        for (g, names) in sensorWords.enumerated() where !joined.isDisjoint(with: names) { groups.insert(g) }
+        if joined.contains("rotationrate") || joined.contains("turnrate") { groups.insert(0) }
+        return groups.count == 1 ? groups.first : nil
+    }
+
+    /// Unit words an array's name may end with before its index: those after an axis, and PX4's
+    /// `rad` (rad/s) and `ga` (gauss).
+    static let arrayUnitWords = unitWords.merging(["rad": "rad/s", "ga": "gauss"]) { stated, _ in stated }
+
+    /// A sensor's axis as an array element, `NAME[0]`…`NAME[2]`, as ulog2csv writes PX4's topics:
+    /// the words of NAME name one sensor, then maybe a unit (`gyro_rad[0]` in rad/s,
+    /// `accelerometer_m_s2[1]` in m/s², `magnetometer_ga[2]` in gauss); a common name (rank 1).
+    static func indexedMatch(_ name: String) -> NameMatch? {
+        let t = name.trimmingSpaces
+        guard t.hasSuffix("]"), let open = t.lastIndex(of: "["),
+            let axis = Int(t[t.index(after: open)..<t.index(before: t.endIndex)]), (0...2).contains(axis)
+        else { return nil }
+        let base = String(t[..<open])
+        var w = words(base)
+        var unit: String?
+        if let k = (1..<max(1, w.count)).first(where: { arrayUnitWords[w[$0...].joined()] != nil }) {
+            unit = arrayUnitWords[w[k...].joined()]
+            w.removeSubrange(k...)
+        }
+        guard !rulesOut(w), let group = sensorGroup(w) else { return nil }
+        return NameMatch(quantity: .axis(group: group, axis: axis), rank: 1, unit: unit, source: base.lowercased())
+    }
+
+    /// The arrays of PX4's sensor topics (``indexedMatch(_:)``): `sensor_combined`'s gyroscope and
+    /// accelerometer, `vehicle_magnetometer`'s field.
+    static let px4Arrays: Set<String> = ["gyro_rad", "accelerometer_m_s2", "magnetometer_ga"]
+
+    /// The column of the first of the layout's sensors that is one of PX4's arrays
+    /// (``px4Arrays``), if any.
+    func px4Column(_ names: [String]) -> Int? {
+        Self.groups.prefix(3).lazy.compactMap { self.columns[$0.slots[0]] }.first { c in
+            c < names.count
+                && Self.px4Arrays.contains(String(names[c].trimmingSpaces.lowercased().prefix { $0 != "[" }))
+        }
     }
 
     /// The layout a header names: native names, and common names for time and the sensors' x/y/z
@@ -431,6 +527,12 @@ extension ColumnLayout {
             let source = sources[chosen[0]]!
             for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }
             if let unit = source.unit { try layout.units.set(group.key, unit, strictly: false) }
+        }
+        // PX4's `timestamp` is µs since boot.
+        if !given.contains("t"), let c = layout.columns[.time], layout.px4Column(names) != nil,
+            key(names[c]) == "timestamp", unitHint(names[c]) == nil
+        {
+            try layout.units.set("t", "us", strictly: false)
         }
         // A sensor's own clock (per-sensor time columns), for the sensors the layout has; not
         // when the time is given (`--columns t=…` times every sensor by one clock).

@@ -40,7 +40,7 @@ extension ColumnLayout {
         let possible = (0..<count).map { c -> Bool in
             guard numeric[c] || rows.isEmpty, !clocks.contains(c), c != time else { return false }
             guard c < names.count else { return true }
-            if looksLikeCounter(names, c) || words(names[c]).contains(where: excludedWords.contains) { return false }
+            if looksLikeCounter(names, c) || rulesOut(words(names[c])) { return false }
             if let unit = sensorUnit[c], unit == nil { return false }
             return true
         }

@@ -219,15 +219,44 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if addsGravity {
             let column = { (slot: ColumnLayout.Slot) in "'\(names[layout.columns[slot]!].escapedForMessage)'" }
+            let stated = Self.statedUnit(options.units, keys: ["acc", "accel", "accelerometer"])
+            let named = [.accelerometerX, .gravityX].lazy.compactMap {
+                ColumnLayout.unitHint(names[layout.columns[$0]!])
+            }
+            let unit =
+                stated.map { "the columns' unit as --units acc=\($0) states" }
+                ?? named.first.map { "the columns' unit as the names state, \($0)" } ?? "g, Core Motion's unit"
+            let sign =
+                stated?.first.map { $0 == "-" || $0 == "−" } == true
+                ? "the minus of --units acc=\(stated!) is this sign, applied once"
+                : "kept whatever unit --units gives"
             notes.append(
-                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (Core Motion's gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²); if these columns are in m/s², pass --units acc=-m/s2"
+                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
             )
+        }
+        if let c = layout.px4Column(names) {
+            var px4 = "PX4 columns ('\(names[c].escapedForMessage)'…, as ulog2csv writes its topics): "
+            if let t = timeName, ColumnLayout.key(t) == "timestamp", layout.units.time == 1e-6,
+                Self.statedUnit(options.units, keys: ["t", "time"]) == nil
+            {
+                px4 += "'\(t.escapedForMessage)' read as µs since boot, PX4's clock; "
+            }
+            px4 +=
+                layout.remap.isIdentity
+                ? "the axes are PX4's body frame, forward-right-down (FRD: z down, a vehicle level at rest reads -9.81 m/s² on z), read as written; for forward-left-up axes (z up) pass --remap x,-y,-z"
+                : "the axes are PX4's body frame, forward-right-down (FRD), turned by --remap \(layout.remap.spec)"
+            notes.append(px4)
         }
         for n in notes { warn(headerLocation, n, note: true) }
         if !unknown.isEmpty && format == "native" {
             warn(
                 headerLocation,
                 "ignoring unknown column(s): \(unknown.map { $0.escapedForMessage }.joined(separator: ", "))")
+        } else if known == nil, case let unread = unknown.filter(ColumnLayout.looksLikeUnreadAxis), !unread.isEmpty {
+            warn(
+                headerLocation,
+                "ignoring unknown column(s) whose names look like a sensor's axes but are not read as any: \(unread.map { "'\($0.escapedForMessage)'" }.joined(separator: ", ")); to read them, choose them with --columns (and their unit with --units)",
+                note: true)
         }
         if !sensorClocks.isEmpty { clockRows = SensorClockRows(self) }
     }
@@ -257,7 +286,8 @@ public final class DelimitedTraceReader: SampleReader {
                     for (slot, c) in layout.columns where c < names.count {
                         guard let hint = ColumnLayout.unitHint(names[c]) else { continue }
                         switch slot {
-                        case .time: try layout.units.set("t", hint, strictly: false)
+                        case .time where !ColumnLayout.isUTCOffset(hint):
+                            try layout.units.set("t", hint, strictly: false)
                         case .gyroscopeX: try layout.units.set("gyr", hint, strictly: false)
                         case .accelerometerX: try layout.units.set("acc", hint, strictly: false)
                         case .magnetometerX: try layout.units.set("mag", hint, strictly: false)
@@ -286,12 +316,25 @@ public final class DelimitedTraceReader: SampleReader {
                 fromOptions = true
                 try layout.units.set(spec: spec)
             }
+            // Core Motion's device motion is written opposite to the specific force whatever its
+            // unit: `--units acc=UNIT` gives the unit, the minus stays.
+            if layout.columns[.gravityX] != nil { layout.units.accelerometerSign = -1 }
         } catch let e as ColumnSpecError {
             throw TraceError(
                 fromOptions ? .columnSpecification : .missingColumn, headerLocation,
                 e.description)
         }
         return layout
+    }
+
+    /// The unit `--units` (`spec`) states for one of `keys` (`acc`, `accel`, `accelerometer`), if it does.
+    static func statedUnit(_ spec: String?, keys: Set<String>) -> String? {
+        guard let spec else { return nil }
+        var unit: String?
+        try? KeyValueList.forEach(spec, malformed: { ColumnSpecError(String($0)) }) { name, value, _ in
+            if keys.contains(name.lowercased()) { unit = value }
+        }
+        return unit
     }
 
     /// The clock: the time column; or, without one (or with one left empty, as MT Manager exports
@@ -531,6 +574,11 @@ public final class DelimitedTraceReader: SampleReader {
         if addsGravity {
             let a = ColumnLayout.Slot.accelerometerX.rawValue
             let g = ColumnLayout.Slot.gravityX.rawValue
+            // Gravity missing beside a user acceleration loses the reading: a fault, not silence.
+            if (0..<3).allSatisfy({ values[g + $0].isNaN }) && (0..<3).contains(where: { !values[a + $0].isNaN }) {
+                try faults.record(
+                    .partialAxes, at: location(.gravityX), "accelerometer: Core Motion's gravity is missing")
+            }
             for k in 0..<3 { values[a + k] += values[g + k] }
         }
         if hasGyroscope { sample.gyroscope = try reading(.gyroscope) }
@@ -583,6 +631,15 @@ public final class DelimitedTraceReader: SampleReader {
         }
     }
 
+    /// The slot whose column holds a fault in axis `axis` of the sensor whose x is `first`: Core
+    /// Motion's gravity when that is what is missing or infinite in a sum with it
+    /// (``addsGravity``), else the sensor's own.
+    func faultSlot(_ first: ColumnLayout.Slot, axis: Int) -> ColumnLayout.Slot {
+        let g = ColumnLayout.Slot.gravityX.rawValue + axis
+        if addsGravity && first == .accelerometerX && !values[g].isFinite { return ColumnLayout.Slot(rawValue: g)! }
+        return ColumnLayout.Slot(rawValue: first.rawValue + axis)!
+    }
+
     @inline(__always)
     private func vector(
         _ first: ColumnLayout.Slot, _ scale: Double, _ limit: Double, _ sensor: String, hint: String
@@ -593,7 +650,7 @@ public final class DelimitedTraceReader: SampleReader {
                 values[b] * scale, values[b + 1] * scale, values[b + 2] * scale, limit: probe ? .infinity : limit,
                 sensor: sensor,
                 hint: hint,
-                location: { self.location(ColumnLayout.Slot(rawValue: b + $0)!) })
+                location: { self.location(self.faultSlot(first, axis: $0)) })
         else { return nil }
         guard remaps else { return v }
         switch first {

@@ -277,3 +277,12 @@ for k, (t, g, a, m) in enumerate(samples):
     rows.append([ns(t)] + [num(v / G) for v in a] + [num(v) for v in g] + [num(v / 100) for v in m] + [''] * 11)
     rows.append([ns(t - 0.002 * (k % 2))] + [''] * 9 + ['%.3f' % (302400.0 + t), '2290', '0', '0', '0'] + ['0'] * 6)
 write('microstrain_sensorconnect.csv', [h], rows, preamble='DATA_START\n')
+# PX4's sensor_combined topic as ulog2csv (pyulog) writes it: arrays as `name[i]`, the gyroscope in
+# rad/s and the accelerometer in m/s2 (units in the field names), `timestamp` in us since boot
+# (integers), and PX4's body frame, forward-right-down: the reference's y and z negated.
+h = (['timestamp'] + ['gyro_rad[%d]' % i for i in range(3)] + ['gyro_integral_dt', 'accelerometer_timestamp_relative']
+     + ['accelerometer_m_s2[%d]' % i for i in range(3)] + ['accelerometer_integral_dt'])
+frd = (1, -1, -1)
+write('px4_sensor_combined.csv', [h], [
+    [str(717093622 + int(round(t * 1e6)))] + [num(s * v) for s, v in zip(frd, g)] + ['40000', '0']
+    + [num(s * v) for s, v in zip(frd, a)] + ['40000'] for t, g, a, m in samples])

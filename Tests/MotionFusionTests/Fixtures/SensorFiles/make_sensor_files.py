@@ -49,3 +49,24 @@ write('short', 'gyro.txt', ['t', 'x', 'y', 'z'],
       [['%.3f' % (EPOCH + r[0])] + [num(v * DEG) for v in r[1:4]] for r in rows], sep=' ')
 write('short', 'mag.csv', ['date time', 'mx', 'my', 'mz'],
       [[iso(r[0] + 3600, sep=' ', zone='+01:00')] + [num(v) for v in r[7:10]] for r in rows[::5]])
+
+# MetaWear's MetaBase app: one file per sensor named for the device, the time and the sensor,
+# each `epoch (ms),time (-07:00),elapsed (s),x-axis (UNIT),…` (the local wall clock's UTC offset
+# where a unit would be); the accelerometer in g, the gyroscope in deg/s, the magnetometer in T at
+# 5 Hz.
+def local(t):
+    d = datetime.datetime.fromtimestamp(EPOCH + t, datetime.timezone(datetime.timedelta(hours=-7)))
+    return d.strftime('%Y-%m-%dT%H.%M.%S') + '.%03d' % round((EPOCH + t) % 1 * 1000)
+
+
+def metabase(sensor, unit, columns, scale, every=1):
+    name = 'MetaWear_2023-11-14T15.13.20.000_C8D2F1A1B2C3_%s_1.4.5.csv' % sensor
+    header = ['epoch (ms)', 'time (-07:00)', 'elapsed (s)'] + ['%s-axis (%s)' % (c, unit) for c in 'xyz']
+    write('metabase', name, header, [
+        ['%d' % round((EPOCH + r[0]) * 1000), local(r[0]), '%.3f' % r[0]] + [num(v * scale) for v in r[columns]]
+        for r in rows[::every]])
+
+
+metabase('Accelerometer', 'g', slice(4, 7), 1 / G)
+metabase('Gyroscope', 'deg/s', slice(1, 4), DEG)
+metabase('Magnetometer', 'T', slice(7, 10), 1e-6, every=5)

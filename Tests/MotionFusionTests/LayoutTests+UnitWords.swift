@@ -1,0 +1,81 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+@testable import MotionFusionIO
+
+/// Names read word by word: a temperature's word beside a sensor's (a temperature-compensated
+/// gyroscope), units spelled out after the axis, and columns that look like a sensor's axes but
+/// are not read, named in a note.
+extension LayoutTests {
+    /// The reference motion as a table: `time` (s), then each column a name and the value it
+    /// writes of a sample (nil: empty).
+    func referenceTable(_ columns: [(name: String, value: (SensorSample) -> Double?)]) -> String {
+        let rows = Self.reference.samples.map { s in
+            (["\(s.t)"] + columns.map { $0.value(s).map { "\($0)" } ?? "" }).joined(separator: ",")
+        }
+        return (["time," + columns.map(\.name).joined(separator: ",")] + rows).joined(separator: "\n") + "\n"
+    }
+
+    /// Reads a table written to a temporary file.
+    func read(table: String) throws -> Read {
+        let reader = try TraceFormat.open(path: TestData.writeTemporary(table), options: .init())
+        let base = try XCTUnwrap((reader as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        return Read(trace: try reader.readTrace(), layout: base.layout, names: base.rows.columnNames)
+    }
+
+    /// `gyro_temp_comp_x_dps` is a gyroscope (compensated for temperature) in deg/s, beside a
+    /// temperature that stays no sensor; `raw_acceleration_x_meters_per_s_squared` is an
+    /// accelerometer in m/s² (it was silently absent).
+    func testTemperatureCompensatedGyroscopeAndMetresPerSecondSquared() throws {
+        var columns: [(name: String, value: (SensorSample) -> Double?)] = [
+            ("temperature_celsius", { _ in 21.5 }), ("pressure_pascals", { _ in 101_325 }),
+        ]
+        for (k, axis) in ["x", "y", "z"].enumerated() {
+            columns.append(("gyro_temp_comp_\(axis)_dps", { $0.gyroscope.map { $0[k] * 180 / .pi } }))
+        }
+        for (k, axis) in ["x", "y", "z"].enumerated() {
+            columns.append(("raw_acceleration_\(axis)_meters_per_s_squared", { $0.accelerometer.map { $0[k] } }))
+        }
+        let r = try read(table: referenceTable(columns))
+        assertChosen(
+            r, time: "time", gyr: "gyro_temp_comp_x_dps", acc: "raw_acceleration_x_meters_per_s_squared", mag: nil)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        XCTAssertEqual(r.layout.units.accelerometer, 1)
+        // Read face up: acc z +9.81 within 0.05.
+        XCTAssertEqual(try XCTUnwrap(r.trace.samples[0].accelerometer).z, 9.81, accuracy: 0.05)
+        assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 1e-5)
+        XCTAssertFalse(r.notes.contains { $0.contains("ignoring") }, "\(r.notes)")
+        for name in [
+            "acc_x_m_per_s2", "acc_x_mps2", "acc_x_m_per_s_squared", "acc_x_meters_per_s_squared",
+            "accel_x_metres_per_second_squared",
+        ] {
+            XCTAssertEqual(ColumnLayout.match(name)?.unit, "m/s2", name)
+        }
+        // Without a sensor's word a temperature, pressure or altitude is still no axis.
+        for name in ["temp_x", "temperature_x", "altitude_z", "pressure_y_pascals"] {
+            XCTAssertNil(ColumnLayout.match(name), name)
+        }
+    }
+
+    /// A column that looks like a sensor's axis but that no rule reads (a unit not known) is named
+    /// in a note in any delimited file, not only a native one; estimates and columns without an
+    /// axis are not.
+    func testUnreadSensorLikeColumnsAreNamedInANote() throws {
+        var columns: [(name: String, value: (SensorSample) -> Double?)] = []
+        for (k, axis) in ["x", "y", "z"].enumerated() {
+            columns.append(("gyro_\(axis)_dps", { $0.gyroscope.map { $0[k] * 180 / .pi } }))
+        }
+        for (k, axis) in ["x", "y", "z"].enumerated() {
+            columns.append(("acc_\(axis)_furlongs", { $0.accelerometer.map { $0[k] } }))
+        }
+        columns += [("est_acceleration_x_gs", { _ in 0 }), ("gyro_integral_dt", { _ in 0.04 })]
+        let r = try read(table: referenceTable(columns))
+        assertChosen(r, time: "time", gyr: "gyro_x_dps", acc: nil, mag: nil)
+        let note = try XCTUnwrap(r.notes.first { $0.hasPrefix("ignoring unknown column(s)") }, "\(r.notes)")
+        XCTAssert(note.contains("'acc_x_furlongs', 'acc_y_furlongs', 'acc_z_furlongs'; "), note)
+        XCTAssert(note.contains("--columns"), note)
+        XCTAssertFalse(note.contains("est_acceleration") || note.contains("integral"), note)
+    }
+}
