@@ -469,11 +469,16 @@ public final class DelimitedTraceReader: SampleReader {
         ![.time, .timeNanoseconds, .gyroscopeTime, .accelerometerTime, .magnetometerTime].contains($0)
     }
 
-    /// Whether the current row holds no sensor value, ground truth or moving flag (all empty or
-    /// `nan`: a MicroStrain export's estimation-filter rows between its IMU rows, each with its
-    /// own time), counting it if so: such a row is skipped without a look at its time.
+    /// The bits of ``valueSlots`` in ``DelimitedRows/explicitNaNSlots``.
+    static let valueSlotBits = valueSlots.reduce(UInt64(0)) { $0 | 1 << UInt64($1.rawValue) }
+
+    /// Whether the current row holds no sensor value, ground truth or moving flag (every such
+    /// cell empty: a MicroStrain export's estimation-filter rows between its IMU rows, each with
+    /// its own time), counting it if so: such a row is skipped without a look at its time. A
+    /// cell that reads `nan` is a value written, not an empty cell: its row is read and checked.
     func skipsEmptyRow() -> Bool {
         for slot in Self.valueSlots where !values[slot.rawValue].isNaN { return false }
+        if rows.explicitNaNSlots & Self.valueSlotBits != 0 { return false }
         emptyRows += 1
         if firstEmptyRow == nil { firstEmptyRow = rows.lines.location(atByte: -1) }
         return true
