@@ -110,3 +110,43 @@ extension LayoutTests {
         XCTAssertNotNil(trace.samples[1].accelerometer)
     }
 }
+
+extension LayoutTests {
+    /// `--columns` naming a sensor keeps the sensor's own clock, found by its name as without
+    /// `--columns` (it once dropped it: "the accelerometer has no time column of its own");
+    /// `--columns acc_t=NAME` gives a clock whose name says nothing; a clock given without its
+    /// sensor is a usage error.
+    func testColumnsNamingASensorKeepsItsClock() throws {
+        var text = "acc_timestamp,ax1,ay1,az1,gyro_timestamp,gyro_x,gyro_y,gyro_z\n"
+        for k in 0..<30 { text += "\(Double(k) * 0.01 + 0.003),0,0,9.81,\(Double(k) * 0.01),0.01,0,0\n" }
+        let path = TestData.writeTemporary(text)
+        var options = DelimitedReadOptions()
+        options.columns = "acc=ax1"
+        let named = try TraceFormat.load(path: path, options: options)
+        XCTAssertEqual(named.samples.count, 60, "30 gyroscope and 30 accelerometer readings, 3 ms apart")
+        XCTAssertEqual(named.samples[0].t, 0, accuracy: 1e-12)
+        XCTAssertNotNil(named.samples[0].gyroscope)
+        XCTAssertEqual(named.samples[1].t, 0.003, accuracy: 1e-12)
+        XCTAssertNotNil(named.samples[1].accelerometer)
+        // Clocks whose names say nothing, given with their sensors.
+        var plain = "ta,ax1,ay1,az1,tg,gx1,gy1,gz1\n"
+        for k in 0..<30 { plain += "\(Double(k) * 0.01 + 0.003),0,0,9.81,\(Double(k) * 0.01),0.01,0,0\n" }
+        let unnamed = TestData.writeTemporary(plain)
+        options.columns = "acc=ax1,acc_t=ta,gyr=gx1,gyr_t=tg"
+        let given = try TraceFormat.load(path: unnamed, options: options)
+        XCTAssertEqual(given.samples.map(\.t), named.samples.map(\.t))
+        XCTAssertEqual(given.samples.map { $0.accelerometer != nil }, named.samples.map { $0.accelerometer != nil })
+        // A clock without its sensor times nothing: a usage error.
+        options.columns = "gyr=gx1,gyr_t=tg,acc_t=ta"
+        XCTAssertThrowsError(try TraceFormat.load(path: unnamed, options: options)) {
+            XCTAssertEqual(($0 as? TraceError)?.kind, .columnSpecification, "\($0)")
+            XCTAssert("\($0)".contains("--columns acc_t=…: the accelerometer it would time is not read"), "\($0)")
+        }
+        let r = CommandRunner.run(["info", unnamed, "--columns", "gyr=gx1,gyr_t=tg,acc_t=ta"])
+        XCTAssertEqual(r.status, 2, r.err)
+        options.columns = "acc=ax1,accx_t=ta"
+        XCTAssertThrowsError(try TraceFormat.load(path: unnamed, options: options)) {
+            XCTAssertEqual(($0 as? TraceError)?.kind, .columnSpecification, "\($0)")
+        }
+    }
+}

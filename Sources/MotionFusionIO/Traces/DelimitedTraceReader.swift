@@ -297,6 +297,14 @@ public final class DelimitedTraceReader: SampleReader {
                     // What --columns leaves is read from the names, as without it.
                     try layout.fill(fromNames: names, file: file)
                 }
+                // A sensor's own clock given without the sensor would time nothing.
+                for (g, slot) in ColumnLayout.clockSlots.enumerated()
+                where layout.columns[slot] != nil && !layout.has(ColumnLayout.groups[g].slots[0]) {
+                    fromOptions = true
+                    throw ColumnSpecError(
+                        "--columns \(slot.name)=…: the \(ColumnLayout.groups[g].label) it would time is not read (give it too: --columns \(ColumnLayout.groups[g].key)=NAME)"
+                    )
+                }
             } else {
                 guard !rows.names.isEmpty else {
                     fromOptions = true
