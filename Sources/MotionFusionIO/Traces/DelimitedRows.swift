@@ -173,6 +173,10 @@ public final class DelimitedRows {
             !header.isEmpty && dataCount == columnCount + 1 && d.separatorByte != 0
             && firstData.map { TextDialect.endsWithSeparator($0, d.separatorByte) } == true
         slotCount = max(1, columnCount)
+        // From here the rows' shape tells a quoted line break from a stray quote.
+        lines.fieldSeparator = d.separatorByte
+        lines.rowFields = columnCount
+        lines.rowsEndWithSeparator = rowsEndWithSeparator
         offsetCapacity = 1
         fieldOffsets = .allocate(capacity: 1)
         fieldOffsets.initialize(to: 0)
