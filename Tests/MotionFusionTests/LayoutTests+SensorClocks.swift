@@ -250,4 +250,27 @@ extension LayoutTests {
             XCTAssertEqual(e?.location.column, 26, "\($0)")
         }
     }
+
+    /// A sensor's own clock of date-times is refused at its first cell, naming `--columns t=`,
+    /// which reads the file (it said only "not a number").
+    func testDateTimesInASensorClockNameTheFix() throws {
+        var text = "gyro_timestamp,gyro_x,gyro_y,gyro_z,acc_timestamp,acc_x,acc_y,acc_z\n"
+        for k in 0..<30 {
+            text += String(format: "2024-03-01T12:00:%02d.000Z,0.01,0,0,2024-03-01T12:00:%02d.003Z,0,0,9.81\n", k, k)
+        }
+        let path = TestData.writeTemporary(text)
+        XCTAssertThrowsError(try TraceFormat.load(path: path)) {
+            let e = $0 as? TraceError
+            XCTAssertEqual(e?.kind, .malformedNumber, "\($0)")
+            XCTAssertEqual(e?.location.line, 2)
+            XCTAssertEqual(e?.location.column, 1)
+            XCTAssert(e?.message.contains("is a date-time") == true, "\($0)")
+            XCTAssert(e?.message.contains("--columns t='gyro_timestamp'") == true, "\($0)")
+        }
+        var options = DelimitedReadOptions()
+        options.columns = "t=gyro_timestamp"
+        let trace = try TraceFormat.load(path: path, options: options)
+        XCTAssertEqual(trace.samples.count, 30)
+        XCTAssertEqual(trace.samples[1].t - trace.samples[0].t, 1, accuracy: 1e-6)
+    }
 }

@@ -102,8 +102,29 @@ extension DelimitedTraceReader {
             let scale = given.explicit.contains("t") && !given.timeIsCount ? given.time : stated ?? found ?? 1
             clocks.append(SensorClock(sensor: sensor, slot: slot, scale: scale, name: name))
         }
+        try refuseDateTimes(clocks, layout, rows)
         try checkOneTimeBase(clocks, layout, rows, names: names)
         return clocks
+    }
+
+    /// Throws at the first cell of a sensor's own clock that holds a date-time (ISO 8601, or with
+    /// a space): such a clock is read as a number, and the time column reads date-times, so the
+    /// fix is to time every reading by it, `--columns t=NAME`.
+    static func refuseDateTimes(_ clocks: [SensorClock], _ layout: ColumnLayout, _ rows: DelimitedRows) throws {
+        let peeked = peekRows(rows, count: TraceFormat.proposalRows)
+        for clock in clocks {
+            guard let slot = clock.slot, let c = layout.columns[slot] else { continue }
+            guard
+                let cell = peeked.lazy.compactMap({ c < $0.fields.count ? $0.fields[c] : nil })
+                    .first(where: { !$0.text.trimmingSpaces.isEmpty })
+            else { continue }
+            let text = cell.text.trimmingSpaces
+            guard Double(text) == nil, DateTimeText.seconds(text) != nil else { continue }
+            throw TraceError(
+                .malformedNumber, SourceLocation(file: rows.name, line: cell.line, column: cell.column),
+                "'\(text.escapedForMessage)' in column '\(clock.name.escapedForMessage)', the \(clock.sensor.rawValue)'s own clock, is a date-time: a sensor's own clock is read as a number (s, or the unit its name or --units t= gives); to time every reading by this clock, which the time column reads as date-times, pass --columns t='\(clock.name.escapedForMessage)'"
+            )
+        }
     }
 
     /// Whether times `a` and `b` (s) of two clocks whose steps are `steps` (s, nil when not
