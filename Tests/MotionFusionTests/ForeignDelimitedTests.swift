@@ -251,6 +251,61 @@ final class ForeignDelimitedTests: XCTestCase {
         assertSameSamples(plain, skipped)
     }
 
+    /// A quoted note over two lines whose second line starts with a number or a time and a comma
+    /// (`"lap 1\n2, slower"`, `"stop\n10:30, paused"`, `"heading N\nE, then south"`), or whose
+    /// closing quote has a space after it, stays in its field: it once made the second line a
+    /// row, an error ("'slower\"' … is not a number") or a row that is not data, which `--strict`
+    /// refused. The rows' shape decides (the record has the header's fields; the note's first
+    /// line and the line going on it are not each a row), and the file's own separator only: in a
+    /// `;` file with decimal commas, `"Strecke\n2,5 km"` is a note. A note in a middle column
+    /// goes on the same way. Stray quotes are still stray (testStrayQuotesSwallowNoRows).
+    func testQuotedLineBreakBeforeANumberAndACommaStaysInItsField() throws {
+        let plain = try load(Self.plain)
+        let header = Self.header + ",Note"
+        for note in [
+            "\"lap 1\n2, slower\"", "\"stop\n10:30, paused\"", "\"heading N\nE, then south\"", "\"a\nb\" ",
+            "\"lap 1\n2, slower\nthen 3, faster\"",
+        ] {
+            var rows = Self.rows().map { $0 + "," }
+            rows[30] += note
+            let text = ([header] + rows).joined(separator: "\n") + "\n"
+            let noted = try load(text)
+            assertSameSamples(plain, noted)
+            XCTAssertFalse(noted.warnings.contains { $0.message.contains("not data") }, "\(noted.warnings)")
+            let path = TestData.writeTemporary(text)
+            let strict = CommandRunner.run(["info", path, "--strict"])
+            XCTAssertEqual(strict.status, 0, "\(note): \(strict.err)")
+            // A damaged number after the note is named at its own line of the file.
+            var damaged = rows
+            damaged[40] = damaged[40].replacingOccurrences(of: ",0.01,", with: ",0.0x1,")
+            XCTAssertThrowsError(try load(([header] + damaged).joined(separator: "\n") + "\n")) {
+                let lines = note.filter { $0 == "\n" }.count
+                XCTAssertEqual(($0 as? TraceError)?.location.line, 42 + lines, "\(note): \($0)")
+            }
+        }
+        // A note in a middle column.
+        let middle =
+            ["Note," + Self.header]
+            + Self.rows().enumerated().map { $0 == 30 ? "\"lap 1\n2, slower\"," + $1 : "," + $1 }
+        assertSameSamples(plain, try load(middle.joined(separator: "\n") + "\n"))
+        // Semicolons and decimal commas.
+        let semicolons = { (rows: [String]) in
+            rows.map { $0.replacingOccurrences(of: ",", with: ";").replacingOccurrences(of: ".", with: ",") }
+        }
+        var german = semicolons(Self.rows()).map { $0 + ";" }
+        german[30] += "\"Strecke\n2,5 km\""
+        let semicolonFile = ([semicolons([header])[0]] + german).joined(separator: "\n") + "\n"
+        let decimal = try load(semicolonFile)
+        XCTAssertEqual(decimal.samples.count, 120)
+        XCTAssertEqual(decimal.samples.map(\.t), plain.samples.map(\.t))
+        XCTAssertFalse(decimal.warnings.contains { $0.message.contains("not data") }, "\(decimal.warnings)")
+        // A stray quote in a ';' file still swallows no rows: the next line starts as a data row.
+        var stray = semicolons(Self.rows()).map { $0 + ";" }
+        stray[30] += "\"ditto"
+        let strayTrace = try load(([semicolons([header])[0]] + stray).joined(separator: "\n") + "\n")
+        XCTAssertEqual(strayTrace.samples.count, 120)
+    }
+
     /// A row of numbers separated by another delimiter than the file's (`;` or tabs in a comma
     /// file) is a value fault of its own, at its file:line:column: dropped and reported as a row
     /// with another delimiter, not as a row that is not data.

@@ -49,10 +49,45 @@ extension LayoutTests {
             path: TestData.writeTemporary("acc_x,acc_y,acc_z\n0,0,9.8\n,,\n0,0,9.8\n"), options: rate)
         XCTAssertEqual(timed.samples.map(\.t), [0, 0.2])
         // Every row so: nothing to read, an error at the first.
-        let empty = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,,,\n0.01,nan,nan,nan\n")
+        let empty = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,,,\n0.01,,,\n")
         XCTAssertThrowsError(try TraceFormat.load(path: empty)) {
             XCTAssertEqual(($0 as? TraceError)?.kind, .empty)
             XCTAssertEqual(($0 as? TraceError)?.location.line, 2)
         }
+        // A row of `nan` is a sample, not an empty row (testRowOfExplicitNaNIsASampleNotAnEmptyRow).
+        let nan = try TraceFormat.load(path: TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,,,\n0.01,nan,nan,nan\n"))
+        XCTAssertEqual(nan.samples.map(\.t), [0.01])
+        XCTAssertNil(nan.samples[0].accelerometer)
+    }
+
+    /// A row whose sensor cells read `nan` holds values written as not a number, not empty
+    /// cells: it is a sample, checked as every row is (it was skipped as a row holding no value,
+    /// so its repeated time went unreported and `--strict` let it pass), and the file `convert`
+    /// writes with a repaired fault as `nan,nan,nan` reads back to as many samples. A row of
+    /// empty cells is still skipped and counted.
+    func testRowOfExplicitNaNIsASampleNotAnEmptyRow() throws {
+        let text =
+            "t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n0.01,nan,NaN,nan\n0.02,0,0,9.8\n0.02,,,\n0.03,0,0,9.8\n"
+        let path = TestData.writeTemporary(text)
+        let reader = try TraceFormat.open(path: path)
+        let trace = try reader.readTrace()
+        XCTAssertEqual(trace.samples.map(\.t), [0, 0.01, 0.01, 0.02, 0.03])
+        XCTAssertNil(trace.samples[2].accelerometer)
+        XCTAssertEqual(reader.faults.tallies[.duplicateTime]?.count, 1)
+        XCTAssertEqual(reader.faults.tallies[.duplicateTime]?.first.line, 4)
+        XCTAssert(
+            trace.warnings.contains {
+                $0.message.hasPrefix("skipped 1 row(s) holding no sensor value") && $0.location.line == 6
+            }, "\(trace.warnings)")
+        let strict = CommandRunner.run(["info", path, "--strict"])
+        XCTAssertEqual(strict.status, 1, strict.err)
+        XCTAssert(strict.err.contains("\(path):4:1: time 0.01 s repeats the previous row's"), strict.err)
+        // What convert writes for a repaired fault reads back as one sample per row.
+        let faulty = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,inf,9.8\n0.02,0,0,9.8\n")
+        let converted = try CommandRunner.process(["convert", faulty, "--output", "-"])
+        XCTAssertEqual(converted.status, 0, converted.err)
+        XCTAssert(converted.out.contains("0.01,nan,nan,nan"), converted.out)
+        let again = try TraceFormat.load(path: TestData.writeTemporary(converted.out))
+        XCTAssertEqual(again.samples.map(\.t), try TraceFormat.load(path: faulty).samples.map(\.t))
     }
 }

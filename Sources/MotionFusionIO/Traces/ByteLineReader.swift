@@ -15,9 +15,9 @@ protocol ByteSource: AnyObject {
 /// A "line" is a record in the sense of RFC 4180: a line break inside a quoted field (`"Pixel 7\nPro"`,
 /// a quote opening at a field's start) does not end it, so a quoted comment or device name written
 /// over two lines stays one field. A quote still open after ``maximumRecordLines`` lines, or at the
-/// end of the input, or followed by a line that starts as a data row or misplaces the closing quote
-/// (``continuesField(_:_:_:)``), is no quoted field: the line ends at its own line break, as
-/// without quotes.
+/// end of the input, or followed by a line that misplaces the closing quote or starts as a data
+/// row does (``Continuation``) where the rows' shape does not say it goes on the field, is no
+/// quoted field: the line ends at its own line break, as without quotes.
 /// ``lineNumber`` counts the lines of the file, and ``location(atByte:)`` turns a byte of the
 /// record into the line and column it is on.
 public final class ByteLineReader {
@@ -54,6 +54,14 @@ public final class ByteLineReader {
 
     /// Most lines of the file one record may span through quoted line breaks (64).
     public static let maximumRecordLines = 64
+
+    /// The file's field separator once the reader of its rows knows it (0: runs of spaces or
+    /// tabs), the number of fields of its rows, and whether its rows end with a separator of
+    /// their own (one field more, empty). With them a quoted line break is told from a stray
+    /// quote by the rows' shape (``Continuation/dataRow``); before, by `,` `;` or a tab alone.
+    public var fieldSeparator: UInt8?
+    public var rowFields: Int?
+    public var rowsEndWithSeparator = false
 
     /// The name standard input gets in messages.
     public static let standardInputName = "stdin"
@@ -257,6 +265,9 @@ public final class ByteLineReader {
         let recordOffset = from - start
         var searchOffset = recordOffset
         var firstBreak: Int?
+        // The first line going on the quoted field that starts as a data row does (offsets
+        // from `start`): the record is one row only if its shape says so (``isOneRow``).
+        var doubtful: Range<Int>?
         var open = false
         var spanned = 1
         while true {
@@ -264,8 +275,14 @@ public final class ByteLineReader {
             let searchStart = start + searchOffset
             if let nl = memchr(buffer + searchStart, 0x0A, end - searchStart) {
                 let lineEnd = buffer.distance(to: nl.assumingMemoryBound(to: UInt8.self))
-                if open && !Self.continuesField(buffer, searchStart, lineEnd) {
-                    return (lineStart, contentEnd(lineStart, start + firstBreak!), start + firstBreak! + 1, 1)
+                if open {
+                    switch Self.continuation(buffer, searchStart, lineEnd, separator: fieldSeparator) {
+                    case .continues: break
+                    case .dataRow where rowFields != nil:
+                        doubtful = doubtful ?? (searchStart - start)..<(lineEnd - start)
+                    case .dataRow, .breaks:
+                        return (lineStart, contentEnd(lineStart, start + firstBreak!), start + firstBreak! + 1, 1)
+                    }
                 }
                 if open || memchr(buffer + searchStart, 0x22, lineEnd - searchStart) != nil {
                     open = Self.quoteOpen(buffer, searchStart, lineEnd, open: open, recordStart: lineStart)
@@ -276,16 +293,27 @@ public final class ByteLineReader {
                     searchOffset = lineEnd + 1 - start
                     continue
                 }
-                let recordEnd = open ? start + firstBreak! : lineEnd
-                return (lineStart, contentEnd(lineStart, recordEnd), recordEnd + 1, open ? 1 : spanned)
+                if open || !isOneRow(lineStart..<lineEnd, firstBreak: firstBreak, doubtful: doubtful) {
+                    let recordEnd = firstBreak.map { start + $0 } ?? lineEnd
+                    return (lineStart, contentEnd(lineStart, recordEnd), recordEnd + 1, 1)
+                }
+                return (lineStart, contentEnd(lineStart, lineEnd), lineEnd + 1, spanned)
             }
             if eof {
                 guard lineStart < end else { return nil }
                 if open, let firstBreak {
                     // The last line, without a line break of its own, may still close the field.
                     let last = start + searchOffset
-                    if Self.continuesField(buffer, last, end)
-                        && !Self.quoteOpen(buffer, last, end, open: true, recordStart: lineStart)
+                    var goesOn = false
+                    switch Self.continuation(buffer, last, end, separator: fieldSeparator) {
+                    case .continues: goesOn = true
+                    case .dataRow where rowFields != nil:
+                        goesOn = true
+                        doubtful = doubtful ?? (last - start)..<(end - start)
+                    case .dataRow, .breaks: break
+                    }
+                    if goesOn && !Self.quoteOpen(buffer, last, end, open: true, recordStart: lineStart)
+                        && isOneRow(lineStart..<end, firstBreak: firstBreak, doubtful: doubtful)
                     {
                         return (lineStart, contentEnd(lineStart, end), end, spanned)
                     }
@@ -297,44 +325,90 @@ public final class ByteLineReader {
         }
     }
 
+    /// Whether the record `record` (buffer offsets), whose quoted field goes on past its first
+    /// line (ending at `firstBreak`, from ``start``), is one row, when a line going on the field
+    /// (`doubtful`, from ``start``) starts as a data row does (`2, slower"` under `"lap 1`): the
+    /// record has the rows' fields, and its first line and that line are not each a row of their
+    /// own (a ditto mark `"` ending a row over a row ending with one too is two stray quotes).
+    /// Without such a line it is.
+    private func isOneRow(_ record: Range<Int>, firstBreak: Int?, doubtful: Range<Int>?) -> Bool {
+        guard let doubtful, let firstBreak else { return true }
+        guard let fields = rowFields, let separator = fieldSeparator else { return false }
+        let dialect = TextDialect(separator: separator == 0 ? .whitespace : .byte(separator))
+        func isRow(_ from: Int, _ to: Int) -> Bool {
+            let to = contentEnd(from, to)
+            guard to > from else { return false }
+            let n = FieldSplitter(dialect: dialect).forEachField(UnsafePointer(buffer + from), to - from) { _, _, _ in }
+            return n == fields || (rowsEndWithSeparator && n == fields + 1)
+        }
+        return isRow(record.lowerBound, record.upperBound)
+            && !(isRow(record.lowerBound, start + firstBreak)
+                && isRow(start + doubtful.lowerBound, start + doubtful.upperBound))
+    }
+
     /// The end of a line's content: `lineEnd` less a carriage return before it.
     @inline(__always)
     private func contentEnd(_ lineStart: Int, _ lineEnd: Int) -> Int {
         lineEnd > lineStart && buffer[lineEnd - 1] == 0x0D ? lineEnd - 1 : lineEnd
     }
 
-    /// Whether the line `p[from..<to]` can go on a quoted field left open by the line before. It
-    /// cannot when it starts as a data row does, with a first field of a number or a time
-    /// (digits, signs, `.`, `e`, `E`, `:`, `T`, `Z`, spaces) ended by a separator (`,` `;` or a
-    /// tab), nor when the quote that would close the field is followed by anything but a
-    /// separator, a carriage return or the line's end (`"t","gyr_x"` after a comment's stray
-    /// quote). The line is then a row of its own, and the quote that opened the field a stray one:
-    /// a ditto mark, an unbalanced quote in a note.
-    static func continuesField(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Bool {
+    /// How the line `p[from..<to]` goes on a quoted field left open by the line before.
+    enum Continuation {
+        /// It goes on the field.
+        case continues
+        /// It starts as a data row does, with a first field of a number or a time (digits,
+        /// signs, `.`, `e`, `E`, `:`, `T`, `Z`, spaces; a decimal comma in a file of another
+        /// separator) ended by a separator: a row of its own after a stray quote (a ditto mark,
+        /// an unbalanced quote in a note), unless the rows' shape says it goes on the field
+        /// (``ByteLineReader/isOneRow(_:firstBreak:doubtful:)``).
+        case dataRow
+        /// The quote that would close the field is followed by anything but spaces and then a
+        /// separator, a carriage return or the line's end (`"t","gyr_x"` after a comment's stray
+        /// quote): the line is a row of its own.
+        case breaks
+    }
+
+    /// How the line `p[from..<to]` goes on a quoted field left open by the line before
+    /// (``Continuation``). The separators are the file's `separator` once known (0: spaces and
+    /// tabs), else `,` `;` and a tab.
+    static func continuation(_ p: UnsafePointer<UInt8>, _ from: Int, _ to: Int, separator: UInt8?) -> Continuation {
+        @inline(__always) func isSeparator(_ c: UInt8) -> Bool {
+            switch separator {
+            case nil: return c == 0x2C || c == 0x3B || c == 0x09
+            case 0: return c == 0x20 || c == 0x09
+            case let s?: return c == s
+            }
+        }
+        // A comma is a decimal comma in a file whose separator is known to be another.
+        let decimalComma = separator != nil && separator != 0x2C
         var i = from
         var numeric = true
         while i < to {
-            switch p[i] {
-            case 0x2C, 0x3B, 0x09:
-                if numeric && i > from { return false }
-                numeric = false
-            case 0x22:
+            let c = p[i]
+            if c == 0x22 {
                 if i + 1 < to && p[i + 1] == 0x22 {
                     numeric = false
                     i += 2
                     continue
                 }
-                guard i + 1 < to else { return true }
-                switch p[i + 1] {
-                case 0x2C, 0x3B, 0x09, 0x0D: return true
-                default: return false
+                var k = i + 1
+                while k < to && (p[k] == 0x20 || p[k] == 0x09) && !isSeparator(p[k]) { k += 1 }
+                guard k < to else { return .continues }
+                return isSeparator(p[k]) || p[k] == 0x0D ? .continues : .breaks
+            }
+            if isSeparator(c) {
+                if numeric && i > from { return .dataRow }
+                numeric = false
+            } else {
+                switch c {
+                case 0x30...0x39, 0x2B, 0x2D, 0x2E, 0x65, 0x45, 0x3A, 0x54, 0x5A, 0x20: break
+                case 0x2C where decimalComma: break
+                default: numeric = false
                 }
-            case 0x30...0x39, 0x2B, 0x2D, 0x2E, 0x65, 0x45, 0x3A, 0x54, 0x5A, 0x20: break
-            default: numeric = false
             }
             i += 1
         }
-        return true
+        return .continues
     }
 
     /// Whether a quoted field is open at `p[to]`, given whether one was at `p[from]`: a quote at a

@@ -534,9 +534,11 @@ extension ColumnLayout {
         {
             try layout.units.set("t", "us", strictly: false)
         }
-        // A sensor's own clock (per-sensor time columns), for the sensors the layout has; not
-        // when the time is given (`--columns t=…` times every sensor by one clock).
-        for (g, slot) in clockSlots.enumerated() where !given.contains("t") && layout.has(groups[g].slots[0]) {
+        // A sensor's own clock (per-sensor time columns), for the sensors the layout has or
+        // `--columns` gives (`given`); not when the time is given (`--columns t=…` times every
+        // sensor by one clock).
+        for (g, slot) in clockSlots.enumerated()
+        where !given.contains("t") && (layout.has(groups[g].slots[0]) || given.contains(groups[g].key)) {
             let clocks = matches.filter { $0.match.quantity == .sensorTime(group: g) }
             if clocks.count > 1 { throw ambiguous(clocks[0].column, clocks[1].column, "the \(groups[g].label)'s time") }
             if let clock = clocks.first { layout.columns[slot] = clock.column }

@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -98,8 +99,8 @@ public struct ColumnLayout: Sendable, Equatable {
         }
     }
 
-    /// Parses `--columns KEY=COL,…`: KEY is `t`, `gyr`, `acc`, `mag`, `gt` (quaternion w,x,y,z) or
-    /// `moving`; COL is a 1-based column number or an exact header name (of `names`, else of
+    /// Parses `--columns KEY=COL,…`: KEY is `t`, `gyr`, `acc`, `mag`, `gt` (quaternion w,x,y,z),
+    /// `moving`, or a sensor's own clock `gyr_t`, `acc_t`, `mag_t`; COL is a 1-based column number or an exact header name (of `names`, else of
     /// `otherNames`: the names joined with a second header row). A sensor names its x column (the
     /// quaternion its w column) and the other axes follow in the next columns.
     public mutating func setColumns(
@@ -147,9 +148,22 @@ public struct ColumnLayout: Sendable, Equatable {
             case "moving":
                 try take("moving", column..<column + 1)
                 columns[.moving] = column
+            case _ where key.hasSuffix("_t") && key.count > 2:
+                // A sensor's own clock: `acc_t=acc_timestamp` (the name ``Slot/name`` gives it).
+                let sensor = key.dropLast(2)
+                guard
+                    let g = Self.groups.prefix(3).firstIndex(where: { $0.key == sensor || $0.label.hasPrefix(sensor) })
+                else {
+                    throw ColumnSpecError(
+                        "--columns: unknown key '\(name)'; a sensor's own clock is gyr_t, acc_t or mag_t")
+                }
+                try take("\(Self.groups[g].key)_t", column..<column + 1)
+                columns[Self.clockSlots[g]] = column
             default:
                 guard let g = Self.groups.first(where: { $0.key == key || $0.label.hasPrefix(key) }) else {
-                    throw ColumnSpecError("--columns: unknown key '\(name)'; use t, gyr, acc, mag, gt or moving")
+                    throw ColumnSpecError(
+                        "--columns: unknown key '\(name)'; use t, gyr, acc, mag, gt, moving, or a sensor's own clock gyr_t, acc_t or mag_t"
+                    )
                 }
                 guard column + g.slots.count <= columnCount else {
                     throw ColumnSpecError(

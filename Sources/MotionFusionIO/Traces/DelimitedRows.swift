@@ -45,6 +45,9 @@ public final class DelimitedRows {
     @exclusivity(unchecked) public private(set) var junkRows = 0
     /// The line of the first row dropped as not data, and its text.
     @exclusivity(unchecked) public private(set) var firstJunk: (location: SourceLocation, text: String)?
+    /// The slots (those below 64, as bits `1 << slot`) of the current row whose cell holds an
+    /// explicit `nan` rather than nothing: both parse as NaN, but only an empty cell is no value.
+    @exclusivity(unchecked) public private(set) var explicitNaNSlots: UInt64 = 0
     /// Rows of numbers dropped because another delimiter separates their fields (``foreignSeparator``).
     @exclusivity(unchecked) public private(set) var foreignRows = 0
     /// The first of them: its line and the column of its first delimiter, and its text with the
@@ -170,6 +173,10 @@ public final class DelimitedRows {
             !header.isEmpty && dataCount == columnCount + 1 && d.separatorByte != 0
             && firstData.map { TextDialect.endsWithSeparator($0, d.separatorByte) } == true
         slotCount = max(1, columnCount)
+        // From here the rows' shape tells a quoted line break from a stray quote.
+        lines.fieldSeparator = d.separatorByte
+        lines.rowFields = columnCount
+        lines.rowsEndWithSeparator = rowsEndWithSeparator
         offsetCapacity = 1
         fieldOffsets = .allocate(capacity: 1)
         fieldOffsets.initialize(to: 0)
@@ -336,6 +343,7 @@ public final class DelimitedRows {
         }
         if rowsEndWithSeparator && p[n - 1] == dialect.separatorByte { n -= 1 }
         for k in 0..<valueCount { values[k] = .nan }
+        explicitNaNSlots = 0
         let columns = columnCount
         let slots = slotOfColumn
         let fieldOffsets = self.fieldOffsets
@@ -385,7 +393,9 @@ public final class DelimitedRows {
                 j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
                 if slot >= 0 {
                     switch DecimalParser.parse(p, i, j, point: point, exponentOffset: exponent) {
-                    case .value(let v): values[slot] = v
+                    case .value(let v):
+                        values[slot] = v
+                        if v.isNaN && slot < 64 { explicitNaNSlots |= 1 << UInt64(slot) }
                     case .empty: values[slot] = .nan
                     case .malformed(let off):
                         let text = FieldSplitter.text(p, i, j)

@@ -102,76 +102,175 @@ extension DelimitedTraceReader {
             let scale = given.explicit.contains("t") && !given.timeIsCount ? given.time : stated ?? found ?? 1
             clocks.append(SensorClock(sensor: sensor, slot: slot, scale: scale, name: name))
         }
+        try refuseDateTimes(clocks, layout, rows)
         try checkOneTimeBase(clocks, layout, rows, names: names)
         return clocks
     }
 
-    /// Throws unless the sensors' own clocks share one time base in the first data rows: in the
-    /// first row holding two clocks' times, these lie at most ``sameBaseSteps`` steps of the
-    /// slower clock apart, and at most ``sameUnitSteps`` when the clocks' steps differ as ms from
-    /// ns do. Nothing is consumed (a stream's rows are looked at as they wait to be read).
+    /// Throws at the first cell of a sensor's own clock that holds a date-time (ISO 8601, or with
+    /// a space): such a clock is read as a number, and the time column reads date-times, so the
+    /// fix is to time every reading by it, `--columns t=NAME`.
+    static func refuseDateTimes(_ clocks: [SensorClock], _ layout: ColumnLayout, _ rows: DelimitedRows) throws {
+        let peeked = peekRows(rows, count: TraceFormat.proposalRows)
+        for clock in clocks {
+            guard let slot = clock.slot, let c = layout.columns[slot] else { continue }
+            guard
+                let cell = peeked.lazy.compactMap({ c < $0.fields.count ? $0.fields[c] : nil })
+                    .first(where: { !$0.text.trimmingSpaces.isEmpty })
+            else { continue }
+            let text = cell.text.trimmingSpaces
+            guard Double(text) == nil, DateTimeText.seconds(text) != nil else { continue }
+            throw TraceError(
+                .malformedNumber, SourceLocation(file: rows.name, line: cell.line, column: cell.column),
+                "'\(text.escapedForMessage)' in column '\(clock.name.escapedForMessage)', the \(clock.sensor.rawValue)'s own clock, is a date-time: a sensor's own clock is read as a number (s, or the unit its name or --units t= gives); to time every reading by this clock, which the time column reads as date-times, pass --columns t='\(clock.name.escapedForMessage)'"
+            )
+        }
+    }
+
+    /// Whether times `a` and `b` (s) of two clocks whose steps are `steps` (s, nil when not
+    /// known) cannot be on one time base: more than ``sameBaseSteps`` steps of the slower clock
+    /// apart, or more than ``sameUnitSteps`` when one clock's steps are about 10³, 10⁶ or 10⁹
+    /// times the other's (within ``SensorFilesImporter/rateSpread``). Returns how far apart, in
+    /// the slower clock's steps, and that factor if any; nil when they may share a base.
+    static func timeBaseGap(_ a: Double, _ b: Double, steps: (Double?, Double?)) -> (
+        apart: Double, factor: Double?
+    )? {
+        // Called for every reading of a file with sensor clocks: no allocation on the way.
+        let slower: Double
+        switch steps {
+        case (let s0?, let s1?): slower = max(s0, s1)
+        case (let s0?, nil): slower = s0
+        case (nil, let s1?): slower = s1
+        case (nil, nil): return nil
+        }
+        guard a.isFinite, b.isFinite, slower > 0 else { return nil }
+        let apart = abs(a - b) / slower
+        guard apart > sameUnitSteps else { return nil }
+        var factor: Double?
+        if let s0 = steps.0, let s1 = steps.1, s0 > 0, s1 > 0 {
+            let ratio = max(s0, s1) / min(s0, s1)
+            let spread = SensorFilesImporter.rateSpread
+            factor = [1e3, 1e6, 1e9].first { ratio >= $0 / spread && ratio <= $0 * spread }
+        }
+        guard apart > sameBaseSteps || (apart > sameUnitSteps && factor != nil) else { return nil }
+        return (apart, factor)
+    }
+
+    /// The error for two clocks not on one time base: `a` read `aText` at `aLine`, `b` read
+    /// `bText` at `location` (the same line, or a nearby one), `gap` apart (``timeBaseGap``).
+    static func timeBaseError(
+        _ location: SourceLocation, a: String, aText: String, aLine: Int, b: String, bText: String,
+        gap: (apart: Double, factor: Double?)
+    ) -> TraceError {
+        func g(_ v: Double) -> String { String(printf: "%.4g", v) }
+        let why =
+            gap.factor.map { ", and one's steps are about \(g($0)) times the other's, as ms beside µs or ns would be" }
+            ?? ""
+        let place =
+            aLine == location.line
+            ? "on this row '\(a.escapedForMessage)' reads \(aText.escapedForMessage) and '\(b.escapedForMessage)' \(bText.escapedForMessage)"
+            : "'\(b.escapedForMessage)' reads \(bText.escapedForMessage) here, and '\(a.escapedForMessage)' \(aText.escapedForMessage) on line \(aLine), its nearest reading"
+        return TraceError(
+            .inconsistentClocks, location,
+            "the sensors' clocks are not on one time base: \(place), \(g(gap.apart)) steps of the slower clock apart\(why); each sensor cannot be timed by its own clock. Time every reading by one of them with --columns t=NAME (e.g. --columns t='\(a.escapedForMessage)'), or, when only their units differ, give each time column its unit in the header ('NAME (ms)', 'NAME (ns)')"
+        )
+    }
+
+    /// Throws unless the clocks share one time base in the first data rows (the sensors' own
+    /// clocks, and the time column when it times a sensor without one): of each two clocks,
+    /// the readings on the nearest rows (one row when it holds both; clocks read on alternate
+    /// rows, or one starting some rows late, are compared across rows) are not too far apart
+    /// (``timeBaseGap(_:_:steps:)``). Nothing is consumed (a stream's rows are looked at as they
+    /// wait to be read). Beyond these rows, ``SensorClockRows`` compares the clocks as it reads.
     static func checkOneTimeBase(
         _ clocks: [SensorClock], _ layout: ColumnLayout, _ rows: DelimitedRows, names: [String]
     ) throws {
-        let own = clocks.filter { $0.slot != nil }
-        guard own.count >= 2 else { return }
+        // Each clock once: the time column stands for every sensor it times.
+        var columns = [(column: Int, scale: Double, name: String)]()
+        for clock in clocks {
+            if let slot = clock.slot, let c = layout.columns[slot] {
+                columns.append((c, clock.scale, clock.name))
+            } else if clock.slot == nil, let c = layout.columns[.time], !columns.contains(where: { $0.column == c }) {
+                columns.append((c, layout.units.time, clock.name))
+            }
+        }
+        guard columns.count >= 2, clocks.contains(where: { $0.slot != nil }) else { return }
         let peeked = peekRows(rows, count: TraceFormat.proposalRows)
         let comma = rows.dialect.decimalPoint == UInt8(ascii: ",")
-        let times: [[(text: String, t: Double, column: Int)?]] = own.map { clock in
-            let c = layout.columns[clock.slot!]!
-            return peeked.map { row in
-                guard c < row.fields.count else { return nil }
-                let text = row.fields[c].text
-                guard let v = Double(comma ? text.replacing(",", with: ".") : text) else { return nil }
-                return (text, v * clock.scale, row.fields[c].column)
+        typealias Time = (text: String, t: Double, line: Int, column: Int)
+        let times: [[Time?]] = columns.map { clock in
+            peeked.map { row -> Time? in
+                guard clock.column < row.fields.count else { return nil }
+                let cell = row.fields[clock.column]
+                let text = cell.text.trimmingSpaces
+                if let v = Double(comma ? text.replacing(",", with: ".") : text) {
+                    return (text, v * clock.scale, cell.line, cell.column)
+                }
+                // A time column of date-times: seconds since the epoch.
+                if clock.column == layout.columns[.time], let v = DateTimeText.seconds(text) {
+                    return (text, v, cell.line, cell.column)
+                }
+                return nil
             }
         }
         let steps = times.map { column -> Double? in
             let ts = column.compactMap { $0?.t }
             return UnitCheck.median(zip(ts, ts.dropFirst()).compactMap { $1 > $0 ? $1 - $0 : nil })
         }
-        func g(_ v: Double) -> String { String(printf: "%.4g", v) }
-        for j in own.indices.dropFirst() {
-            guard let r = peeked.indices.first(where: { times[0][$0] != nil && times[j][$0] != nil }),
-                let a = times[0][r], let b = times[j][r],
-                let slower = [steps[0], steps[j]].compactMap({ $0 }).max(), slower > 0
-            else { continue }
-            let apart = abs(a.t - b.t) / slower
-            var unitsDiffer: Double?
-            if let s0 = steps[0], let sj = steps[j] {
-                let ratio = max(s0, sj) / min(s0, sj)
-                let spread = SensorFilesImporter.rateSpread
-                unitsDiffer = [1e3, 1e6, 1e9].first { ratio >= $0 / spread && ratio <= $0 * spread }
-            }
-            guard apart > sameBaseSteps || (apart > sameUnitSteps && unitsDiffer != nil) else { continue }
-            let why =
-                unitsDiffer.map {
-                    ", and one's steps are about \(g($0)) times the other's, as ms beside µs or ns would be"
+        for i in columns.indices {
+            for j in columns.indices where j > i {
+                // The nearest rows holding the two clocks' times (the earliest of equally near).
+                var best: (Int, Int)?
+                for ri in peeked.indices where times[i][ri] != nil {
+                    for rj in peeked.indices where times[j][rj] != nil {
+                        if best == nil || abs(ri - rj) < abs(best!.0 - best!.1) { best = (ri, rj) }
+                    }
                 }
-                ?? ""
-            throw TraceError(
-                .inconsistentClocks, SourceLocation(file: rows.name, line: peeked[r].line, column: b.column),
-                "the sensors' clocks are not on one time base: on this row '\(own[0].name.escapedForMessage)' reads \(a.text.escapedForMessage) and '\(own[j].name.escapedForMessage)' \(b.text.escapedForMessage), \(g(apart)) steps of the slower clock apart\(why); each sensor cannot be timed by its own clock. Time every reading by one of them with --columns t=NAME (e.g. --columns t='\(own[0].name.escapedForMessage)'), or, when only their units differ, give each time column its unit in the header ('NAME (ms)', 'NAME (ns)')"
-            )
+                guard let (ri, rj) = best, let a = times[i][ri], let b = times[j][rj],
+                    let gap = timeBaseGap(a.t, b.t, steps: (steps[i], steps[j]))
+                else { continue }
+                // Named where the second of the two is read.
+                let (first, firstName, second, secondName) =
+                    rj >= ri ? (a, columns[i].name, b, columns[j].name) : (b, columns[j].name, a, columns[i].name)
+                throw timeBaseError(
+                    SourceLocation(file: rows.name, line: second.line, column: second.column), a: firstName,
+                    aText: first.text, aLine: first.line, b: secondName, bText: second.text, gap: gap)
+            }
         }
     }
 
     /// The first `count` data rows (neither blank nor comments) ahead, consuming nothing: each
-    /// row's line number and its fields' text with their 1-based columns.
-    static func peekRows(_ rows: DelimitedRows, count: Int) -> [(line: Int, fields: [(text: String, column: Int)])] {
+    /// row's line number and its fields' text with the line and 1-based column each starts on
+    /// (a quoted line break in a row moves the fields after it to the next line).
+    static func peekRows(_ rows: DelimitedRows, count: Int) -> [(
+        line: Int, fields: [(text: String, line: Int, column: Int)]
+    )] {
         let split = FieldSplitter(dialect: rows.dialect)
-        var out = [(line: Int, fields: [(text: String, column: Int)])]()
+        var out = [(line: Int, fields: [(text: String, line: Int, column: Int)])]()
         var k = 0
         while out.count < count, k < Preamble.maximumLines + count, let line = try? rows.lines.peekLine(ahead: k) {
             k += 1
             if Preamble.isBlank(line) || Preamble.isComment(line) { continue }
-            let fields = line.withUnsafeBufferPointer { buf -> [(text: String, column: Int)] in
+            guard let first = try? rows.lines.lineNumber(ahead: k - 1) else { break }
+            let fields = line.withUnsafeBufferPointer { buf -> [(text: String, line: Int, column: Int)] in
                 guard let p = buf.baseAddress, !buf.isEmpty else { return [] }
-                var fields = [(text: String, column: Int)]()
-                split.forEachField(p, buf.count) { _, s, e in fields.append((FieldSplitter.text(p, s, e), s + 1)) }
+                var fields = [(text: String, line: Int, column: Int)]()
+                var breaks = 0
+                var lineStart = 0
+                var scanned = 0
+                split.forEachField(p, buf.count) { _, s, e in
+                    while scanned < s {
+                        if p[scanned] == 0x0A {
+                            breaks += 1
+                            lineStart = scanned + 1
+                        }
+                        scanned += 1
+                    }
+                    fields.append((FieldSplitter.text(p, s, e), first + breaks, s - lineStart + 1))
+                }
                 return fields
             }
-            out.append((rows.lines.lineNumber + k, fields))
+            out.append((first, fields))
         }
         return out
     }
@@ -198,6 +297,26 @@ final class SensorClockRows {
     private var lastReadings: [Vector3?]
     /// Readings read once for being repeated, per clock.
     private var repeats: [Int]
+    /// Each clock's last new reading as read (its raw time, line and data row), for
+    /// comparing the clocks' time bases as the rows are read (``checkTimeBase(_:_:raw:slot:line:)``).
+    private var lastRead: [(raw: Double, line: Int, row: Int)?]
+    /// Each clock's first steps between new readings (up to ``stepsKept``) and their median.
+    private var stepsSeen: [[Double]]
+    private var steps: [Double?]
+    /// Each clock's new readings since the last that agreed with the other clocks' time base,
+    /// and the first of them: the clock is refused once ``farReadings`` follow one another, or
+    /// at once when its first reading is one (a single glitched time stays a value fault).
+    private var far: [(count: Int, error: TraceError?, fromFirst: Bool)]
+    /// Whether each clock is a sensor's own (not the time column).
+    private let ownClock: [Bool]
+    /// Rows split so far.
+    private var rowsSplit = 0
+    /// Most steps kept per clock to estimate its step.
+    static let stepsKept = 9
+    /// Rows within which another clock's last reading is compared with a new one.
+    static let nearbyRows = 20
+    /// New readings in a row too far from the other clocks' that prove another time base.
+    static let farReadings = 3
     private var ended = false
     /// Merged readings a queue keeps before they are dropped from its front (see ``pop(_:)``).
     static let compaction = 1024
@@ -211,6 +330,11 @@ final class SensorClockRows {
         lastTimes = Array(repeating: -.infinity, count: clocks.count)
         lastReadings = Array(repeating: nil, count: clocks.count)
         repeats = Array(repeating: 0, count: clocks.count)
+        ownClock = clocks.map { $0.slot != nil }
+        lastRead = Array(repeating: nil, count: clocks.count)
+        stepsSeen = Array(repeating: [], count: clocks.count)
+        steps = Array(repeating: nil, count: clocks.count)
+        far = Array(repeating: (0, nil, false), count: clocks.count)
         merging = TimelineMerger.Merging(
             clocks.indices.map { k in { [unowned self] in try self.pop(k) } }, tolerance: TimelineMerger().tolerance)
     }
@@ -244,6 +368,7 @@ final class SensorClockRows {
 
     /// Splits the current row into each sensor's reading.
     private func split() throws {
+        rowsSplit += 1
         let values = reader.values
         if reader.addsGravity {
             let a = ColumnLayout.Slot.accelerometerX.rawValue
@@ -252,6 +377,10 @@ final class SensorClockRows {
         }
         guard !reader.skipsEmptyRow() else { return }
         let rowTime = clocks.contains { $0.slot == nil } ? reader.columnTime() : .nan
+        // The row's line, for the time-base check (0: a record over several lines, whose cells'
+        // lines are found when needed).
+        let lines = reader.rows.lines
+        let line = lines.recordLines == 1 ? lines.lineNumber : 0
         for (k, clock) in clocks.enumerated() {
             let first = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: clock.sensor)!].slots[0].rawValue
             let raw = Vector3(values[first], values[first + 1], values[first + 2])
@@ -279,12 +408,59 @@ final class SensorClockRows {
                     .backwardTime, at: reader.location(timeSlot),
                     "the \(sensor)'s time \(t) s is earlier than its previous reading's \(lastTimes[k]) s")
             }
-            if valid { lastTimes[k] = t }
+            if valid {
+                try checkTimeBase(k, t, raw: values[timeSlot.rawValue], slot: timeSlot, line: line)
+                lastTimes[k] = t
+            }
             lastReadings[k] = raw
             var sample = SensorSample(t: t)
             sample.set(clock.sensor, try reader.reading(clock.sensor))
             queues[k].append(sample)
         }
+    }
+
+    /// Compares clock `k`'s new reading at `t` (s, valid) with the other clocks' last readings
+    /// on nearby rows (within ``nearbyRows``): clocks on different time bases (an epoch beside time
+    /// since boot, ms beside ns) give readings far apart on nearby rows
+    /// (``DelimitedTraceReader/timeBaseGap(_:_:steps:)``), whether they share rows or not, and
+    /// however late one starts. Throws at the first of ``farReadings`` such readings in a row (at
+    /// once for the clock's first reading); records the reading's time, place and step.
+    private func checkTimeBase(_ k: Int, _ t: Double, raw: Double, slot: ColumnLayout.Slot, line: Int) throws {
+        // Called for every new reading: the other clocks' readings are compared without a call
+        // to the reader or a copy of a clock, and the error is built only when there is one.
+        let row = rowsSplit
+        let previous = lastTimes[k]
+        if previous.isFinite, t > previous, stepsSeen[k].count < Self.stepsKept {
+            stepsSeen[k].append(t - previous)
+            steps[k] = UnitCheck.median(stepsSeen[k])
+        }
+        var agreed = false
+        var farFrom: (j: Int, gap: (apart: Double, factor: Double?))?
+        for j in 0..<ownClock.count where j != k {
+            // A sensor timed by the time column like this one shares its clock.
+            guard ownClock[j] || ownClock[k], let other = lastRead[j], row - other.row <= Self.nearbyRows,
+                lastTimes[j].isFinite
+            else { continue }
+            if let g = DelimitedTraceReader.timeBaseGap(lastTimes[j], t, steps: (steps[j], steps[k])) {
+                if farFrom == nil { farFrom = (j, g) }
+            } else if steps[j] != nil || steps[k] != nil {
+                agreed = true
+            }
+        }
+        if let farFrom, !agreed {
+            if far[k].count == 0 {
+                let other = lastRead[farFrom.j]!
+                let error = DelimitedTraceReader.timeBaseError(
+                    reader.location(slot), a: clocks[farFrom.j].name, aText: "\(other.raw)", aLine: other.line,
+                    b: clocks[k].name, bText: "\(raw)", gap: farFrom.gap)
+                far[k] = (0, error, lastRead[k] == nil)
+            }
+            far[k].count += 1
+            if far[k].count >= Self.farReadings || far[k].fromFirst { throw far[k].error! }
+        } else if agreed && far[k].count != 0 {
+            far[k] = (0, nil, false)
+        }
+        lastRead[k] = (raw, line > 0 ? line : reader.location(slot).line, row)
     }
 
     /// The note counting the repeated readings read once.

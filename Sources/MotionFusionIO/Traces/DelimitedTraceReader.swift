@@ -297,6 +297,14 @@ public final class DelimitedTraceReader: SampleReader {
                     // What --columns leaves is read from the names, as without it.
                     try layout.fill(fromNames: names, file: file)
                 }
+                // A sensor's own clock given without the sensor would time nothing.
+                for (g, slot) in ColumnLayout.clockSlots.enumerated()
+                where layout.columns[slot] != nil && !layout.has(ColumnLayout.groups[g].slots[0]) {
+                    fromOptions = true
+                    throw ColumnSpecError(
+                        "--columns \(slot.name)=…: the \(ColumnLayout.groups[g].label) it would time is not read (give it too: --columns \(ColumnLayout.groups[g].key)=NAME)"
+                    )
+                }
             } else {
                 guard !rows.names.isEmpty else {
                     fromOptions = true
@@ -469,11 +477,16 @@ public final class DelimitedTraceReader: SampleReader {
         ![.time, .timeNanoseconds, .gyroscopeTime, .accelerometerTime, .magnetometerTime].contains($0)
     }
 
-    /// Whether the current row holds no sensor value, ground truth or moving flag (all empty or
-    /// `nan`: a MicroStrain export's estimation-filter rows between its IMU rows, each with its
-    /// own time), counting it if so: such a row is skipped without a look at its time.
+    /// The bits of ``valueSlots`` in ``DelimitedRows/explicitNaNSlots``.
+    static let valueSlotBits = valueSlots.reduce(UInt64(0)) { $0 | 1 << UInt64($1.rawValue) }
+
+    /// Whether the current row holds no sensor value, ground truth or moving flag (every such
+    /// cell empty: a MicroStrain export's estimation-filter rows between its IMU rows, each with
+    /// its own time), counting it if so: such a row is skipped without a look at its time. A
+    /// cell that reads `nan` is a value written, not an empty cell: its row is read and checked.
     func skipsEmptyRow() -> Bool {
         for slot in Self.valueSlots where !values[slot.rawValue].isNaN { return false }
+        if rows.explicitNaNSlots & Self.valueSlotBits != 0 { return false }
         emptyRows += 1
         if firstEmptyRow == nil { firstEmptyRow = rows.lines.location(atByte: -1) }
         return true
