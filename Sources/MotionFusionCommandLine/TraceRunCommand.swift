@@ -104,7 +104,7 @@ final class EstimateSink {
 final class SensorTallyReader: SampleReader {
     let base: SampleReader
     /// The sensors with a value in some sample read so far.
-    private(set) var seen = Set<SensorKind>()
+    @exclusivity(unchecked) private(set) var seen = Set<SensorKind>()
 
     init(_ base: SampleReader) { self.base = base }
 
