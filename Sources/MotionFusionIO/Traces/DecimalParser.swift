@@ -226,7 +226,6 @@ public enum DecimalParser {
             }
         }
         var digits = i &- firstDigit
-        var sawDigit = digits > 0
         var exponent = 0
         if i < end && p[i] == point {
             i &+= 1
@@ -234,10 +233,16 @@ public enum DecimalParser {
             i = readDigits(p, i, end, into: &mantissa)
             digits &+= i &- fractionStart
             exponent = fractionStart &- i
-            sawDigit = sawDigit || i > fractionStart
         }
-        guard sawDigit, digits <= 18 else { return nil }
-        if i < end && (p[i] | 0x20) == 0x65 {
+        // One digit at least (a point or a sign alone is no number), 18 at most (exact).
+        guard UInt(bitPattern: digits &- 1) < 18 else { return nil }
+        // A field ends at the separator (0: a space or tab) or at `end`; an exponent may come
+        // first. The separator is looked for first: it is what follows nearly every number.
+        @inline(__always) func isSeparator(_ c: UInt8) -> Bool {
+            separator == 0 ? (c == 0x20 || c == 0x09) : c == separator
+        }
+        if i < end && !isSeparator(p[i]) {
+            guard (p[i] | 0x20) == 0x65 else { return nil }
             i &+= 1
             var expNegative = false
             if i < end && (p[i] == 0x2D || p[i] == 0x2B) {
@@ -252,11 +257,9 @@ public enum DecimalParser {
                 e = e &* 10 &+ Int(d)
                 i &+= 1
             }
-            guard i > expStart else { return nil }
+            guard i > expStart, i == end || isSeparator(p[i]) else { return nil }
             exponent &+= expNegative ? -e : e
         }
-        // A field ends at the separator (0: a space or tab).
-        guard i == end || (separator == 0 ? (p[i] == 0x20 || p[i] == 0x09) : p[i] == separator) else { return nil }
         exponent &+= exponentOffset
         guard mantissa <= (1 << 53), exponent >= -22, exponent <= 22 else { return nil }
         var v = Double(mantissa)
