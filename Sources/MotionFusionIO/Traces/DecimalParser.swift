@@ -278,6 +278,18 @@ public enum DecimalParser {
     static func slowParse(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8, exponentOffset: Int = 0
     ) -> Double {
+        if exponentOffset == 0 {
+            // The common case (a number beyond the fast path's exponents, such as 3.9136012e-19):
+            // copied to the stack, not to an array on the heap.
+            let count = end - start
+            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { b in
+                for k in 0..<count {
+                    b[k] = CChar(bitPattern: p[start + k] == point ? UInt8(ascii: ".") : p[start + k])
+                }
+                b[count] = 0
+                return strtod(b.baseAddress!, nil)
+            }
+        }
         var text = [UInt8]()
         text.reserveCapacity(end - start + 16)
         for k in start..<end { text.append(p[k] == point ? UInt8(ascii: ".") : p[k]) }
