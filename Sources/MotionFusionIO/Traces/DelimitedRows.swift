@@ -344,13 +344,10 @@ public final class DelimitedRows {
             while i < n && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
             if i == n { return 0 }
         }
-        // The common dialect, with no column read in another way, gets its own copy of the loop in
-        // which the separator and point are constants and the per-field checks for a scaled or
-        // date-time column are gone.
-        let field =
-            separator == UInt8(ascii: ",") && point == UInt8(ascii: ".") && scaledSlot < 0 && dateTimeSlot < 0
-            ? try fields(p, i, n, values, separator: UInt8(ascii: ","), point: UInt8(ascii: "."), plain: true)
-            : try fields(p, i, n, values, separator: separator, point: point, plain: false)
+        // With no column read in another way (scaled, date-time), the loop skips the per-field
+        // checks for them.
+        let plain = scaledSlot < 0 && dateTimeSlot < 0
+        let field = try fields(p, i, n, values, separator: separator, point: point, plain: plain)
         guard field == columnCount else {
             throw TraceError(
                 .wrongColumnCount, lines.location(atByte: n),
@@ -361,7 +358,6 @@ public final class DelimitedRows {
 
     /// Parses the fields of one row from byte `start` on and returns their count. With `plain` no
     /// slot is scaled or read as a date-time.
-    @inline(__always)
     private func fields(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ n: Int, _ values: UnsafeMutablePointer<Double>,
         separator: UInt8, point: UInt8, plain: Bool
