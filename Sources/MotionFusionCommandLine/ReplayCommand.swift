@@ -15,7 +15,9 @@ enum ReplayCommand {
         try run.run(
             next: {
                 let s = try reader.next()
-                if s != nil { samples += 1 }
+                // A pattern, not `s != nil`: that compares two optional samples by value (the
+                // derived ==, with four copies of the sample a row).
+                if case .some = s { samples += 1 }
                 return s
             }, eachSample: { e, input in sink.magnetometerUse.add(e, input) }
         ) { e, input in try sink.add(e, input) }

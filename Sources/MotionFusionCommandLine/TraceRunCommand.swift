@@ -104,7 +104,7 @@ final class EstimateSink {
 final class SensorTallyReader: SampleReader {
     let base: SampleReader
     /// The sensors with a value in some sample read so far.
-    private(set) var seen = Set<SensorKind>()
+    @exclusivity(unchecked) private(set) var seen = Set<SensorKind>()
 
     init(_ base: SampleReader) { self.base = base }
 
@@ -114,11 +114,12 @@ final class SensorTallyReader: SampleReader {
     var progress: Double? { base.progress }
 
     func next() throws -> SensorSample? {
-        guard let s = try base.next() else { return nil }
+        // The sample is looked at in place: unwrapping it and wrapping it again copied it twice.
+        let s = try base.next()
         if seen.count < 3 {
-            if s.gyroscope != nil { seen.insert(.gyroscope) }
-            if s.accelerometer != nil { seen.insert(.accelerometer) }
-            if s.magnetometer != nil { seen.insert(.magnetometer) }
+            if case .some = s?.gyroscope { seen.insert(.gyroscope) }
+            if case .some = s?.accelerometer { seen.insert(.accelerometer) }
+            if case .some = s?.magnetometer { seen.insert(.magnetometer) }
         }
         return s
     }

@@ -30,6 +30,29 @@ extension LayoutTests {
         XCTAssert(info.err.contains("skipped 75 row(s) holding no sensor value"), info.err)
     }
 
+    /// A reading beyond its sensor's range is a fault whose message proposes the likely unit: the
+    /// flag for a unit the header does not state, the scale of raw counts under `--units`. (The
+    /// proposal is built only for a fault, not for every reading.)
+    func testOutOfRangeFaultsProposeAUnit() throws {
+        var rows = ["t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z"]
+        for k in 0..<20 { rows.append("\(Double(k) / 100),0.01,0,0,0,0,9.81") }
+        rows[11] = "0.1,150,0,0,0,0,9.81"
+        let path = try TestData.writeTemporary(rows.joined(separator: "\n") + "\n")
+        let reader = try TraceFormat.open(path: path)
+        XCTAssertNil(try reader.readTrace().samples[10].gyroscope)
+        let fault = try XCTUnwrap(reader.faults.tallies[.outOfRange])
+        XCTAssertEqual(fault.count, 1)
+        XCTAssert(fault.detail.contains("(deg/s read as rad/s? pass --units gyr=deg/s)"), fault.detail)
+        var options = DelimitedReadOptions()
+        options.units = "gyr=0.5deg/s"
+        rows[11] = "0.1,20000,0,0,0,0,9.81"
+        let scaled = try TraceFormat.open(
+            path: TestData.writeTemporary(rows.joined(separator: "\n") + "\n"), options: options)
+        _ = try scaled.readTrace()
+        let counts = try XCTUnwrap(scaled.faults.tallies[.outOfRange])
+        XCTAssert(counts.detail.contains("(raw counts? give their scale, e.g. --units gyr=0.0625deg/s"), counts.detail)
+    }
+
     /// A row with some sensor value is still checked: a partly missing sensor and a backward time
     /// are value faults as before, while the empty row between them is skipped. Rows timed by a
     /// rate keep the instant of an empty row. A file whose rows all hold no value is an error.

@@ -70,6 +70,27 @@ final class NumberFormattingTests: XCTestCase {
         }
     }
 
+    /// Every decimal count from 0 to 16, with whole parts of one digit (written as one byte) and
+    /// more, and fractions whose leading digits (past eight decimals: one byte, or a word cut to
+    /// length) end in zeros or nines, where a carry or a dropped digit would show.
+    func testEveryDecimalCountWithOneDigitAndLongerWholeParts() {
+        var random = SeededRandom(seed: 14)
+        for decimals in 0...16 {
+            let unit = CSVOutputBuffer.powerOfTen(decimals)
+            for k in 0..<4_000 {
+                let whole = [0, 1, 9, 10, 99, 359, 12_345][k % 7]
+                guard Double(whole + 1) * unit < 9e18 else { continue }
+                var fraction = Double(random.next() % UInt64(unit)) / unit
+                if k % 5 == 0 { fraction = 1 - 1 / unit }
+                if k % 11 == 0 { fraction = 1 / unit }
+                if k % 13 == 0 { fraction = Double.random(in: 0..<1, using: &random) }
+                let v = (Double(whole) + fraction) * (k % 2 == 0 ? 1 : -1)
+                XCTAssertEqual(
+                    text { $0.append(v, decimals: decimals) }, reference(v, decimals), "\(v) with \(decimals) decimals")
+            }
+        }
+    }
+
     func testTimesReadBackExactlyAndTheColumnOnlyWidens() {
         var random = SeededRandom(seed: 12)
         var times: [Double] = [0, -0.0, -1.5, -0.000_25, 0.0035, 1e-7, 86_400.000_001, 1e300]

@@ -116,15 +116,16 @@ public struct ValueFaults: Sendable {
     /// `hint` suggests a cause of out-of-range values; `location(k)` gives axis k's location.
     @inlinable
     public mutating func screen(
-        _ x: Double, _ y: Double, _ z: Double, limit: Double, sensor: String, hint: String = "",
+        _ x: Double, _ y: Double, _ z: Double, limit: Double, sensor: String, hint: @autoclosure () -> String = "",
         location: (Int) -> SourceLocation
     ) throws -> Vector3? {
         if x.isFinite && y.isFinite && z.isFinite {
             let v = Vector3(x, y, z)
             if v.squaredNorm <= limit * limit { return v }
+            let cause = hint()
             try record(
                 .outOfRange, at: location(0),
-                "\(sensor) magnitude \(v.norm) beyond \(limit)\(hint.isEmpty ? "" : " (\(hint))")")
+                "\(sensor) magnitude \(v.norm) beyond \(limit)\(cause.isEmpty ? "" : " (\(cause))")")
             return nil
         }
         if x.isNaN && y.isNaN && z.isNaN { return nil }

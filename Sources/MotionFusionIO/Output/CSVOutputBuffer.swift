@@ -102,10 +102,20 @@ public struct CSVOutputBuffer {
         UnsafeMutableRawPointer(p).storeBytes(of: word.littleEndian, as: UInt64.self)
     }
 
+    /// 10^k as an integer, exact for 0 ≤ k ≤ 19.
+    @inline(__always)
+    static func integerPowerOfTen(_ k: Int) -> UInt64 { DecimalParser.integerPowerOfTen(k) }
+
     /// Appends the digits of `n` without leading zeros (at least one digit).
     @inline(__always)
     mutating func appendInteger(_ n: UInt64) {
         let p = storage + count
+        if n < 10 {
+            // One digit: the whole part of most numbers written (quaternions, biases).
+            p[0] = 0x30 &+ UInt8(truncatingIfNeeded: n)
+            count += 1
+            return
+        }
         if n < 100_000_000 {
             // Eight digits at once, the leading zeros shifted out (the bytes past the end are
             // scratch within the buffer's slack).
@@ -131,8 +141,9 @@ public struct CSVOutputBuffer {
     }
 
     /// Appends `whole.fraction` where `fraction` < 10^`decimals` is written with exactly
-    /// `decimals` digits (1…16): the fraction is scaled to sixteen digits and written as two words,
-    /// of which the first `decimals` bytes are kept.
+    /// `decimals` digits (1…16). Up to eight decimals are one word of digits, scaled so that the
+    /// first `decimals` bytes are the fraction; more are the leading `decimals` − 8 digits (one
+    /// byte when there is one, as for nine decimals) followed by a word of the last eight.
     @inline(__always)
     mutating func appendFixed(whole: UInt64, fraction: UInt64, decimals: Int) {
         appendInteger(whole)
@@ -140,11 +151,17 @@ public struct CSVOutputBuffer {
         storage[count] = 0x2E
         let p = storage + count + 1
         if decimals <= 8 {
-            Self.store(Self.eightDigits(fraction &* UInt64(Self.powerOfTen(8 - decimals))), p)
+            Self.store(Self.eightDigits(fraction &* Self.integerPowerOfTen(8 &- decimals)), p)
         } else {
-            let x = fraction &* UInt64(Self.powerOfTen(16 - decimals))
-            Self.store(Self.eightDigits(x / 100_000_000), p)
-            Self.store(Self.eightDigits(x % 100_000_000), p + 8)
+            let high = fraction / 100_000_000
+            let low = fraction &- high &* 100_000_000
+            let leading = decimals &- 8
+            if leading == 1 {
+                p[0] = 0x30 &+ UInt8(truncatingIfNeeded: high)
+            } else {
+                Self.store(Self.eightDigits(high &* Self.integerPowerOfTen(8 &- leading)), p)
+            }
+            Self.store(Self.eightDigits(low), p + leading)
         }
         count += decimals + 1
     }
@@ -164,7 +181,7 @@ public struct CSVOutputBuffer {
         // Below 9·10¹⁸ < 2⁶³ every value fits a signed integer, whose conversion is shorter than the
         // unsigned one (a sequence around 2⁶³); the values are not negative, so the bits are kept.
         let n = UInt64(bitPattern: Int64(scaled))
-        let u = UInt64(bitPattern: Int64(unit))
+        let u = integerPowerOfTen(decimals)
         // Beyond 2⁵³ the product is no longer exact: divide (rare; such values are large).
         guard scaled < 0x1p53 else { return (n / u, n % u) }
         var whole = UInt64(bitPattern: Int64(magnitude))

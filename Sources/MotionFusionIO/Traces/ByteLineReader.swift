@@ -50,7 +50,7 @@ public final class ByteLineReader {
     public var beforeRead: (() -> Void)?
     /// Called with every line handed out (its bytes without the line ending), e.g. to keep a copy
     /// of a stream's first rows (``StreamUnitEvidence``).
-    var lineCopy: ((UnsafeBufferPointer<UInt8>) -> Void)?
+    @exclusivity(unchecked) var lineCopy: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
     /// Most lines of the file one record may span through quoted line breaks (64).
     public static let maximumRecordLines = 64

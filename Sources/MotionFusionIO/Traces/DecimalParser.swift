@@ -1,9 +1,21 @@
 import Glibc
 
-/// 10^k for 0 ≤ k ≤ 8, padded with zeros to sixteen entries (indices are masked to 4 bits).
+/// 10^k for 0 ≤ k ≤ 19, padded with zeros to 32 entries (indices are masked to 5 bits). A global
+/// array of constants is laid out statically: a lookup is one load, with no lazy initialisation.
 @usableFromInline
 let integerPowersOfTen: [UInt64] = [
-    1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 0, 0, 0, 0, 0, 0, 0,
+    1, 10, 100, 1000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000,
+    100_000_000_000, 1_000_000_000_000, 10_000_000_000_000, 100_000_000_000_000, 1_000_000_000_000_000,
+    10_000_000_000_000_000, 100_000_000_000_000_000, 1_000_000_000_000_000_000, 10_000_000_000_000_000_000,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+]
+
+/// 10^k as a double for 0 ≤ k ≤ 22 (all exact), then 1e22 up to 31 (indices are masked to 5 bits):
+/// a load where a `switch` compiled to an indirect jump, mispredicted whenever the exponent changes.
+@usableFromInline
+let doublePowersOfTen: [Double] = [
+    1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19,
+    1e20, 1e21, 1e22, 1e22, 1e22, 1e22, 1e22, 1e22, 1e22, 1e22, 1e22, 1e22,
 ]
 
 /// Byte-level decimal-to-`Double` conversion for CSV fields, correctly rounded.
@@ -24,36 +36,9 @@ public enum DecimalParser {
         case malformed(offset: Int)
     }
 
-    /// 10^k for 0 ≤ k ≤ 22, all exactly representable; built by exact products so no table
-    /// lookup (and no lazy global) sits on the hot path.
+    /// 10^k for 0 ≤ k ≤ 22, all exactly representable (1e22 for k from 23 to 31), from a table.
     @inlinable @inline(__always)
-    static func exactPowerOfTen(_ k: Int) -> Double {
-        switch k {
-        case 0: return 1
-        case 1: return 1e1
-        case 2: return 1e2
-        case 3: return 1e3
-        case 4: return 1e4
-        case 5: return 1e5
-        case 6: return 1e6
-        case 7: return 1e7
-        case 8: return 1e8
-        case 9: return 1e9
-        case 10: return 1e10
-        case 11: return 1e11
-        case 12: return 1e12
-        case 13: return 1e13
-        case 14: return 1e14
-        case 15: return 1e15
-        case 16: return 1e16
-        case 17: return 1e17
-        case 18: return 1e18
-        case 19: return 1e19
-        case 20: return 1e20
-        case 21: return 1e21
-        default: return 1e22
-        }
-    }
+    static func exactPowerOfTen(_ k: Int) -> Double { doublePowersOfTen[k & 31] }
 
     /// Parses the bytes `p[start..<end]`. Surrounding spaces and one pair of double quotes are
     /// allowed. Accepts `nan`, `inf`, `infinity` in any case, with an optional sign. With an
@@ -170,10 +155,10 @@ public enum DecimalParser {
         return (v, count)
     }
 
-    /// 10^k as an integer, 0 ≤ k ≤ 8, read from a table: no branch (a switch here compiles to an
+    /// 10^k as an integer, 0 ≤ k ≤ 19, read from a table: no branch (a switch here compiles to an
     /// indirect jump, mispredicted as often as field lengths change).
     @inlinable @inline(__always)
-    static func integerPowerOfTen(_ k: Int) -> UInt64 { integerPowersOfTen[k & 15] }
+    static func integerPowerOfTen(_ k: Int) -> UInt64 { integerPowersOfTen[k & 31] }
 
     /// Reads the digits from `i` on into `mantissa` (wrapping past 19 digits; the caller then
     /// declines by the digit count) and returns the index after them: eight bytes at a time while
@@ -223,9 +208,24 @@ public enum DecimalParser {
         }
         var mantissa: UInt64 = 0
         let firstDigit = i
-        i = readDigits(p, i, end, into: &mantissa)
+        // The whole part: mostly one to three digits, cheaper a byte at a time than as a word; a
+        // fourth digit sends the rest eight at a time.
+        var d = i < end ? p[i] &- 0x30 : 10
+        if d < 10 {
+            mantissa = UInt64(d)
+            i &+= 1
+            d = i < end ? p[i] &- 0x30 : 10
+            if d < 10 {
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                i &+= 1
+                d = i < end ? p[i] &- 0x30 : 10
+                if d < 10 {
+                    mantissa = mantissa &* 10 &+ UInt64(d)
+                    i = readDigits(p, i &+ 1, end, into: &mantissa)
+                }
+            }
+        }
         var digits = i &- firstDigit
-        var sawDigit = digits > 0
         var exponent = 0
         if i < end && p[i] == point {
             i &+= 1
@@ -233,10 +233,16 @@ public enum DecimalParser {
             i = readDigits(p, i, end, into: &mantissa)
             digits &+= i &- fractionStart
             exponent = fractionStart &- i
-            sawDigit = sawDigit || i > fractionStart
         }
-        guard sawDigit, digits <= 18 else { return nil }
-        if i < end && (p[i] | 0x20) == 0x65 {
+        // One digit at least (a point or a sign alone is no number), 18 at most (exact).
+        guard UInt(bitPattern: digits &- 1) < 18 else { return nil }
+        // A field ends at the separator (0: a space or tab) or at `end`; an exponent may come
+        // first. The separator is looked for first: it is what follows nearly every number.
+        @inline(__always) func isSeparator(_ c: UInt8) -> Bool {
+            separator == 0 ? (c == 0x20 || c == 0x09) : c == separator
+        }
+        if i < end && !isSeparator(p[i]) {
+            guard (p[i] | 0x20) == 0x65 else { return nil }
             i &+= 1
             var expNegative = false
             if i < end && (p[i] == 0x2D || p[i] == 0x2B) {
@@ -251,11 +257,9 @@ public enum DecimalParser {
                 e = e &* 10 &+ Int(d)
                 i &+= 1
             }
-            guard i > expStart else { return nil }
+            guard i > expStart, i == end || isSeparator(p[i]) else { return nil }
             exponent &+= expNegative ? -e : e
         }
-        // A field ends at the separator (0: a space or tab).
-        guard i == end || (separator == 0 ? (p[i] == 0x20 || p[i] == 0x09) : p[i] == separator) else { return nil }
         exponent &+= exponentOffset
         guard mantissa <= (1 << 53), exponent >= -22, exponent <= 22 else { return nil }
         var v = Double(mantissa)
@@ -274,6 +278,18 @@ public enum DecimalParser {
     static func slowParse(
         _ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, point: UInt8, exponentOffset: Int = 0
     ) -> Double {
+        if exponentOffset == 0 {
+            // The common case (a number beyond the fast path's exponents, such as 3.9136012e-19):
+            // copied to the stack, not to an array on the heap.
+            let count = end - start
+            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { b in
+                for k in 0..<count {
+                    b[k] = CChar(bitPattern: p[start + k] == point ? UInt8(ascii: ".") : p[start + k])
+                }
+                b[count] = 0
+                return strtod(b.baseAddress!, nil)
+            }
+        }
         var text = [UInt8]()
         text.reserveCapacity(end - start + 16)
         for k in start..<end { text.append(p[k] == point ? UInt8(ascii: ".") : p[k]) }

@@ -212,7 +212,7 @@ public final class DelimitedRows {
     /// slot beyond those selected.
     /// The slot of a column of date-times read as seconds since the epoch (``DateTimeText``), or
     /// -1 for none.
-    var dateTimeSlot = -1
+    @exclusivity(unchecked) var dateTimeSlot = -1
 
     public func fieldOffset(of slot: Int) -> Int? { slot >= 0 && slot < offsetCapacity ? fieldOffsets[slot] : nil }
 
@@ -344,20 +344,40 @@ public final class DelimitedRows {
         if rowsEndWithSeparator && p[n - 1] == dialect.separatorByte { n -= 1 }
         for k in 0..<valueCount { values[k] = .nan }
         explicitNaNSlots = 0
-        let columns = columnCount
-        let slots = slotOfColumn
-        let fieldOffsets = self.fieldOffsets
         let separator = dialect.separatorByte
         let point = dialect.decimalPoint
-        let scaledSlot = self.scaledSlot
-        let scaledSlotExponent = self.scaledSlotExponent
-        var field = 0
         var i = 0
         if separator == 0 {
             // Whitespace separated: skip leading spaces; a blank line has no fields.
             while i < n && (p[i] == 0x20 || p[i] == 0x09) { i += 1 }
             if i == n { return 0 }
         }
+        // With no column read in another way (scaled, date-time), the loop skips the per-field
+        // checks for them.
+        let plain = scaledSlot < 0 && dateTimeSlot < 0
+        let field = try fields(p, i, n, values, separator: separator, point: point, plain: plain)
+        guard field == columnCount else {
+            throw TraceError(
+                .wrongColumnCount, lines.location(atByte: n),
+                "row has \(field) fields; expected \(columnCount) (\(dialect))")
+        }
+        return 1
+    }
+
+    /// Parses the fields of one row from byte `start` on and returns their count. With `plain` no
+    /// slot is scaled or read as a date-time.
+    private func fields(
+        _ p: UnsafePointer<UInt8>, _ start: Int, _ n: Int, _ values: UnsafeMutablePointer<Double>,
+        separator: UInt8, point: UInt8, plain: Bool
+    ) throws -> Int {
+        let columns = columnCount
+        let slots = slotOfColumn
+        let fieldOffsets = self.fieldOffsets
+        let scaledSlot = plain ? -1 : self.scaledSlot
+        let scaledSlotExponent = plain ? 0 : self.scaledSlotExponent
+        let dateTimeSlot = plain ? -1 : self.dateTimeSlot
+        var field = 0
+        var i = start
         while true {
             guard field < columns else {
                 throw TraceError(
@@ -365,24 +385,9 @@ public final class DelimitedRows {
                     "too many fields: expected \(columns) (\(dialect))")
             }
             let slot = slots[field]
-            let exponent = slot == scaledSlot ? scaledSlotExponent : 0
+            let exponent = !plain && slot == scaledSlot ? scaledSlotExponent : 0
             var j: Int
-            if slot >= 0 && slot == dateTimeSlot {
-                j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
-                if let v = DateTimeText.seconds(p, i, j) {
-                    values[slot] = v
-                } else if case .empty = DecimalParser.parse(p, i, j, point: point, exponentOffset: 0) {
-                    values[slot] = .nan
-                } else {
-                    let text = FieldSplitter.text(p, i, j)
-                    let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
-                    throw TraceError(
-                        .malformedNumber, lines.location(atByte: i),
-                        "'\(text.escapedForMessage)' in \(label) is not a date-time as in the first row; expected e.g. 2024-03-01T12:00:00.123Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00 (or an empty field for missing)"
-                    )
-                }
-                fieldOffsets[slot] = i
-            } else if slot >= 0,
+            if slot >= 0 && (plain || slot != dateTimeSlot),
                 let (v, stop) = DecimalParser.parsePlain(
                     p, i, n, separator: separator, point: point, exponentOffset: exponent)
             {
@@ -390,40 +395,63 @@ public final class DelimitedRows {
                 fieldOffsets[slot] = i
                 j = stop
             } else {
-                j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
-                if slot >= 0 {
-                    switch DecimalParser.parse(p, i, j, point: point, exponentOffset: exponent) {
-                    case .value(let v):
-                        values[slot] = v
-                        if v.isNaN && slot < 64 { explicitNaNSlots |= 1 << UInt64(slot) }
-                    case .empty: values[slot] = .nan
-                    case .malformed(let off):
-                        let text = FieldSplitter.text(p, i, j)
-                        let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
-                        throw TraceError(
-                            .malformedNumber, lines.location(atByte: i + off),
-                            "'\(text.escapedForMessage)' in \(label) is not a number; expected a decimal such as -0.0123 or 9.81e0 (or nan or an empty field for missing)"
-                        )
-                    }
-                    fieldOffsets[slot] = i
-                }
+                j = try otherField(p, i, n, values, field: field, slot: slot, exponent: exponent)
             }
-            field += 1
+            field &+= 1
             if separator == 0 {
                 while j < n && (p[j] == 0x20 || p[j] == 0x09) { j += 1 }
                 if j >= n { break }
                 i = j
             } else {
                 if j >= n { break }
-                i = j + 1
+                i = j &+ 1
             }
         }
-        guard field == columns else {
-            throw TraceError(
-                .wrongColumnCount, lines.location(atByte: n),
-                "row has \(field) fields; expected \(columns) (\(dialect))")
+        return field
+    }
+
+    /// A field the plain path did not read: skipped, a date-time, empty, a number in another
+    /// spelling, or not a number (thrown). Returns the index of the byte after it.
+    @inline(never)
+    private func otherField(
+        _ p: UnsafePointer<UInt8>, _ i: Int, _ n: Int, _ values: UnsafeMutablePointer<Double>, field: Int, slot: Int,
+        exponent: Int
+    ) throws -> Int {
+        let separator = dialect.separatorByte
+        let point = dialect.decimalPoint
+        let j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
+        guard slot >= 0 else { return j }
+        if slot == dateTimeSlot {
+            if let v = DateTimeText.seconds(p, i, j) {
+                values[slot] = v
+            } else if case .empty = DecimalParser.parse(p, i, j, point: point, exponentOffset: 0) {
+                values[slot] = .nan
+            } else {
+                let text = FieldSplitter.text(p, i, j)
+                let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
+                throw TraceError(
+                    .malformedNumber, lines.location(atByte: i),
+                    "'\(text.escapedForMessage)' in \(label) is not a date-time as in the first row; expected e.g. 2024-03-01T12:00:00.123Z, 2024-03-01 12:00:00.123 or 2024-03-01T13:00:00+01:00 (or an empty field for missing)"
+                )
+            }
+            fieldOffsets[slot] = i
+            return j
         }
-        return 1
+        switch DecimalParser.parse(p, i, j, point: point, exponentOffset: exponent) {
+        case .value(let v):
+            values[slot] = v
+            if v.isNaN && slot < 64 { explicitNaNSlots |= 1 << UInt64(slot) }
+        case .empty: values[slot] = .nan
+        case .malformed(let off):
+            let text = FieldSplitter.text(p, i, j)
+            let label = field < names.count ? "column '\(names[field])'" : "column \(field + 1)"
+            throw TraceError(
+                .malformedNumber, lines.location(atByte: i + off),
+                "'\(text.escapedForMessage)' in \(label) is not a number; expected a decimal such as -0.0123 or 9.81e0 (or nan or an empty field for missing)"
+            )
+        }
+        fieldOffsets[slot] = i
+        return j
     }
 }
 

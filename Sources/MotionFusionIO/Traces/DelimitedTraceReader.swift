@@ -86,7 +86,7 @@ public final class DelimitedTraceReader: SampleReader {
     /// empty when every reading is timed by the row's time.
     let sensorClocks: [SensorClock]
     /// The rows split into each sensor's readings, merged on time (with ``sensorClocks``).
-    var clockRows: SensorClockRows?
+    @exclusivity(unchecked) var clockRows: SensorClockRows?
     /// Rows holding no value to read (``skipsEmptyRow()``), where the first was, and whether
     /// the note counting them was given.
     @exclusivity(unchecked) var emptyRows = 0
@@ -620,26 +620,29 @@ public final class DelimitedTraceReader: SampleReader {
     /// or hold a value fault (tallied). Core Motion's gravity is added to the accelerometer first.
     @inline(__always)
     func reading(_ sensor: SensorKind) throws -> Vector3? {
-        let units = layout.units
+        // The units are read in place (a copy of them retains their set of explicit keys per
+        // reading), and the hints are built only for a fault (a set lookup per reading before).
         switch sensor {
         case .gyroscope:
             return try vector(
-                .gyroscopeX, units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
-                hint: units.explicit.contains("gyr")
+                .gyroscopeX, layout.units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
+                hint: layout.units.explicit.contains("gyr")
                     ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
                     : "deg/s read as rad/s? pass --units gyr=deg/s")
         case .accelerometer:
             return try vector(
-                .accelerometerX, units.accelerometer * units.accelerometerSign, ValueFaults.accelerometerLimit,
+                .accelerometerX, layout.units.accelerometer * layout.units.accelerometerSign,
+                ValueFaults.accelerometerLimit,
                 "accelerometer",
-                hint: units.explicit.contains("acc")
+                hint: layout.units.explicit.contains("acc")
                     ? "raw counts? give their scale, e.g. --units acc=0.001g for 1 mg per count"
                     : "milli-g read as m/s²? pass --units acc=mg")
         case .magnetometer:
             // The range applies in the file's units: the limit is scaled back.
             return try vector(
-                .magnetometerX, units.magnetometer, ValueFaults.magnetometerLimit * units.magnetometer, "magnetometer",
-                hint: units.explicit.contains("mag")
+                .magnetometerX, layout.units.magnetometer, ValueFaults.magnetometerLimit * layout.units.magnetometer,
+                "magnetometer",
+                hint: layout.units.explicit.contains("mag")
                     ? "raw counts? give their scale, e.g. --units mag=0.0625uT" : "nT read as µT? pass --units mag=nT")
         }
     }
@@ -655,14 +658,15 @@ public final class DelimitedTraceReader: SampleReader {
 
     @inline(__always)
     private func vector(
-        _ first: ColumnLayout.Slot, _ scale: Double, _ limit: Double, _ sensor: String, hint: String
+        _ first: ColumnLayout.Slot, _ scale: Double, _ limit: Double, _ sensor: String,
+        hint: @autoclosure () -> String
     ) throws -> Vector3? {
         let b = first.rawValue
         guard
             let v = try faults.screen(
                 values[b] * scale, values[b + 1] * scale, values[b + 2] * scale, limit: probe ? .infinity : limit,
                 sensor: sensor,
-                hint: hint,
+                hint: hint(),
                 location: { self.location(self.faultSlot(first, axis: $0)) })
         else { return nil }
         guard remaps else { return v }

@@ -389,8 +389,13 @@ public final class UnitCheckingReader: SampleReader {
     func passThrough() throws -> SensorSample? {
         let sample = try base.next()
         if let streamEvidence, !streamEvidence.judged {
-            if sample != nil { passed += 1 }
-            if let findings = streamEvidence.passed(passed, ended: sample == nil),
+            // Patterns, not comparisons with nil (which compare optional samples by value).
+            var ended = true
+            if case .some = sample {
+                passed += 1
+                ended = false
+            }
+            if let findings = streamEvidence.passed(passed, ended: ended),
                 let w = StreamUnitEvidence.warning(findings, source: description.source)
             {
                 evidenceWarnings = [w]
