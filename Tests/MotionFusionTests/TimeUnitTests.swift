@@ -194,4 +194,14 @@ final class TimeUnitTests: XCTestCase {
             XCTAssert(e?.location.file.hasSuffix(".csv") == true, "\(error)")
         }
     }
+
+    /// A stream whose clock a file would be refused for (micros() at 10 kHz, 10 Hz in ms) is read
+    /// as seconds with a warning naming both flags, not in silence.
+    func testAStreamsRefusedClockIsWarnedAbout() throws {
+        let path = try write("micros_stream.csv", times: times(123_456, step: 100))
+        let r = try CommandRunner.process(
+            ["info", "-"], input: try Data(contentsOf: URL(fileURLWithPath: path)))
+        XCTAssert(r.err.contains("--units t=ms (10 Hz) or --units t=us (10 kHz)"), r.err)
+        XCTAssert(r.err.contains("so its times were read as seconds"), r.err)
+    }
 }

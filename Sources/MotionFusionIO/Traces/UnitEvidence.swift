@@ -680,8 +680,19 @@ final class StreamUnitEvidence {
     func passed(_ count: Int, ended: Bool) -> UnitEvidence.Findings? {
         guard !judged, ended || count >= rows else { return nil }
         let copy = copied
-        let findings = try? UnitEvidence.find(
-            lines: { ByteLineReader(bytes: copy, name: self.lines.name) }, format: format, options: options)
+        let findings: UnitEvidence.Findings?
+        do {
+            findings = try UnitEvidence.find(
+                lines: { ByteLineReader(bytes: copy, name: self.lines.name) }, format: format, options: options)
+        } catch let e as TraceError where e.kind == .implausibleClock {
+            // A clock no unit reads (or two alike), which a file would be refused for, read as
+            // seconds: said, with the flags.
+            findings = UnitEvidence.Findings(timeWarnings: [
+                e.message + "; a stream's rows pass on as they arrive, so its times were read as seconds"
+            ])
+        } catch {
+            findings = nil
+        }
         // No turn in the first rows: the gyroscope's unit is judged further on, as in a file.
         if let findings, findings.gyroscopeUndecided, !ended, rows < UnitEvidence.turnRows {
             rows = UnitEvidence.turnRows
@@ -693,8 +704,12 @@ final class StreamUnitEvidence {
         return findings
     }
 
-    /// The warning naming the units `findings` prove, which were not applied, or nil.
+    /// The warning naming the units `findings` prove, which were not applied, or else the one on
+    /// its clock (``UnitEvidence/Findings/timeWarnings``), or nil.
     static func warning(_ findings: UnitEvidence.Findings, source: String) -> TraceWarning? {
+        if findings.units.isEmpty, let time = findings.timeWarnings.first {
+            return TraceWarning(SourceLocation(file: source, line: 0, column: 0), time)
+        }
         guard !findings.units.isEmpty else { return nil }
         let list = findings.units.map { "\($0.key)=\($0.unit) (\($0.reason))" }.joined(separator: "; ")
         let flag = findings.units.map { "\($0.key)=\($0.unit)" }.joined(separator: ",")
