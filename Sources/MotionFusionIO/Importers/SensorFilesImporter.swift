@@ -249,12 +249,17 @@ enum SensorFilesImporter {
         var combined = SensorUnits()
         var keys = [String?](repeating: nil, count: probes.count)
         // Each file's path and time column's name, for a clock no unit reads.
-        var names = [Int: (file: String, column: String)]()
+        var names = [Int: (file: String, column: String, at: SourceLocation?)]()
         var filled = false
         for (k, open) in probes.enumerated() {
             guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
             var samples = [SensorSample]()
-            while samples.count < rows, let s = try? probe.next() { samples.append(s) }
+            // Where the first row's time is, for a clock no unit reads.
+            var at: SourceLocation?
+            while samples.count < rows, let s = try? probe.next() {
+                if at == nil { at = probe.location(.time) }
+                samples.append(s)
+            }
             if samples.count == rows { filled = true }
             let key = SensorRemap.key(sensor)
             keys[k] = key
@@ -275,7 +280,7 @@ enum SensorFilesImporter {
                 }
             }
             read.append((k, PathText.name(probe.description.source), sensor, samples, seconds))
-            names[k] = (probe.rows.name, probe.rows.columnNames[probe.layout.columns[.time] ?? 0])
+            names[k] = (probe.rows.name, probe.rows.columnNames[probe.layout.columns[.time] ?? 0], at)
         }
         let steps = read.map { f in medianStep(f.samples) }
         let slow = slowClocks(read.indices.map { (read[$0].file, steps[$0], read[$0].seconds) })
@@ -284,19 +289,60 @@ enum SensorFilesImporter {
             result.perFile[read[i].k].append(unit)
             try UnitEvidence.scaleTimes(&read[i].samples, to: unit, from: SensorUnits())
         }
-        // A clock the other files do not prove is judged by its own steps, as a single file's is.
+        // A clock the other files do not prove is judged by its own steps, as a single file's is;
+        // one its steps leave open (a magnetometer at 2 Hz in ms steps as one at 2 kHz in µs), or
+        // read otherwise than all the files (two or more) whose steps prove a unit, takes theirs when it gives
+        // that file a rate (0.1 Hz–10 kHz): the files are one recording.
+        var own = [Int: Result<UnitEvidence.Unit?, UnitEvidence.ClockRefusal>]()
         for i in read.indices where read[i].seconds && !slow.units.contains(where: { $0.0 == i }) {
-            let unit: UnitEvidence.Unit?
             do {
-                unit = try UnitEvidence.stepUnit(read[i].samples.map(\.t).filter(\.isFinite), step: steps[i])
+                own[i] = .success(
+                    try UnitEvidence.stepUnit(read[i].samples.map(\.t).filter(\.isFinite), step: steps[i]))
             } catch let refusal as UnitEvidence.ClockRefusal {
-                let (file, column) = names[read[i].k] ?? (read[i].file, "")
-                throw TraceError(
-                    .implausibleClock, SourceLocation(file: file, line: 0, column: 0),
-                    "the time column '\(column.escapedForMessage)': \(refusal.message)")
+                own[i] = .failure(refusal)
             }
-            guard var unit else { continue }
-            unit.reason = "\(read[i].file): " + unit.reason
+        }
+        for i in own.keys.sorted() {
+            let proven = own.compactMap { j, r -> (String, String)? in
+                guard j != i, case .success(let u?) = r else { return nil }
+                return (u.unit, read[j].file)
+            }
+            let shared = Set(proven.map(\.0))
+            var unit: UnitEvidence.Unit?
+            let mine: String?
+            switch own[i]! {
+            case .success(let u): mine = u?.unit ?? "s"
+            case .failure: mine = nil
+            }
+            // A unit a file's own steps prove yields only to two files or more.
+            if shared.count == 1, let other = shared.first, other != mine, mine == nil || proven.count >= 2,
+                let scale = UnitEvidence.timeUnits.first(where: { $0.unit == other })?.scale,
+                let step = steps[i], (0.1...10_000).contains(1 / (step * scale))
+            {
+                let spelled = other == "us" ? "µs" : other
+                unit = UnitEvidence.Unit(
+                    key: "t", unit: other,
+                    reason:
+                        "\(read[i].file): its times step by \(String(printf: "%.6g", step)) per sample, \(spelled) (\(UnitEvidence.hz(1 / (step * scale)))) as the clocks of \(proven.map(\.1).joined(separator: ", ")) prove"
+                )
+            } else {
+                switch own[i]! {
+                case .success(let u):
+                    unit = u
+                    unit?.reason = "\(read[i].file): " + (u?.reason ?? "")
+                case .failure(let refusal):
+                    let (file, column, at) = names[read[i].k] ?? (read[i].file, "", nil)
+                    throw TraceError(
+                        .implausibleClock, at ?? SourceLocation(file: file, line: 0, column: 0),
+                        "the time column '\(column.escapedForMessage)': \(refusal.message)")
+                }
+            }
+            guard let unit else {
+                if let warning = UnitEvidence.secondsWarning(read[i].samples.map(\.t).filter(\.isFinite)) {
+                    result.clockWarnings.append("\(read[i].file): \(warning)")
+                }
+                continue
+            }
             result.perFile[read[i].k].append(unit)
             try UnitEvidence.scaleTimes(&read[i].samples, to: unit, from: SensorUnits())
         }

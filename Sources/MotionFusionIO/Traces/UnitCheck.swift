@@ -356,7 +356,10 @@ public final class UnitCheckingReader: SampleReader {
         self.live = live
         self.streamEvidence = streamEvidence
         self.notes =
-            findings.flatMap { UnitEvidence.note($0.units, source: base.description.source) }.map { [$0] } ?? []
+            (findings.flatMap { UnitEvidence.note($0.units, source: base.description.source) }.map { [$0] } ?? [])
+            + (findings?.timeWarnings ?? []).map {
+                TraceWarning(SourceLocation(file: base.description.source, line: 0, column: 0), $0)
+            }
         gyroscopeCounts = findings?.gyroscopeCounts
         gyroscopePeak = findings?.gyroscopePeak
         lookahead = live ? 200 : 5_000

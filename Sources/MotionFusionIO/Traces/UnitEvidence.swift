@@ -12,7 +12,7 @@ import Glibc
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
-/// | first time 9e11–1e13, 9e14–1e16 or 9e17–1e19 (an epoch since 1998 in ms, µs or ns) | `t=ms`, `t=us`, `t=ns` |
+/// | first time 9e11–1e13, 9e14–1e16 or 9e17–1e19 (an epoch since 1998 in ms, µs or ns) stepping at 1 Hz–10 kHz in that unit, and no finer unit at a sensor's rate (``stepUnit(_:step:forced:)``) | `t=ms`, `t=us`, `t=ns` |
 /// | Xsens `SampleTimeFine` stepping under 8 ms as µs (a DOT counts µs at 120 Hz at most) | `t=100us` (an MTi's 10 kHz ticks) |
 /// | Xsens `SampleTimeFine` stepping by less than one (a counter steps by whole counts) | `t=s` |
 ///
@@ -44,6 +44,9 @@ public enum UnitEvidence {
         /// The gyroscope's largest norm over the first seconds, rad/s in the units applied, before
         /// any value beyond a sensor's range is dropped (for the warning that quotes it).
         public var gyroscopePeak: Double?
+        /// Warnings on a time column read as seconds whose steps would be a sensor's rate in ms
+        /// (``secondsWarning(_:step:)``).
+        public var timeWarnings: [String] = []
     }
 
     /// Most rows looked at; of them, the first ``seconds`` of the recording decide the sensors.
@@ -124,9 +127,14 @@ public enum UnitEvidence {
         var counts: Double?
         var samples = samples
         // The time first: the sensors are judged over the first seconds.
+        var timeWarnings = [String]()
         if let timeColumn, let unit = try timeUnit(samples, units: units, timeColumn: timeColumn) {
             found.append(unit)
             try scaleTimes(&samples, to: unit, from: units)
+        } else if let timeColumn, timeColumn != "sampletimefine", !units.explicit.contains("t"), units.time == 1,
+            let warning = secondsWarning(samples.map(\.t).filter(\.isFinite))
+        {
+            timeWarnings.append(warning)
         }
         let all = samples
         // Over the first seconds, when the times are plausibly seconds by now (a clock in ms since
@@ -171,7 +179,9 @@ public enum UnitEvidence {
                 found.append(Unit(key: "mag", unit: "nT", reason: reason + " (Earth's field is 22 000–67 000 nT)"))
             }
         }
-        return Findings(units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided, gyroscopePeak: peak)
+        return Findings(
+            units: found, gyroscopeCounts: counts, gyroscopeUndecided: undecided, gyroscopePeak: peak,
+            timeWarnings: timeWarnings)
     }
 
     /// Why the gyroscope is in °/s, or nil when that is not plain. The turns of the accelerometer
@@ -450,7 +460,7 @@ public enum UnitEvidence {
     }
 
     /// The time unit the times prove, if any (an epoch, Xsens's ticks, or steps no sensor takes
-    /// in seconds, ``stepUnit(_:step:)``); throws ``ClockRefusal`` when no unit reads them.
+    /// in seconds, ``stepUnit(_:step:forced:)``); throws ``ClockRefusal`` when no unit reads them.
     /// `byStep` false leaves the steps to the caller (files of one recording compare theirs).
     static func timeUnit(_ samples: [SensorSample], units: SensorUnits, timeColumn: String, byStep: Bool = true) throws
         -> Unit?
@@ -482,13 +492,17 @@ public enum UnitEvidence {
         for (range, unit, scale) in [
             (9e11..<1e13, "ms", 1e-3), (9e14..<1e16, "us", 1e-6), (9e17..<1e19, "ns", 1e-9),
         ] where range.contains(first) {
-            // The steps must be those of a sampled sensor in that unit.
-            if let step, !(1e-5...10).contains(step * scale) { break }
-            return Unit(
-                key: "t", unit: unit,
-                reason:
-                    "the first time, \(Int64(first)), is an epoch in \(unit == "us" ? "µs" : unit) (\(epochYear(first * scale)))"
-            )
+            let reason =
+                "the first time, \(Int64(first)), is an epoch in \(unit == "us" ? "µs" : unit) (\(epochYear(first * scale)))"
+            guard let step else { return Unit(key: "t", unit: unit, reason: reason) }
+            // The steps must be those of a sensor in that unit (1 Hz–10 kHz), and no finer unit's
+            // (ns since an Android phone's boot 20 days ago at 1 kHz read as µs are an epoch at
+            // 1 Hz): else the steps decide, or the clock is refused.
+            guard possibleRates.contains(1 / (step * scale)) else { break }
+            if !timeUnits.contains(where: { $0.scale < scale && nearRates.contains(1 / (step * $0.scale)) }) {
+                return Unit(key: "t", unit: unit, reason: reason)
+            }
+            return try stepUnit(times, step: step, forced: true)
         }
         return byStep ? try stepUnit(times, step: step) : nil
     }
@@ -496,57 +510,103 @@ public enum UnitEvidence {
     /// Rates, Hz, an inertial sensor may record at: a time unit is one whose median step gives
     /// such a rate.
     public static let possibleRates = 1.0...10_000.0
-    /// Rates, Hz, most recordings are made at: they decide when two units give possible rates
-    /// (steps of 125 are 8 Hz in ms, 8 kHz in µs).
-    public static let typicalRates = 5.0...2_000.0
+    /// Rates, Hz, near enough ``possibleRates`` that a unit giving one is not ruled out (a
+    /// `millis()` clock at 1 Hz steps by 1001 as often as by 999).
+    public static let nearRates = 0.8...12_500.0
+    /// Longest time, s, a clock can have counted (an epoch up to the year 2286): a first time
+    /// that is more in a unit is not in that unit.
+    public static let longestCount = 1e10
     /// Rates, Hz, of a clock read as seconds that are left as they are unless its times are whole
     /// numbers (a millis() clock stepping by 8 is 0.125 Hz as seconds).
     public static let ratesAsSeconds = 0.5...100_000.0
+    /// Integer epochs in seconds (2001–2033): stepping by 1, they are seconds at 1 Hz.
+    public static let epochSeconds = 1e9...2e9
+    /// The units a clock may count in, as `--units t=` and this text spell them.
+    static let timeUnits: [(unit: String, spelled: String, scale: Double)] = [
+        ("s", "s", 1), ("ms", "ms", 1e-3), ("us", "µs", 1e-6), ("ns", "ns", 1e-9),
+    ]
 
-    /// A time column whose steps no time unit makes a sensor's rate (``stepUnit(_:step:)``).
+    /// A time column whose steps no time unit makes a sensor's rate (``stepUnit(_:step:forced:)``).
     public struct ClockRefusal: Error, Sendable {
         /// What the steps are, and the flags that read them.
         public var message: String
+        /// The units (as `--units t=` spells them) that give a sensor's rate, when more than one.
+        public var candidates: [String] = []
+    }
+
+    /// How a rate is written.
+    static func hz(_ r: Double) -> String {
+        let (scale, prefix) = r >= 1e9 ? (1e9, "G") : r >= 1e6 ? (1e6, "M") : r >= 1e3 ? (1e3, "k") : (1, "")
+        return "\(String(printf: "%.4g", r / scale)) \(prefix)Hz"
     }
 
     /// The time unit the median step `step` of `times` (as read, in seconds) proves when the times
-    /// are whole numbers or their rate as seconds is outside ``ratesAsSeconds``: the unit of s,
-    /// ms, µs, ns whose rate is in ``possibleRates``, or, of two, the one in ``typicalRates``;
-    /// nil for seconds. Throws ``ClockRefusal`` when no unit, or two alike, give such a rate.
+    /// are whole numbers, their rate as seconds is outside ``ratesAsSeconds``, their first time is
+    /// more seconds than a clock counts (``longestCount``), or `forced`: the one unit of s, ms, µs,
+    /// ns whose rate is in ``possibleRates`` (no other's near it, ``nearRates``, and none in which
+    /// the first time is more than ``longestCount``); nil for seconds, and for whole epochs in
+    /// seconds stepping by 1 (``epochSeconds``). Throws ``ClockRefusal`` when no unit, or more than
+    /// one, gives such a rate (steps of 100: 10 Hz in ms, 10 kHz in µs).
     /// A clock coarser than the rows (most rows repeat the time) proves nothing.
-    static func stepUnit(_ times: [Double], step: Double?) throws -> Unit? {
-        guard let step, step > 0, times.count >= 3 else { return nil }
+    static func stepUnit(_ times: [Double], step: Double?, forced: Bool = false) throws -> Unit? {
+        guard let step, step > 0, times.count >= 3, let first = times.first else { return nil }
         var advancing = 0
         for (a, b) in zip(times, times.dropFirst()) where b > a { advancing += 1 }
         guard advancing * 2 >= times.count - 1 else { return nil }
         let whole = times.allSatisfy { $0 == $0.rounded() }
-        guard whole || !ratesAsSeconds.contains(1 / step) else { return nil }
-        let units: [(unit: String, spelled: String, scale: Double)] = [
-            ("s", "s", 1), ("ms", "ms", 1e-3), ("us", "µs", 1e-6), ("ns", "ns", 1e-9),
-        ]
+        guard whole || forced || !ratesAsSeconds.contains(1 / step) || abs(first) > longestCount else { return nil }
+        if whole && step == 1 && epochSeconds.contains(first) { return nil }
         func rate(_ u: (unit: String, spelled: String, scale: Double)) -> Double { 1 / (step * u.scale) }
-        func hz(_ r: Double) -> String {
-            let (scale, prefix) = r >= 1e9 ? (1e9, "G") : r >= 1e6 ? (1e6, "M") : r >= 1e3 ? (1e3, "k") : (1, "")
-            return "\(String(printf: "%.4g", r / scale)) \(prefix)Hz"
-        }
+        let units = timeUnits.filter { abs(first) * $0.scale <= longestCount }
         let possible = units.filter { possibleRates.contains(rate($0)) }
-        let typical = possible.filter { typicalRates.contains(rate($0)) }
+        let near = units.filter { nearRates.contains(rate($0)) }
         let steps =
             "the times step by \(String(printf: "%.6g", step)) per sample\(whole ? " in whole numbers" : "")"
         let readings = units.map { "\(hz(rate($0))) in \($0.spelled)" }.joined(separator: ", ")
-        guard let chosen = typical.count == 1 ? typical.first : possible.count == 1 ? possible.first : nil else {
+        guard possible.count == 1, near.count == 1, let chosen = possible.first else {
+            let candidates = near.count > 1 ? near : []
+            let epoch = timeUnits.first { u in
+                u.unit != "s" && candidates.contains { $0.unit == u.unit }
+                    && (9e8...1e10).contains(abs(first) * u.scale)
+            }
+            let epochText = epoch.map { u in
+                " (the first time, \(Int64(first)), would be an epoch in \(u.spelled), \(epochYear(first * u.scale)), or time since a start in a finer unit)"
+            }
+            let flags =
+                candidates.isEmpty
+                ? "give its unit, --units t=ms (or t=s, t=us, t=ns)"
+                : "give its unit, "
+                    + candidates.map { "--units t=\($0.unit) (\(hz(rate($0))))" }.joined(separator: " or ")
             throw ClockRefusal(
                 message:
-                    "\(steps): \(readings); \(possible.isEmpty ? "no time unit gives" : "more than one time unit gives") the rate of an inertial sensor (1 Hz–10 kHz\(possible.isEmpty ? "" : ", mostly 5 Hz–2 kHz")), so the clock cannot be read: give its unit, --units t=ms (or t=s, t=us, t=ns), or for a sample counter --units t=count --sample-rate HZ"
-            )
+                    "\(steps)\(epochText ?? ""): \(readings); \(candidates.isEmpty ? "no time unit gives" : "more than one time unit gives") the rate of an inertial sensor (1 Hz–10 kHz), so the clock cannot be read: \(flags), or for a sample counter --units t=count --sample-rate HZ",
+                candidates: candidates.map(\.unit))
         }
         guard chosen.unit != "s" else { return nil }
         let others = units.filter { $0.unit != chosen.unit }.map { "\(hz(rate($0))) in \($0.spelled)" }
         return Unit(
             key: "t", unit: chosen.unit,
             reason:
-                "\(steps): \(chosen.spelled) (\(hz(rate(chosen)))), not \(others.joined(separator: ", "))"
+                "\(steps): \(chosen.spelled) (\(hz(rate(chosen))))\(others.isEmpty ? "" : ", not \(others.joined(separator: ", "))")"
         )
+    }
+
+    /// Rates, Hz, of a clock read as seconds whose steps, read as ms, give a rate in
+    /// ``msRates``, that are warned about (fractional ms at 2 kHz step by 0.5: 2 Hz as seconds).
+    public static let slowSeconds = 0.1..<5.0
+    /// Rates, Hz, in ms of a clock read as seconds at ``slowSeconds``, that the warning proposes.
+    public static let msRates = 100.0...10_000.0
+
+    /// The warning on `times`, read as seconds (not whole numbers), whose median step is a rate
+    /// in ``slowSeconds`` and, as ms, in ``msRates``; nil otherwise.
+    static func secondsWarning(_ times: [Double]) -> String? {
+        var steps = [Double]()
+        for (a, b) in zip(times, times.dropFirst()) where b > a { steps.append(b - a) }
+        guard times.count >= 3, let step = UnitCheck.median(steps), step > 0, slowSeconds.contains(1 / step),
+            msRates.contains(1e3 / step), !times.allSatisfy({ $0 == $0.rounded() })
+        else { return nil }
+        return
+            "the times step by \(String(printf: "%.6g", step)) per sample: read as seconds, \(hz(1 / step)), slower than most sensors record; if they are ms (\(hz(1e3 / step))), give --units t=ms"
     }
 
     /// The accelerometer's median norm at rest and how rest was told, or nil without enough rest.
@@ -582,7 +642,7 @@ public enum UnitEvidence {
         let list = units.map { "\($0.key)=\($0.unit) (\($0.reason))" }.joined(separator: "; ")
         return TraceWarning(
             SourceLocation(file: source, line: 0, column: 0),
-            "\(notePrefix)\(list); --units \(units.map { "\($0.key)=…" }.joined(separator: ",")) overrides",
+            "\(notePrefix)\(list); --units \(units.map { "\($0.key)=…" }.reduce(into: [String]()) { keys, k in if !keys.contains(k) { keys.append(k) } }.joined(separator: ",")) overrides",
             note: true)
     }
 }
@@ -620,8 +680,19 @@ final class StreamUnitEvidence {
     func passed(_ count: Int, ended: Bool) -> UnitEvidence.Findings? {
         guard !judged, ended || count >= rows else { return nil }
         let copy = copied
-        let findings = try? UnitEvidence.find(
-            lines: { ByteLineReader(bytes: copy, name: self.lines.name) }, format: format, options: options)
+        let findings: UnitEvidence.Findings?
+        do {
+            findings = try UnitEvidence.find(
+                lines: { ByteLineReader(bytes: copy, name: self.lines.name) }, format: format, options: options)
+        } catch let e as TraceError where e.kind == .implausibleClock {
+            // A clock no unit reads (or two alike), which a file would be refused for, read as
+            // seconds: said, with the flags.
+            findings = UnitEvidence.Findings(timeWarnings: [
+                e.message + "; a stream's rows pass on as they arrive, so its times were read as seconds"
+            ])
+        } catch {
+            findings = nil
+        }
         // No turn in the first rows: the gyroscope's unit is judged further on, as in a file.
         if let findings, findings.gyroscopeUndecided, !ended, rows < UnitEvidence.turnRows {
             rows = UnitEvidence.turnRows
@@ -633,8 +704,12 @@ final class StreamUnitEvidence {
         return findings
     }
 
-    /// The warning naming the units `findings` prove, which were not applied, or nil.
+    /// The warning naming the units `findings` prove, which were not applied, or else the one on
+    /// its clock (``UnitEvidence/Findings/timeWarnings``), or nil.
     static func warning(_ findings: UnitEvidence.Findings, source: String) -> TraceWarning? {
+        if findings.units.isEmpty, let time = findings.timeWarnings.first {
+            return TraceWarning(SourceLocation(file: source, line: 0, column: 0), time)
+        }
         guard !findings.units.isEmpty else { return nil }
         let list = findings.units.map { "\($0.key)=\($0.unit) (\($0.reason))" }.joined(separator: "; ")
         let flag = findings.units.map { "\($0.key)=\($0.unit)" }.joined(separator: ",")
