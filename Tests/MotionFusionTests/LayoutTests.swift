@@ -330,8 +330,9 @@ final class LayoutTests: XCTestCase {
 
     /// SensorLog (iOS): the raw sensors over Core Motion's fused values beside them, the
     /// gyroscope's clock over the row's wall clock, and the raw accelerometer negated (iOS writes
-    /// −1 g along z on a phone lying face up), said in a note; `--units acc=g` reads it as written,
-    /// and only the accelerometer takes a sign.
+    /// −1 g along z on a phone lying face up), said in a note; `--units acc=g`, `acc=-g` and
+    /// `acc=m/s2` give its unit and keep Core Motion's minus, as for MotionSense's device motion
+    /// (a phone face up still reads +1 g up, not upside down); only the accelerometer takes a sign.
     func testSensorLogRawColumnsClockAndSign() throws {
         let r = try read("sensorlog_ios.csv")
         assertChosen(
@@ -341,11 +342,16 @@ final class LayoutTests: XCTestCase {
         XCTAssert(r.notes.contains { $0.contains("Core Motion") && $0.contains("read negated") }, "\(r.notes)")
         assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
         assertReplays("sensorlog_ios.csv")
-        var asWritten = DelimitedReadOptions()
-        asWritten.units = "acc=g"
-        let given = try read("sensorlog_ios.csv", asWritten)
-        XCTAssertEqual(given.layout.units.accelerometerSign, 1)
-        XCTAssertEqual(given.trace.samples[0].accelerometer!.z, -r.trace.samples[0].accelerometer!.z, accuracy: 1e-12)
+        for (unit, scale) in [("g", standardGravity), ("-g", standardGravity), ("m/s2", 1.0)] {
+            var stated = DelimitedReadOptions()
+            stated.units = "acc=\(unit)"
+            let given = try read("sensorlog_ios.csv", stated)
+            XCTAssertEqual(given.layout.units.accelerometerSign, -1, unit)
+            // Face up: z +1.002 in the unit stated (written -1.00203806).
+            let first = try XCTUnwrap(given.trace.samples[0].accelerometer)
+            XCTAssertEqual(first.z / scale, 1.00203806, accuracy: 1e-9, unit)
+            XCTAssert(given.notes.contains { $0.contains("read negated") && $0.contains("kept whatever unit") }, unit)
+        }
         var negated = DelimitedReadOptions()
         negated.units = "acc=-g"
         XCTAssertEqual(try read("arduino_ax_gz.csv", negated).layout.units.accelerometerSign, -1)

@@ -214,7 +214,7 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if layout.readsCoreMotionAccelerometer(names) && layout.units.accelerometerSign < 0 {
             notes.append(
-                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated (--units acc=g reads them as written)"
+                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated; the minus is Core Motion's sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
             )
         }
         if addsGravity {
@@ -319,14 +319,16 @@ public final class DelimitedTraceReader: SampleReader {
                 layout.units.explicit.remove(unit.key)
                 layout.units.evident.insert(unit.key)
             }
-            if layout.readsCoreMotionAccelerometer(names) { layout.units.accelerometerSign = -1 }
             if let spec = options.units, known == nil {
                 fromOptions = true
                 try layout.units.set(spec: spec)
             }
-            // Core Motion's device motion is written opposite to the specific force whatever its
-            // unit: `--units acc=UNIT` gives the unit, the minus stays.
-            if layout.columns[.gravityX] != nil { layout.units.accelerometerSign = -1 }
+            // Core Motion writes its accelerations opposite to the specific force whatever their
+            // unit, the raw accelerometer (SensorLog) and the device motion (MotionSense) alike:
+            // `--units acc=UNIT` gives the unit, the minus stays (`acc=-g` means `acc=g`).
+            if layout.readsCoreMotionAccelerometer(names) || layout.columns[.gravityX] != nil {
+                layout.units.accelerometerSign = -1
+            }
         } catch let e as ColumnSpecError {
             throw TraceError(
                 fromOptions ? .columnSpecification : .missingColumn, headerLocation,
