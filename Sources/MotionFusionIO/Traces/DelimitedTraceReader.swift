@@ -628,7 +628,8 @@ public final class DelimitedTraceReader: SampleReader {
         case .gyroscope:
             return try vector(
                 .gyroscopeX, layout.units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
-                hint: layout.units.explicit.contains("gyr")
+                hint: layout.units.explicit.contains("gyr") || layout.units.evident.contains("gyr")
+                    || beyondDegreesPerSecond()
                     ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
                     : "deg/s read as rad/s? pass --units gyr=deg/s")
         case .accelerometer:
@@ -647,6 +648,14 @@ public final class DelimitedTraceReader: SampleReader {
                 hint: layout.units.explicit.contains("mag")
                     ? "raw counts? give their scale, e.g. --units mag=0.0625uT" : "nT read as µT? pass --units mag=nT")
         }
+    }
+
+    /// Whether the current row's gyroscope, read as °/s, is still beyond any gyroscope's range
+    /// (±4000 °/s, ``UnitEvidence/gyroscopeBeyondRange``): not °/s read as rad/s.
+    func beyondDegreesPerSecond() -> Bool {
+        let g = ColumnLayout.Slot.gyroscopeX.rawValue
+        let norm = Vector3(values[g], values[g + 1], values[g + 2]).norm * layout.units.gyroscope
+        return norm * .pi / 180 > UnitEvidence.gyroscopeBeyondRange
     }
 
     /// The slot whose column holds a fault in axis `axis` of the sensor whose x is `first`: Core
