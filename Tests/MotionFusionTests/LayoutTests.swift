@@ -412,8 +412,9 @@ final class LayoutTests: XCTestCase {
         var lines = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var fields = lines[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        let gravityZ = try XCTUnwrap(
-            lines[0].split(separator: ",", omittingEmptySubsequences: false).firstIndex(of: "gravity.z"))
+        let original = fields
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let gravityZ = try XCTUnwrap(header.firstIndex(of: "gravity.z"))
         fields[gravityZ] = ""
         lines[3] = fields.joined(separator: ",")
         let gap = TestData.temporaryDirectory() + "/gap.csv"
@@ -424,17 +425,22 @@ final class LayoutTests: XCTestCase {
         let fault = try XCTUnwrap(reader.faults.tallies[.partialAxes])
         XCTAssertEqual(fault.first.line, 4)
         XCTAssertEqual(fault.first.column, fields[..<gravityZ].map { $0.count + 1 }.reduce(1, +))
-        // All three gravity cells empty beside a user acceleration: a fault at gravity.x, not silence.
-        for c in gravityZ - 2...gravityZ { fields[c] = "" }
-        lines[3] = fields.joined(separator: ",")
-        try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
-        let none = try TraceFormat.open(path: gap, options: options)
-        XCTAssertNil(try none.readTrace().samples[2].accelerometer)
-        let missing = try XCTUnwrap(none.faults.tallies[.partialAxes])
-        XCTAssertEqual(missing.count, 1)
-        XCTAssertEqual(missing.first.line, 4)
-        XCTAssertEqual(missing.first.column, fields[..<(gravityZ - 2)].map { $0.count + 1 }.reduce(1, +))
-        XCTAssert(missing.detail.contains("gravity is missing"), missing.detail)
+        // All three gravity cells empty beside a user acceleration: a fault at gravity.x, not
+        // silence; all three user acceleration cells empty beside gravity: one at userAcceleration.x.
+        let userX = try XCTUnwrap(header.firstIndex(of: "userAcceleration.x"))
+        for (x, said) in [(gravityZ - 2, "gravity is missing"), (userX, "user acceleration is missing")] {
+            fields = original
+            for c in x...x + 2 { fields[c] = "" }
+            lines[3] = fields.joined(separator: ",")
+            try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
+            let none = try TraceFormat.open(path: gap, options: options)
+            XCTAssertNil(try none.readTrace().samples[2].accelerometer, said)
+            let missing = try XCTUnwrap(none.faults.tallies[.partialAxes], said)
+            XCTAssertEqual(missing.count, 1, said)
+            XCTAssertEqual(missing.first.line, 4, said)
+            XCTAssertEqual(missing.first.column, fields[..<x].map { $0.count + 1 }.reduce(1, +), said)
+            XCTAssert(missing.detail.contains(said), missing.detail)
+        }
     }
 
     /// FIRM flight-computer packets: snake-case names ending in their unit (`raw_acceleration_x_gs`,

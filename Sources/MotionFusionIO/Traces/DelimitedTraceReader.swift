@@ -593,6 +593,12 @@ public final class DelimitedTraceReader: SampleReader {
             if (0..<3).allSatisfy({ values[g + $0].isNaN }) && (0..<3).contains(where: { !values[a + $0].isNaN }) {
                 try faults.record(
                     .partialAxes, at: location(.gravityX), "accelerometer: Core Motion's gravity is missing")
+            } else if (0..<3).allSatisfy({ values[a + $0].isNaN }) && (0..<3).contains(where: { !values[g + $0].isNaN })
+            {
+                // So does the user acceleration missing beside gravity: the fault at its own column.
+                try faults.record(
+                    .partialAxes, at: location(.accelerometerX),
+                    "accelerometer: Core Motion's user acceleration is missing")
             }
             for k in 0..<3 { values[a + k] += values[g + k] }
         }
