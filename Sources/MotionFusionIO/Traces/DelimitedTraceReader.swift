@@ -312,6 +312,7 @@ public final class DelimitedTraceReader: SampleReader {
                         "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
                 }
                 layout = try ColumnLayout.fromHeader(names, file: file)
+                try refuseDerivedAcceleration(layout, names: names, file: file, headerLocation: headerLocation)
             }
             for unit in evident where !layout.units.explicit.contains(unit.key) {
                 try layout.units.set(unit.key, unit.unit, strictly: true)
@@ -335,6 +336,32 @@ public final class DelimitedTraceReader: SampleReader {
                 e.description)
         }
         return layout
+    }
+
+    /// Refuses a file whose name says it holds gravity or linear acceleration (MetaBase's
+    /// `…_Gravity_1.4.5.csv`, `…_Linear Acceleration_…csv`, its sensor fusion's) when the header
+    /// names the accelerometer only by a unit (`x-axis (g)`, `x (g)`): those columns are no
+    /// accelerometer, as the folder importer leaves such files out. `--columns` reads them anyway.
+    static func refuseDerivedAcceleration(
+        _ layout: ColumnLayout, names: [String], file: String, headerLocation: SourceLocation
+    ) throws {
+        guard let c = layout.columns[.accelerometerX], c < names.count,
+            ["x", "xaxis"].contains(ColumnLayout.key(names[c]))
+        else { return }
+        let base = String(file.split(separator: "/").last ?? "")
+        let words = ColumnLayout.words(base)
+        let what: String
+        if words.contains(where: { $0.hasPrefix("gravity") }) {
+            what = "gravity, a sensor fusion's estimate of it"
+        } else if words.contains(where: { $0.hasPrefix("linear") }) {
+            what = "linear acceleration, a sensor fusion's acceleration without gravity"
+        } else {
+            return
+        }
+        throw TraceError(
+            .missingColumn, headerLocation,
+            "the file's name says it holds \(what) (as MetaWear's MetaBase exports it), not the accelerometer: its columns '\(names[c].escapedForMessage)'… name no sensor but by their unit; read the accelerometer's own file, or the folder of the recording (which leaves this file out), or pass --columns acc=\(names[c].escapedForMessage) to read these columns anyway"
+        )
     }
 
     /// The unit `--units` (`spec`) states for one of `keys` (`acc`, `accel`, `accelerometer`), if it does.
