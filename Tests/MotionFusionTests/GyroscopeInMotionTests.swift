@@ -58,6 +58,9 @@ final class GyroscopeInMotionTests: XCTestCase {
         XCTAssert(note.contains("gyr=deg/s (the gyroscope reaches \((peak * 1000).rounded() / 1000), beyond"), note)
         XCTAssertFalse(
             trace.warnings.contains { $0.message.contains("beyond any sensor's range") }, "\(trace.warnings)")
+        // Never at rest: the accelerometer's norm quoted is the median, and said to be.
+        let g = trace.warnings.map(\.message).first { $0.contains("which looks like g") } ?? ""
+        XCTAssert(g.hasPrefix("accelerometer median norm (never at rest) is 1."), g)
     }
 
     /// Stated in rad/s, the readings beyond 100 rad/s are dropped: the warning quotes the peak as

@@ -408,6 +408,20 @@ final class LayoutTests: XCTestCase {
             XCTAssert(note.contains("as --units acc=\(unit) states"), note)
             XCTAssert(note.contains(unit == "-g" ? "is this sign, applied once" : "kept whatever unit"), note)
         }
+        // The names stating m/s²: the note proposes no --units acc=m/s2.
+        let text = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
+        let named = TestData.temporaryDirectory() + "/named.csv"
+        let firstLine = text.prefix { $0 != "\n" }
+        let suffixed =
+            firstLine.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.hasPrefix("gravity.") || $0.hasPrefix("userAcceleration.") ? $0 + "(m/s^2)" : $0
+            }.joined(separator: ",") + text.dropFirst(firstLine.count)
+        try suffixed.write(toFile: named, atomically: true, encoding: .utf8)
+        options.units = nil
+        let stated = try TraceFormat.load(path: named, options: options).warnings.map(\.message)
+        let note = try XCTUnwrap(stated.first { $0.contains("Core Motion's device motion") })
+        XCTAssert(note.contains("as the names state, m/s^2"), note)
+        XCTAssertFalse(note.contains("pass --units acc=m/s2"), note)
         // gravity.z left empty on the data's third row: the fault names its column, not userAcceleration.z's.
         var lines = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -231,7 +231,7 @@ public final class DelimitedTraceReader: SampleReader {
                 ? "the minus of --units acc=\(stated!) is this sign, applied once"
                 : "kept whatever unit --units gives"
             notes.append(
-                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
+                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil && named.first == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
             )
         }
         if let c = layout.px4Column(names) {

@@ -189,29 +189,33 @@ public enum UnitCheck {
             tagged = warnings.count
         }
         if let a = norms.accelerometer ?? median(allAcc) {
+            // At rest, or the median over a recording never at rest (a gesture log).
+            let said =
+                norms.accelerometer == nil
+                ? "accelerometer median norm (never at rest) is" : "accelerometer norm at rest is"
             if stated.contains("acc") && a >= 0.5 && (a < 7 || a > 13) {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s² \(given); expected about 9.81: check that unit, or give the scale of raw counts, e.g. --units acc=0.001g for 1 mg per count"
+                        "\(said) \(fmt(a)) m/s² \(given); expected about 9.81: check that unit, or give the scale of raw counts, e.g. --units acc=0.001g for 1 mg per count"
                     ))
             } else if a > 0.5 && a < 1.5 {
                 warnings.append(
                     TraceWarning(
-                        here, "accelerometer norm at rest is \(fmt(a)) m/s², which looks like g: pass --units acc=g"))
+                        here, "\(said) \(fmt(a)) m/s², which looks like g: pass --units acc=g"))
             } else if a > 500 && a < 1500 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s², which looks like milli-g: pass --units acc=mg"))
+                        "\(said) \(fmt(a)) m/s², which looks like milli-g: pass --units acc=mg"))
             } else if a < 0.5 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s², far below gravity: the recording may exclude gravity (add it back), or choose other columns with --columns"
+                        "\(said) \(fmt(a)) m/s², far below gravity: the recording may exclude gravity (add it back), or choose other columns with --columns"
                     ))
             } else if a < 7 || a > 13 {
-                warnings.append(TraceWarning(here, "accelerometer norm at rest is \(fmt(a)) m/s²; expected about 9.81"))
+                warnings.append(TraceWarning(here, "\(said) \(fmt(a)) m/s²; expected about 9.81"))
             }
             let rest = norms.accelerometer == nil ? " (median; never at rest)" : " at rest"
             suspect("the accelerometer's norm is \(fmt(a)) m/s²\(rest), not about 9.81")
