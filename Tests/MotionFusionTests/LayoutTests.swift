@@ -330,8 +330,9 @@ final class LayoutTests: XCTestCase {
 
     /// SensorLog (iOS): the raw sensors over Core Motion's fused values beside them, the
     /// gyroscope's clock over the row's wall clock, and the raw accelerometer negated (iOS writes
-    /// −1 g along z on a phone lying face up), said in a note; `--units acc=g` reads it as written,
-    /// and only the accelerometer takes a sign.
+    /// −1 g along z on a phone lying face up), said in a note; `--units acc=g`, `acc=-g` and
+    /// `acc=m/s2` give its unit and keep Core Motion's minus, as for MotionSense's device motion
+    /// (a phone face up still reads +1 g up, not upside down); only the accelerometer takes a sign.
     func testSensorLogRawColumnsClockAndSign() throws {
         let r = try read("sensorlog_ios.csv")
         assertChosen(
@@ -341,11 +342,16 @@ final class LayoutTests: XCTestCase {
         XCTAssert(r.notes.contains { $0.contains("Core Motion") && $0.contains("read negated") }, "\(r.notes)")
         assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
         assertReplays("sensorlog_ios.csv")
-        var asWritten = DelimitedReadOptions()
-        asWritten.units = "acc=g"
-        let given = try read("sensorlog_ios.csv", asWritten)
-        XCTAssertEqual(given.layout.units.accelerometerSign, 1)
-        XCTAssertEqual(given.trace.samples[0].accelerometer!.z, -r.trace.samples[0].accelerometer!.z, accuracy: 1e-12)
+        for (unit, scale) in [("g", standardGravity), ("-g", standardGravity), ("m/s2", 1.0)] {
+            var stated = DelimitedReadOptions()
+            stated.units = "acc=\(unit)"
+            let given = try read("sensorlog_ios.csv", stated)
+            XCTAssertEqual(given.layout.units.accelerometerSign, -1, unit)
+            // Face up: z +1.002 in the unit stated (written -1.00203806).
+            let first = try XCTUnwrap(given.trace.samples[0].accelerometer)
+            XCTAssertEqual(first.z / scale, 1.00203806, accuracy: 1e-9, unit)
+            XCTAssert(given.notes.contains { $0.contains("read negated") && $0.contains("kept whatever unit") }, unit)
+        }
         var negated = DelimitedReadOptions()
         negated.units = "acc=-g"
         XCTAssertEqual(try read("arduino_ax_gz.csv", negated).layout.units.accelerometerSign, -1)
@@ -402,12 +408,27 @@ final class LayoutTests: XCTestCase {
             XCTAssert(note.contains("as --units acc=\(unit) states"), note)
             XCTAssert(note.contains(unit == "-g" ? "is this sign, applied once" : "kept whatever unit"), note)
         }
+        // The names stating m/s²: the note proposes no --units acc=m/s2.
+        let text = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
+        let named = TestData.temporaryDirectory() + "/named.csv"
+        let firstLine = text.prefix { $0 != "\n" }
+        let suffixed =
+            firstLine.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.hasPrefix("gravity.") || $0.hasPrefix("userAcceleration.") ? $0 + "(m/s^2)" : $0
+            }.joined(separator: ",") + text.dropFirst(firstLine.count)
+        try suffixed.write(toFile: named, atomically: true, encoding: .utf8)
+        options.units = nil
+        let stated = try TraceFormat.load(path: named, options: options).warnings.map(\.message)
+        let note = try XCTUnwrap(stated.first { $0.contains("Core Motion's device motion") })
+        XCTAssert(note.contains("as the names state, m/s^2"), note)
+        XCTAssertFalse(note.contains("pass --units acc=m/s2"), note)
         // gravity.z left empty on the data's third row: the fault names its column, not userAcceleration.z's.
         var lines = try String(contentsOfFile: Self.path("motionsense.csv"), encoding: .utf8)
             .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var fields = lines[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        let gravityZ = try XCTUnwrap(
-            lines[0].split(separator: ",", omittingEmptySubsequences: false).firstIndex(of: "gravity.z"))
+        let original = fields
+        let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let gravityZ = try XCTUnwrap(header.firstIndex(of: "gravity.z"))
         fields[gravityZ] = ""
         lines[3] = fields.joined(separator: ",")
         let gap = TestData.temporaryDirectory() + "/gap.csv"
@@ -418,17 +439,22 @@ final class LayoutTests: XCTestCase {
         let fault = try XCTUnwrap(reader.faults.tallies[.partialAxes])
         XCTAssertEqual(fault.first.line, 4)
         XCTAssertEqual(fault.first.column, fields[..<gravityZ].map { $0.count + 1 }.reduce(1, +))
-        // All three gravity cells empty beside a user acceleration: a fault at gravity.x, not silence.
-        for c in gravityZ - 2...gravityZ { fields[c] = "" }
-        lines[3] = fields.joined(separator: ",")
-        try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
-        let none = try TraceFormat.open(path: gap, options: options)
-        XCTAssertNil(try none.readTrace().samples[2].accelerometer)
-        let missing = try XCTUnwrap(none.faults.tallies[.partialAxes])
-        XCTAssertEqual(missing.count, 1)
-        XCTAssertEqual(missing.first.line, 4)
-        XCTAssertEqual(missing.first.column, fields[..<(gravityZ - 2)].map { $0.count + 1 }.reduce(1, +))
-        XCTAssert(missing.detail.contains("gravity is missing"), missing.detail)
+        // All three gravity cells empty beside a user acceleration: a fault at gravity.x, not
+        // silence; all three user acceleration cells empty beside gravity: one at userAcceleration.x.
+        let userX = try XCTUnwrap(header.firstIndex(of: "userAcceleration.x"))
+        for (x, said) in [(gravityZ - 2, "gravity is missing"), (userX, "user acceleration is missing")] {
+            fields = original
+            for c in x...x + 2 { fields[c] = "" }
+            lines[3] = fields.joined(separator: ",")
+            try lines.joined(separator: "\n").write(toFile: gap, atomically: true, encoding: .utf8)
+            let none = try TraceFormat.open(path: gap, options: options)
+            XCTAssertNil(try none.readTrace().samples[2].accelerometer, said)
+            let missing = try XCTUnwrap(none.faults.tallies[.partialAxes], said)
+            XCTAssertEqual(missing.count, 1, said)
+            XCTAssertEqual(missing.first.line, 4, said)
+            XCTAssertEqual(missing.first.column, fields[..<x].map { $0.count + 1 }.reduce(1, +), said)
+            XCTAssert(missing.detail.contains(said), missing.detail)
+        }
     }
 
     /// FIRM flight-computer packets: snake-case names ending in their unit (`raw_acceleration_x_gs`,

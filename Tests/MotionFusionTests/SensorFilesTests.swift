@@ -96,6 +96,27 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertEqual(elapsed.samples[1].t, 0.04, accuracy: 1e-9)
     }
 
+    /// MetaBase's gravity and linear acceleration, `x-axis (g)` as its accelerometer's, read as a
+    /// single file: refused, naming what the file holds, not read as the accelerometer; the
+    /// accelerometer's own file is still read alone.
+    func testMetaBaseGravityOrLinearAccelerationAloneIsNoAccelerometer() throws {
+        let folder = fixtures + "/metabase"
+        let accelerometer = "MetaWear_2023-11-14T15.13.20.000_C8D2F1A1B2C3_Accelerometer_1.4.5.csv"
+        let text = try String(contentsOfFile: folder + "/" + accelerometer, encoding: .utf8)
+        XCTAssertNotNil(try TraceFormat.load(path: folder + "/" + accelerometer).samples.first?.accelerometer)
+        let dir = TestData.temporaryDirectory() + "/fusion"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (kind, said) in [("Gravity", "holds gravity"), ("Linear Acceleration", "holds linear acceleration")] {
+            let path = dir + "/MetaWear_2023-11-14T15.13.20.000_C8D2F1A1B2C3_\(kind)_1.4.5.csv"
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try TraceFormat.load(path: path), kind) {
+                let message = "\($0)"
+                XCTAssert(message.contains("the file's name says it \(said)"), message)
+                XCTAssert(message.contains("not the accelerometer"), message)
+            }
+        }
+    }
+
     /// Whole traces whose names hold a sensor's word (BROAD's `29_disturbed_stationary_magnet_B.csv`
     /// and `31_…magnet_D.csv`) make a folder of traces, each run on its own, not per-sensor files.
     func testTracesNamedForASensorAreAFolderOfTraces() throws {

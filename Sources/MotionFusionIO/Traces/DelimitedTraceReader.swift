@@ -214,7 +214,7 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if layout.readsCoreMotionAccelerometer(names) && layout.units.accelerometerSign < 0 {
             notes.append(
-                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated (--units acc=g reads them as written)"
+                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated; the minus is Core Motion's sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
             )
         }
         if addsGravity {
@@ -231,7 +231,7 @@ public final class DelimitedTraceReader: SampleReader {
                 ? "the minus of --units acc=\(stated!) is this sign, applied once"
                 : "kept whatever unit --units gives"
             notes.append(
-                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
+                "no raw accelerometer: the specific force is formed from Core Motion's device motion as -(\(column(.gravityX)) + \(column(.accelerometerX)))… × \(layout.units.accelerometer) m/s² (\(unit)); the minus is Core Motion's sign convention (its gravity reads -1 g along z on a phone lying face up, the specific force +9.81 m/s²), \(sign)\(stated == nil && named.first == nil ? "; if these columns are in m/s², pass --units acc=m/s2" : "")"
             )
         }
         if let c = layout.px4Column(names) {
@@ -312,6 +312,7 @@ public final class DelimitedTraceReader: SampleReader {
                         "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
                 }
                 layout = try ColumnLayout.fromHeader(names, file: file)
+                try refuseDerivedAcceleration(layout, names: names, file: file, headerLocation: headerLocation)
             }
             for unit in evident where !layout.units.explicit.contains(unit.key) {
                 try layout.units.set(unit.key, unit.unit, strictly: true)
@@ -319,20 +320,48 @@ public final class DelimitedTraceReader: SampleReader {
                 layout.units.explicit.remove(unit.key)
                 layout.units.evident.insert(unit.key)
             }
-            if layout.readsCoreMotionAccelerometer(names) { layout.units.accelerometerSign = -1 }
             if let spec = options.units, known == nil {
                 fromOptions = true
                 try layout.units.set(spec: spec)
             }
-            // Core Motion's device motion is written opposite to the specific force whatever its
-            // unit: `--units acc=UNIT` gives the unit, the minus stays.
-            if layout.columns[.gravityX] != nil { layout.units.accelerometerSign = -1 }
+            // Core Motion writes its accelerations opposite to the specific force whatever their
+            // unit, the raw accelerometer (SensorLog) and the device motion (MotionSense) alike:
+            // `--units acc=UNIT` gives the unit, the minus stays (`acc=-g` means `acc=g`).
+            if layout.readsCoreMotionAccelerometer(names) || layout.columns[.gravityX] != nil {
+                layout.units.accelerometerSign = -1
+            }
         } catch let e as ColumnSpecError {
             throw TraceError(
                 fromOptions ? .columnSpecification : .missingColumn, headerLocation,
                 e.description)
         }
         return layout
+    }
+
+    /// Refuses a file whose name says it holds gravity or linear acceleration (MetaBase's
+    /// `…_Gravity_1.4.5.csv`, `…_Linear Acceleration_…csv`, its sensor fusion's) when the header
+    /// names the accelerometer only by a unit (`x-axis (g)`, `x (g)`): those columns are no
+    /// accelerometer, as the folder importer leaves such files out. `--columns` reads them anyway.
+    static func refuseDerivedAcceleration(
+        _ layout: ColumnLayout, names: [String], file: String, headerLocation: SourceLocation
+    ) throws {
+        guard let c = layout.columns[.accelerometerX], c < names.count,
+            ["x", "xaxis"].contains(ColumnLayout.key(names[c]))
+        else { return }
+        let base = String(file.split(separator: "/").last ?? "")
+        let words = ColumnLayout.words(base)
+        let what: String
+        if words.contains(where: { $0.hasPrefix("gravity") }) {
+            what = "gravity, a sensor fusion's estimate of it"
+        } else if words.contains(where: { $0.hasPrefix("linear") }) {
+            what = "linear acceleration, a sensor fusion's acceleration without gravity"
+        } else {
+            return
+        }
+        throw TraceError(
+            .missingColumn, headerLocation,
+            "the file's name says it holds \(what) (as MetaWear's MetaBase exports it), not the accelerometer: its columns '\(names[c].escapedForMessage)'… name no sensor but by their unit; read the accelerometer's own file, or the folder of the recording (which leaves this file out), or pass --columns acc=\(names[c].escapedForMessage) to read these columns anyway"
+        )
     }
 
     /// The unit `--units` (`spec`) states for one of `keys` (`acc`, `accel`, `accelerometer`), if it does.
@@ -591,6 +620,12 @@ public final class DelimitedTraceReader: SampleReader {
             if (0..<3).allSatisfy({ values[g + $0].isNaN }) && (0..<3).contains(where: { !values[a + $0].isNaN }) {
                 try faults.record(
                     .partialAxes, at: location(.gravityX), "accelerometer: Core Motion's gravity is missing")
+            } else if (0..<3).allSatisfy({ values[a + $0].isNaN }) && (0..<3).contains(where: { !values[g + $0].isNaN })
+            {
+                // So does the user acceleration missing beside gravity: the fault at its own column.
+                try faults.record(
+                    .partialAxes, at: location(.accelerometerX),
+                    "accelerometer: Core Motion's user acceleration is missing")
             }
             for k in 0..<3 { values[a + k] += values[g + k] }
         }
@@ -626,7 +661,8 @@ public final class DelimitedTraceReader: SampleReader {
         case .gyroscope:
             return try vector(
                 .gyroscopeX, layout.units.gyroscope, ValueFaults.gyroscopeLimit, "gyroscope",
-                hint: layout.units.explicit.contains("gyr")
+                hint: layout.units.explicit.contains("gyr") || layout.units.evident.contains("gyr")
+                    || beyondDegreesPerSecond()
                     ? "raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count"
                     : "deg/s read as rad/s? pass --units gyr=deg/s")
         case .accelerometer:
@@ -645,6 +681,14 @@ public final class DelimitedTraceReader: SampleReader {
                 hint: layout.units.explicit.contains("mag")
                     ? "raw counts? give their scale, e.g. --units mag=0.0625uT" : "nT read as µT? pass --units mag=nT")
         }
+    }
+
+    /// Whether the current row's gyroscope, read as °/s, is still beyond any gyroscope's range
+    /// (±4000 °/s, ``UnitEvidence/gyroscopeBeyondRange``): not °/s read as rad/s.
+    func beyondDegreesPerSecond() -> Bool {
+        let g = ColumnLayout.Slot.gyroscopeX.rawValue
+        let norm = Vector3(values[g], values[g + 1], values[g + 2]).norm * layout.units.gyroscope
+        return norm * .pi / 180 > UnitEvidence.gyroscopeBeyondRange
     }
 
     /// The slot whose column holds a fault in axis `axis` of the sensor whose x is `first`: Core

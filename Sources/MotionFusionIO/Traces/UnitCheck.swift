@@ -168,6 +168,7 @@ public enum UnitCheck {
         gyroscopeCounts: Double? = nil, gyroscopePeak: Double? = nil
     ) -> [TraceWarning] {
         let stated = units?.explicit ?? []
+        let found = units?.evident ?? []
         var warnings = [TraceWarning]()
         let here = SourceLocation(file: source, line: 0, column: 0)
         let norms = restNorms(samples)
@@ -179,6 +180,7 @@ public enum UnitCheck {
             if let g = s.gyroscope { maxGyro = max(maxGyro, g.norm) }
             if let m = s.magnetometer { allMag.append(m.norm) }
         }
+        let wholeAccelerometer = UnitEvidence.wholeNumbers(samples)
         let given = "in the unit stated (by the header or --units)"
         // Each warning added since the last call says a unit looks wrong, for `reason` (`info` quotes it).
         var tagged = 0
@@ -187,29 +189,33 @@ public enum UnitCheck {
             tagged = warnings.count
         }
         if let a = norms.accelerometer ?? median(allAcc) {
+            // At rest, or the median over a recording never at rest (a gesture log).
+            let said =
+                norms.accelerometer == nil
+                ? "accelerometer median norm (never at rest) is" : "accelerometer norm at rest is"
             if stated.contains("acc") && a >= 0.5 && (a < 7 || a > 13) {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s² \(given); expected about 9.81: check that unit, or give the scale of raw counts, e.g. --units acc=0.001g for 1 mg per count"
+                        "\(said) \(fmt(a)) m/s² \(given); expected about 9.81: check that unit, or give the scale of raw counts, e.g. --units acc=0.001g for 1 mg per count"
                     ))
             } else if a > 0.5 && a < 1.5 {
                 warnings.append(
                     TraceWarning(
-                        here, "accelerometer norm at rest is \(fmt(a)) m/s², which looks like g: pass --units acc=g"))
+                        here, "\(said) \(fmt(a)) m/s², which looks like g: pass --units acc=g"))
             } else if a > 500 && a < 1500 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s², which looks like milli-g: pass --units acc=mg"))
+                        "\(said) \(fmt(a)) m/s², which looks like milli-g: pass --units acc=mg"))
             } else if a < 0.5 {
                 warnings.append(
                     TraceWarning(
                         here,
-                        "accelerometer norm at rest is \(fmt(a)) m/s², far below gravity: the recording may exclude gravity (add it back), or choose other columns with --columns"
+                        "\(said) \(fmt(a)) m/s², far below gravity: the recording may exclude gravity (add it back), or choose other columns with --columns"
                     ))
             } else if a < 7 || a > 13 {
-                warnings.append(TraceWarning(here, "accelerometer norm at rest is \(fmt(a)) m/s²; expected about 9.81"))
+                warnings.append(TraceWarning(here, "\(said) \(fmt(a)) m/s²; expected about 9.81"))
             }
             let rest = norms.accelerometer == nil ? " (median; never at rest)" : " at rest"
             suspect("the accelerometer's norm is \(fmt(a)) m/s²\(rest), not about 9.81")
@@ -257,11 +263,28 @@ public enum UnitCheck {
                 TraceWarning(
                     here, "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s) as read; \(counts)"
                 ))
-        } else if maxGyro > degreesPerSecondPeak && stated.contains("gyr") {
+        } else if maxGyro > degreesPerSecondPeak && (stated.contains("gyr") || found.contains("gyr")) {
+            // The unit stated, or found from the readings (°/s, whose peak is within ±4000 °/s):
+            // not proposed again.
+            let unit = stated.contains("gyr") ? given : "in the unit found from the readings"
             warnings.append(
                 TraceWarning(
                     here,
-                    "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s) \(given), beyond any gyroscope's range: raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count (a BNO055)"
+                    "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s) \(unit), beyond any gyroscope's range: raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count (a BNO055)"
+                ))
+        } else if maxGyro > degreesPerSecondPeak && maxGyro * .pi / 180 > UnitEvidence.gyroscopeBeyondRange {
+            // Beyond ±4000 °/s read as °/s too: not °/s.
+            warnings.append(
+                TraceWarning(
+                    here,
+                    "gyroscope peaks at \(fmt(maxGyro)) rad/s, beyond any gyroscope's range in rad/s and as °/s (\(fmt(maxGyro))°/s, past ±4000 °/s): raw counts? give their scale, e.g. --units gyr=0.0625deg/s for 1/16 °/s per count (a BNO055)"
+                ))
+        } else if maxGyro > degreesPerSecondPeak && !stated.contains("acc") && wholeAccelerometer {
+            // An accelerometer in whole numbers is raw counts, and its gyroscope likely counts too.
+            warnings.append(
+                TraceWarning(
+                    here,
+                    "gyroscope peaks at \(fmt(maxGyro)) rad/s (\(fmt(maxGyro * 180 / .pi))°/s), which looks like deg/s, or raw counts as the accelerometer's readings, all whole numbers, seem to be: pass --units gyr=deg/s, or the counts' scale, e.g. --units gyr=0.061deg/s for 16.4 counts per °/s (an MPU-6050 at ±2000 °/s)"
                 ))
         } else if maxGyro > degreesPerSecondPeak {
             warnings.append(

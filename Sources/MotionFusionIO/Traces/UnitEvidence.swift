@@ -8,7 +8,7 @@ import Glibc
 /// |---|---|
 /// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
 /// | accelerometer norm at rest 800–1200 | `acc=mg` |
-/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer's median norm that of a body at rest or in motion in g, m/s² or mg (``motionAccelerometer``: a gesture log never at rest reads 1.8 g) | `gyr=deg/s` |
+/// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer's median norm that of a body at rest or in motion in g, m/s² or mg (``motionAccelerometer``: a gesture log never at rest reads 1.8 g; in mg only when not all whole numbers, as raw counts are) | `gyr=deg/s` |
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
 /// | magnetometer median norm 1e4–1e5 | `mag=nT` |
@@ -190,7 +190,7 @@ public enum UnitEvidence {
     /// beyond any gyroscope's range in rad/s over all the rows looked at decide, when all are
     /// within it as °/s and the accelerometer's median norm is that of a body at rest or in motion
     /// in g, m/s² or mg (``motionAccelerometer``; raw counts, whose gyroscope would be counts too,
-    /// are not °/s).
+    /// are not °/s: a median in the mg band whose readings are all whole numbers is not mg).
     static func degreesPerSecond(_ samples: [SensorSample], turns: Turns) -> String? {
         switch turns.verdict {
         case .degrees: return turns.reason
@@ -203,13 +203,31 @@ public enum UnitEvidence {
         else { return nil }
         let accelerometer = UnitCheck.median(samples.compactMap { $0.accelerometer?.norm }.filter(\.isFinite))
         if let a = accelerometer, !motionAccelerometer.contains(where: { $0.contains(a) }) { return nil }
+        // Milli-g only when the readings are not all whole numbers: raw counts are (an MPU-6050 at
+        // ±16 g, 2048 per g, reads a moving body's median 2338), and so would be its gyroscope.
+        if let a = accelerometer, a >= 500, wholeNumbers(samples) { return nil }
         return
             "the gyroscope reaches \(UnitCheck.fmt(peak)), beyond any gyroscope's range in rad/s (±4000 °/s is \(Int(gyroscopeBeyondRange)) rad/s), \(beyond.count) of its norms beyond it"
     }
 
     /// Median accelerometer norms of a body at rest or in motion (a gesture log never at rest,
-    /// 1.8 g) in g, m/s² and mg: an accelerometer in a known unit, not raw counts.
+    /// 1.8 g) in g, m/s² and mg: an accelerometer in a known unit, not raw counts. The mg band
+    /// counts only when the readings are not all whole numbers (``wholeNumbers(_:)``).
     static let motionAccelerometer = [0.5...4, 5...40, 500...4000]
+
+    /// Whether every accelerometer value of `samples` is a whole number, as raw counts are (at
+    /// least one value read).
+    static func wholeNumbers(_ samples: [SensorSample]) -> Bool {
+        var any = false
+        for s in samples {
+            guard let a = s.accelerometer else { continue }
+            for v in [a.x, a.y, a.z] where v.isFinite {
+                if v != v.rounded() { return false }
+                any = true
+            }
+        }
+        return any
+    }
 
     /// How the accelerometer's direction turned between still moments, against the gyroscope's
     /// rate integrated over the time between, read in rad/s and in °/s. A still moment is at least
