@@ -174,6 +174,18 @@ final class RealInputTests: XCTestCase {
         XCTAssertThrowsError(try TraceFormat.load(path: twoClocks)) { error in
             XCTAssert("\(error)".contains("both name the time; choose one with --columns"), "\(error)")
         }
+        // ArduPilot's IMU messages (mavlogdump): `T` is the temperature beside `TimeUS`, never
+        // the time a named one is surer than; the two named times are the user's choice.
+        let arduPilot = TestData.writeTemporary(
+            "timestamp,TimeUS,I,GyrX,GyrY,GyrZ,AccX,AccY,AccZ,EG,EA,T\n"
+                + "1700000123.456789,123456789,0,0,0,0,0,0,-9.8,0,0,45.5\n"
+                + "1700000123.459289,123459289,0,0,0,0,0,0,-9.8,0,0,45.5\n")
+        XCTAssertThrowsError(try TraceFormat.load(path: arduPilot)) { error in
+            XCTAssert("\(error)".contains("'timestamp' and 'TimeUS' both name the time"), "\(error)")
+        }
+        // Alone, a capital `T` is still the time.
+        let alone = try TraceFormat.load(path: TestData.writeTemporary("T,ax,ay,az\n0,0,0,9.81\n0.01,0,0,9.81\n"))
+        XCTAssertEqual(alone.samples.map(\.t), [0, 0.01])
     }
 
     // MARK: Streams and clocks

@@ -229,6 +229,9 @@ extension ColumnLayout {
     static func match(_ name: String) -> NameMatch? {
         if let slot = nativeNames[name.lowercased()] {
             switch slot {
+            // A capital `T` beside a named time is another quantity (ArduPilot's IMU temperature
+            // beside `TimeUS`): surer names of a time come first; alone it is still the time.
+            case .time where name == "T": return NameMatch(quantity: .time, rank: 4)
             case .time: return NameMatch(quantity: .time, rank: 0)
             case .gyroscopeX, .gyroscopeY, .gyroscopeZ, .accelerometerX, .accelerometerY, .accelerometerZ,
                 .magnetometerX, .magnetometerY, .magnetometerZ:
