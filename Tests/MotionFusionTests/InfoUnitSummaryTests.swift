@@ -35,3 +35,33 @@ final class InfoUnitSummaryTests: XCTestCase {
         XCTAssertEqual(unitsLine(path), "units         plausible")
     }
 }
+
+/// `info`'s duration and rates cover the steps forward: a clock that goes back (a 32-bit `micros()`
+/// counter wrapping at 2³² µs) is a time fault, not a negative duration or rate, and a clock that
+/// never moves gives rate 0, not inf.
+final class InfoTimingTests: XCTestCase {
+    func testAWrappedClockGivesNoNegativeDurationOrRate() throws {
+        let path = TestData.temporaryDirectory() + "/wrap.csv"
+        var text = "t_us,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        // 100 Hz for 20 s, wrapping past 2³² µs after 5 s.
+        for k in 0..<2000 {
+            let t = (UInt64(4_290_000_000) + UInt64(k) * 10_000) % (UInt64(1) << 32)
+            text += "\(t),0.001,0,-0.001,0,0,9.81\n"
+        }
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let r = CommandRunner.run(["info", path, "--json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        // 1999 steps of 10 ms, one of them back: 19.98 s forward.
+        XCTAssertEqual(try XCTUnwrap(json["duration_s"] as? Double), 19.98, accuracy: 0.02)
+        let rates = try XCTUnwrap(json["rate_hz"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(rates["gyroscope"] as? Double), 100, accuracy: 0.5)
+        XCTAssert(r.err.contains("time goes backwards"), r.err)
+        // A clock that never moves: rate 0, not inf.
+        let stuck = TestData.temporaryDirectory() + "/stuck.csv"
+        try (["t,acc_x,acc_y,acc_z"] + (0..<50).map { _ in "45.5,0,0,9.81" }).joined(separator: "\n")
+            .write(toFile: stuck, atomically: false, encoding: .utf8)
+        let s = CommandRunner.run(["info", stuck])
+        XCTAssertFalse(s.out.contains("inf"), s.out)
+    }
+}

@@ -5,7 +5,7 @@ public struct TraceSummary: Sendable {
     public struct SensorTiming: Sendable {
         /// Number of samples with a value of this sensor.
         public var count: Int
-        /// Mean rate, Hz (count − 1 over the time spanned).
+        /// Mean rate, Hz (the steps over the time they span; steps back left out).
         public var rateHz: Double
         /// Median interval, s.
         public var medianInterval: Double
@@ -46,7 +46,14 @@ public struct TraceSummary: Sendable {
     public init(_ trace: Trace) {
         format = trace.format
         samples = trace.samples.count
-        duration = trace.duration
+        // The time the samples cover step by step: a clock that went back (a 32-bit counter's
+        // wrap, a reset) is reported as a time fault and made no negative duration.
+        var covered = 0.0
+        for i in trace.samples.indices.dropFirst() {
+            let step = trace.samples[i].t - trace.samples[i - 1].t
+            if step > 0 { covered += step }
+        }
+        duration = covered
         startTime = trace.samples.first?.t
         var timing = [SensorKind: SensorTiming]()
         for sensor in SensorKind.allCases {
@@ -69,13 +76,20 @@ public struct TraceSummary: Sendable {
             }
             var d = [Double]()
             d.reserveCapacity(times.count - 1)
-            for i in 1..<times.count { d.append(times[i] - times[i - 1]) }
+            // No step back: it is a time fault, reported as such, not an interval.
+            for i in 1..<times.count where times[i] >= times[i - 1] { d.append(times[i] - times[i - 1]) }
+            let spanned = d.reduce(0, +)
+            guard spanned > 0 else {
+                timing[sensor] = SensorTiming(
+                    count: times.count, rateHz: 0, medianInterval: 0, intervalStdDev: 0, gaps: 0, longestInterval: 0)
+                continue
+            }
             let sorted = d.sorted()
             let med = sorted[sorted.count / 2]
             let mean = d.reduce(0, +) / Double(d.count)
             let sd = (d.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(d.count)).squareRoot()
             timing[sensor] = SensorTiming(
-                count: times.count, rateHz: Double(times.count - 1) / (times.last! - times.first!),
+                count: times.count, rateHz: Double(d.count) / spanned,
                 medianInterval: med, intervalStdDev: sd, gaps: d.filter { $0 > 3 * med }.count,
                 longestInterval: sorted.last!)
         }
