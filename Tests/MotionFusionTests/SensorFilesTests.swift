@@ -166,6 +166,40 @@ final class SensorFilesTests: XCTestCase {
         XCTAssert(columns.err.contains("leave --columns out"), columns.err)
     }
 
+    /// An Android logger of the RoNIN kind: headerless `acce.txt`, `gyro.txt`, `magnet.txt` after a
+    /// comment line, times in ns since boot, read with no options; the uncalibrated streams, bias
+    /// estimates, calibration parameters and rotation vectors beside them are not read.
+    func testHeaderlessAndroidLoggerFolder() throws {
+        let truth = try reference
+        let boot = 4240.911748748
+        let reader = try TraceFormat.open(path: fixtures + "/android")
+        let trace = try reader.readTrace()
+        XCTAssertEqual(trace.format, "sensor-files")
+        XCTAssertEqual(trace.samples.count, truth.samples.count)
+        for (got, want) in zip(trace.samples, truth.samples) {
+            XCTAssertEqual(got.t, boot + want.t, accuracy: 1e-6)
+            XCTAssertLessThan((got.accelerometer! - want.accelerometer!).norm, 1e-5)
+            XCTAssertLessThan((got.gyroscope! - want.gyroscope!).norm, 1e-5)
+        }
+        XCTAssertEqual(
+            trace.samples.indices.filter { trace.samples[$0].magnetometer != nil },
+            Array(stride(from: 0, to: 75, by: 5)))
+        XCTAssertLessThan((trace.samples[10].magnetometer! - truth.samples[10].magnetometer!).norm, 1e-5)
+        let messages = reader.allWarnings.map(\.message).joined(separator: "\n")
+        XCTAssert(messages.contains("t=ns"), messages)
+        XCTAssert(messages.contains("acce.txt (accelerometer; no header: time, x, y, z)"), messages)
+        XCTAssert(messages.contains("magnet.txt (magnetometer; no header"), messages)
+        XCTAssert(messages.contains("skipped 1 line before the rows, which have no header"), messages)
+        for other in ["acce_calib.txt", "acce_uncalib.txt", "gyro_bias.txt", "gyro_uncalib.txt", "game_rv.txt"] {
+            XCTAssert(messages.contains(other), "\(other) not named as not read: \(messages)")
+        }
+        XCTAssertEqual(reader.allWarnings.filter { !$0.isNote }.map(\.message), [])
+        // A header line given by the user is theirs: the first line is then the header.
+        let given = CommandRunner.run(["info", fixtures + "/android", "--header-rows", "1"])
+        XCTAssertEqual(given.status, 1, given.err)
+        XCTAssert(given.err.contains("no x, y and z columns"), given.err)
+    }
+
     /// A date-time clock in a single file: UTC unless an offset is given; a row whose time is not
     /// one is an error at its line and column.
     func testDateTimeColumn() throws {

@@ -20,11 +20,17 @@ enum SensorFilesImporter {
         let joined = words.joined()
         let excluded = [
             "linear", "gravity", "user", "orientation", "quaternion", "attitude", "vector", "euler", "game", "heading",
-            "calibration",
+            "calibration", "bias",
         ]
-        guard !words.contains(where: { w in excluded.contains { w.hasPrefix($0) } }) else { return nil }
+        // Android loggers' calibration parameters (`acce_calib.txt`) and rotation vectors
+        // (`magnetic_rv.txt`): whole words only, so `calibrated` and `rv…` names still read.
+        let excludedWords = ["calib", "rv"]
+        guard
+            !words.contains(where: { w in excluded.contains { w.hasPrefix($0) } || excludedWords.contains(w) })
+        else { return nil }
         var found = Set<SensorKind>()
-        if joined.contains("accel") || words.contains(where: { ["acc", "acceleration", "accelerations"].contains($0) })
+        if joined.contains("accel")
+            || words.contains(where: { ["acc", "acce", "acceleration", "accelerations"].contains($0) })
         {
             found.insert(.accelerometer)
         }
@@ -88,7 +94,7 @@ enum SensorFilesImporter {
                 continue
             }
             func secondary(_ n: String) -> Bool {
-                ColumnLayout.words(n).contains { ["uncalibrated", "uncal", "raw"].contains($0) }
+                ColumnLayout.words(n).contains { ["uncalibrated", "uncalib", "uncal", "raw"].contains($0) }
             }
             if secondary(name) && !secondary(other) { continue }
             if secondary(other) && !secondary(name) {
@@ -106,11 +112,19 @@ enum SensorFilesImporter {
     /// The layout of a member file holding `sensor`: the time the header names, and the sensor's
     /// axes as the header names them or as bare `x,y,z` (a common stem and the axis); units from
     /// the names' hints, then `--units`.
+    /// A file without a header (`names` empty, ``headerlessLines(_:in:)``) is the clock and then the
+    /// sensor's x, y and z.
     static func layout(_ names: [String], file: String, sensor: SensorKind, units: String?) throws -> ColumnLayout {
         let found = (try? ColumnLayout.fromHeader(names, file: file)) ?? ColumnLayout()
         let index = SensorKind.allCases.firstIndex(of: sensor)!
         let group = ColumnLayout.groups[index]
         var layout = ColumnLayout()
+        if names.isEmpty {
+            layout.columns[.time] = 0
+            for (axis, slot) in group.slots.enumerated() { layout.columns[slot] = axis + 1 }
+            if let units { try layout.units.set(spec: units) }
+            return layout
+        }
         if let c = found.columns[.time] {
             layout.columns[.time] = c
             layout.units.take("t", from: found.units)
@@ -149,6 +163,25 @@ enum SensorFilesImporter {
         return layout
     }
 
+    /// The comment lines before the first row when a member file has no header: its first line
+    /// that is not blank or a comment holds four numbers or more (Android loggers' `acce.txt`: `#
+    /// Created at …`, then `time x y z` in ns since boot); nil when it has a header.
+    static func headerlessLines(_ lines: ByteLineReader) throws -> Int? {
+        var k = 0
+        while k < Preamble.maximumLines, let line = try lines.peekLine(ahead: k) {
+            if Preamble.isBlank(line) || Preamble.isComment(line) {
+                k += 1
+                continue
+            }
+            let dialect = TextDialect.detect(header: line, data: nil)
+            let fields = FieldSplitter(dialect: dialect).texts(line).map { $0.filter { !" \t\r".contains($0) } }
+                .filter { !$0.isEmpty }
+            let numbers = fields.allSatisfy { Double($0) != nil }
+            return fields.count >= 4 && numbers ? k : nil
+        }
+        return nil
+    }
+
     static func open(_ files: RecordingFiles, options: DelimitedReadOptions) throws -> (
         SampleReader, UnitEvidence.Findings?
     ) {
@@ -165,11 +198,19 @@ enum SensorFilesImporter {
                 .missingColumn, SourceLocation(file: files.location, line: 0, column: 0),
                 "no file named for a sensor (Accelerometer.csv, gyro.csv, Compass.csv, mag.txt, …)")
         }
+        // Comment lines before the rows of each headerless file, unless the header is given.
+        let headerless =
+            options.headerRows == nil && options.skipLines == nil
+            ? try members.map { try headerlessLines(files.lines($0.name)) } : members.map { _ in nil }
         func reader(_ name: String, _ sensor: SensorKind, evident: [UnitEvidence.Unit], probe: Bool) throws
             -> DelimitedTraceReader
         {
             var o = options
             if probe { o.strict = false }
+            if let k = members.firstIndex(where: { $0.name == name }), let comments = headerless[k] {
+                o.headerRows = 0
+                o.skipLines = comments
+            }
             let file = files.path(name)
             return try DelimitedTraceReader(
                 lines: files.lines(name), format: TraceFormat.sensorFiles.rawValue, options: o,
@@ -184,12 +225,12 @@ enum SensorFilesImporter {
         // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
         // holding a heading) is left out with a warning while another file reads.
         var parts = [SampleReader]()
-        var read = [(name: String, sensor: SensorKind)]()
+        var read = [(name: String, sensor: SensorKind, headerless: Bool)]()
         var unreadable = [TraceError]()
         for (k, m) in members.enumerated() {
             do {
                 parts.append(try reader(m.name, m.sensor, evident: findings.perFile[k], probe: false))
-                read.append(m)
+                read.append((m.name, m.sensor, headerless[k] != nil))
             } catch let e as TraceError where e.kind == .missingColumn {
                 unreadable.append(e)
             }
@@ -200,7 +241,7 @@ enum SensorFilesImporter {
         warnings.append(
             TraceWarning(
                 here,
-                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
+                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue)\($0.headerless ? "; no header: time, x, y, z" : ""))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
                 note: true))
         for e in unreadable {
             warnings.append(TraceWarning(e.location, "\(e.message); this file is not read, the others are"))
@@ -249,7 +290,7 @@ enum SensorFilesImporter {
         var combined = SensorUnits()
         var keys = [String?](repeating: nil, count: probes.count)
         // Each file's path and time column's name, for a clock no unit reads.
-        var names = [Int: (file: String, column: String, at: SourceLocation?)]()
+        var clockNames = [Int: (file: String, column: String, at: SourceLocation?)]()
         var filled = false
         for (k, open) in probes.enumerated() {
             guard let probe = try? open(), let sensor = probe.description.sensors.first else { continue }
@@ -265,12 +306,12 @@ enum SensorFilesImporter {
             keys[k] = key
             combined.take(key, from: probe.layout.units)
             var seconds = false
-            if case .column = probe.clock, let c = probe.layout.columns[.time], c < probe.rows.columnNames.count,
-                probe.rows.dateTimeSlot < 0
-            {
+            // A headerless file's clock has no name.
+            let names = probe.rows.columnNames
+            let timeName = probe.layout.columns[.time].map { $0 < names.count ? names[$0] : "" } ?? ""
+            if case .column = probe.clock, probe.layout.columns[.time] != nil, probe.rows.dateTimeSlot < 0 {
                 if let unit = try UnitEvidence.timeUnit(
-                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(probe.rows.columnNames[c]),
-                    byStep: false)
+                    samples, units: probe.layout.units, timeColumn: ColumnLayout.key(timeName), byStep: false)
                 {
                     result.perFile[k].append(unit)
                     try UnitEvidence.scaleTimes(&samples, to: unit, from: probe.layout.units)
@@ -280,7 +321,7 @@ enum SensorFilesImporter {
                 }
             }
             read.append((k, PathText.name(probe.description.source), sensor, samples, seconds))
-            names[k] = (probe.rows.name, probe.rows.columnNames[probe.layout.columns[.time] ?? 0], at)
+            clockNames[k] = (probe.rows.name, timeName, at)
         }
         let steps = read.map { f in medianStep(f.samples) }
         let slow = slowClocks(read.indices.map { (read[$0].file, steps[$0], read[$0].seconds) })
@@ -331,7 +372,7 @@ enum SensorFilesImporter {
                     unit = u
                     unit?.reason = "\(read[i].file): " + (u?.reason ?? "")
                 case .failure(let refusal):
-                    let (file, column, at) = names[read[i].k] ?? (read[i].file, "", nil)
+                    let (file, column, at) = clockNames[read[i].k] ?? (read[i].file, "", nil)
                     throw TraceError(
                         .implausibleClock, at ?? SourceLocation(file: file, line: 0, column: 0),
                         "the time column '\(column.escapedForMessage)': \(refusal.message)")

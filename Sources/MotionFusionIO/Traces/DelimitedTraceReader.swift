@@ -204,7 +204,9 @@ public final class DelimitedTraceReader: SampleReader {
                 headerLocation,
                 options.skipLines == nil
                     ? "skipped \(lines) before the header (comments, metadata or a sep= line); if the header is another line, pass --skip-lines N"
-                    : "skipped \(lines) before the header (--skip-lines)", note: true)
+                    : options.headerRows == 0
+                        ? "skipped \(lines) before the rows, which have no header"
+                        : "skipped \(lines) before the header (--skip-lines)", note: true)
         }
         if rows.detectedSecondHeaderRow {
             warn(

@@ -70,3 +70,39 @@ def metabase(sensor, unit, columns, scale, every=1):
 metabase('Accelerometer', 'g', slice(4, 7), 1 / G)
 metabase('Gyroscope', 'deg/s', slice(1, 4), DEG)
 metabase('Magnetometer', 'T', slice(7, 10), 1e-6, every=5)
+
+
+# An Android logger of the RoNIN kind (Sensors-Data-Logger, MIT): one headerless file per sensor
+# stream, a `# Created at …` line, then `timestamp x y z ` (a trailing space) with the event time
+# in ns since boot; the calibrated streams beside the uncalibrated ones, the bias estimates, the
+# accelerometer's calibration parameters and the phone's own rotation vectors (none of them read).
+BOOT_NS = 4240911748748
+
+
+def android(name, lines):
+    os.makedirs('android', exist_ok=True)
+    with open(os.path.join('android', name), 'w', newline='') as f:
+        f.write('# Created at Mon Nov 14 14:13:20 PST 2023 in Burnaby Canada \n')
+        for line in lines:
+            f.write(' '.join(line) + ' \n')
+
+
+def stream(columns, scale=1.0, offset=(0.0, 0.0, 0.0), every=1):
+    return [['%d' % (BOOT_NS + round(r[0] * 1e9))] + ['%.6f' % (v * scale + o) for v, o in zip(r[columns], offset)]
+            for r in rows[::every]]
+
+
+android('acce.txt', stream(slice(4, 7)))
+android('acce_uncalib.txt', stream(slice(4, 7), offset=(0.05, -0.02, 0.1)))
+android('gyro.txt', stream(slice(1, 4)))
+android('gyro_uncalib.txt', stream(slice(1, 4), offset=(0.02, -0.01, 0.005)))
+android('gyro_bias.txt', [line[:1] + ['0.020000', '-0.010000', '0.005000'] for line in stream(slice(1, 4))])
+android('magnet.txt', stream(slice(7, 10), every=5))
+android('magnet_uncalib.txt', stream(slice(7, 10), offset=(190.0, 200.0, -220.0), every=5))
+android('linacce.txt', [line[:1] + ['0.000000'] * 3 for line in stream(slice(4, 7))])
+android('gravity.txt', stream(slice(4, 7)))
+android('rv.txt', [line[:1] + ['0.000000', '0.000000', '0.000000', '1.000000'] for line in stream(slice(1, 4))])
+android('game_rv.txt', [line[:1] + ['0.000000', '0.000000', '0.000000', '1.000000'] for line in stream(slice(1, 4))])
+android('magnetic_rv.txt', [line[:1] + ['0.000000', '0.000000', '0.000000', '1.000000'] for line in stream(slice(1, 4))])
+with open('android/acce_calib.txt', 'w', newline='') as f:
+    f.write('# Created at 11/14/23 for phone\n0.04 0.18 -0.2\n0.99 0.998 1.0\n')
