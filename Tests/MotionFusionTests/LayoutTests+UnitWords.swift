@@ -78,4 +78,31 @@ extension LayoutTests {
         XCTAssert(note.contains("--columns"), note)
         XCTAssertFalse(note.contains("est_acceleration") || note.contains("integral"), note)
     }
+
+    /// Axes numbered instead of lettered (MATLAB's `writetable` `acc_1`, R's `acc.1`, one-based
+    /// `acc[1]` and `acc(1)`, bare `gyro1`, zero-based `acc_0`) read as x, y, z, with a unit after
+    /// the number; a name numbered 1 and 2 only (two boards) is no sensor's axes.
+    func testNumberedAxesReadAsXYZ() throws {
+        let forms: [(acc: (Int) -> String, gyr: (Int) -> String, base: Int)] = [
+            ({ "acc_\($0)" }, { "gyr_\($0)" }, 1), ({ "acc.\($0)" }, { "gyro.\($0)" }, 1),
+            ({ "acc[\($0)]" }, { "gyr[\($0)]" }, 1), ({ "acc(\($0))" }, { "gyr(\($0))" }, 1),
+            ({ "Accelerometer_\($0) (m/s^2)" }, { "Gyroscope_\($0) (rad/s)" }, 1),
+            ({ "acc\($0)" }, { "gyro\($0)" }, 1), ({ "acc_\($0)" }, { "gyro_\($0)" }, 0),
+        ]
+        for form in forms {
+            var columns: [(name: String, value: (SensorSample) -> Double?)] = []
+            for k in 0..<3 { columns.append((form.gyr(k + form.base), { $0.gyroscope.map { $0[k] } })) }
+            for k in 0..<3 { columns.append((form.acc(k + form.base), { $0.accelerometer.map { $0[k] } })) }
+            let r = try read(table: referenceTable(columns))
+            assertChosen(r, time: "time", gyr: form.gyr(form.base), acc: form.acc(form.base), mag: nil)
+            assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 1e-9)
+        }
+        // Columns numbered 1 and 2 (two boards' accelerometers) are no axes.
+        XCTAssertEqual(ColumnLayout.numberedAxisNames(["time", "acc1", "acc2", "gx", "gy", "gz"]), [:])
+        XCTAssertEqual(ColumnLayout.numberedAxisNames(["acc_1", "acc_2", "acc_3", "acc_4"]), [:])
+        // Numbers without a sensor's name stay unread.
+        XCTAssertEqual(ColumnLayout.numberedAxisNames(["q1", "q2", "q3", "temp_1", "temp_2", "temp_3"]), [:])
+        // PX4's zero-based arrays keep their own rule.
+        XCTAssertEqual(ColumnLayout.numberedAxisNames(["gyro_rad[0]", "gyro_rad[1]", "gyro_rad[2]"]), [:])
+    }
 }

@@ -457,8 +457,9 @@ extension ColumnLayout {
             )
         }
         var matches = [(column: Int, match: NameMatch)]()
+        let numbered = numberedAxisNames(names)
         for (c, name) in names.enumerated() where !taken.contains(c) {
-            if let m = match(name) { matches.append((c, m)) }
+            if let m = match(numbered[c] ?? name) { matches.append((c, m)) }
             // Ground truth and the moving flag have native names only.
             if let slot = nativeNames[name.lowercased()], slot.rawValue >= Slot.truthW.rawValue, slot != .time {
                 if let other = layout.columns[slot] { throw ambiguous(other, c, slot.label) }

@@ -1,0 +1,73 @@
+extension ColumnLayout {
+    /// A sensor's axes numbered instead of lettered, as matrix variables are written: MATLAB's
+    /// `writetable` (`acc_1,acc_2,acc_3`), R (`acc.1`), one-based arrays (`acc[1]`, `acc(1)`) and
+    /// bare digits (`gyro1`), each perhaps followed by a unit (`Accelerometer_1 (m/s^2)`). The
+    /// name before the number must name one sensor, and the header must number that name 1, 2, 3
+    /// (one-based) or 0, 1, 2 (zero-based) and nothing else, so two sensors numbered 1 and 2
+    /// (`acc1,acc2` of two boards) are not taken for axes. Returns, per such column, its name
+    /// with the number turned into the axis letter (`acc_x (m/s^2)`), for the name rules to read;
+    /// zero-based names another rule already reads are left alone (PX4's `gyro_rad[0]`).
+    static func numberedAxisNames(_ names: [String]) -> [Int: String] {
+        var numbered = [String: [(column: Int, index: Int, stem: String, unit: String)]]()
+        for (c, name) in names.enumerated() {
+            guard let n = numberedAxis(name) else { continue }
+            numbered[n.key, default: []].append((c, n.index, n.stem, n.unit))
+        }
+        var out = [Int: String]()
+        for columns in numbered.values {
+            let indices = columns.map(\.index).sorted()
+            let base: Int
+            switch indices {
+            case [1, 2, 3]: base = 1
+            // PX4's `gyro_rad[0]`…`[2]` are read as they are.
+            case [0, 1, 2] where columns.allSatisfy({ match(names[$0.column]) == nil }): base = 0
+            default: continue
+            }
+            for c in columns { out[c.column] = c.stem + "_" + ["x", "y", "z"][c.index - base] + c.unit }
+        }
+        return out
+    }
+
+    /// The parts of a name that ends with an axis number: the sensor's name, the digit, a unit
+    /// after it (with its leading space), and a key shared by the names of one numbered sensor
+    /// (the name in lower case and the way the digit is attached).
+    static func numberedAxis(_ name: String) -> (key: String, stem: String, index: Int, unit: String)? {
+        var core = Substring(name.trimmingSpaces)
+        var unit = ""
+        // A unit in brackets after a space: `acc_1 (g)`, `gyro.2 [deg/s]`.
+        if let last = core.last, last == ")" || last == "]",
+            let open = core.lastIndex(where: { $0 == "(" || $0 == "[" }), open > core.startIndex,
+            core[core.index(before: open)] == " "
+        {
+            unit = String(core[core.index(before: open)...])
+            core = core[..<core.index(before: open)].drop { $0 == " " }
+            while core.last == " " { core = core.dropLast() }
+        }
+        var attach = ""
+        // An index in brackets: `acc[1]`, `acc(1)`.
+        if let last = core.last, last == "]" || last == ")", core.count >= 4 {
+            let open = core.index(core.endIndex, offsetBy: -3)
+            guard core[open] == (last == "]" ? "[" : "("), let d = core[core.index(after: open)].wholeNumberValue
+            else { return nil }
+            attach = String(core[open]) + String(last)
+            return parts(core[..<open], d, attach, unit)
+        }
+        guard let d = core.last?.wholeNumberValue, core.count >= 2 else { return nil }
+        var stem = core.dropLast()
+        if let s = stem.last, "_.- ".contains(s) {
+            attach = String(s)
+            stem = stem.dropLast()
+        }
+        return parts(stem, d, attach, unit)
+    }
+
+    /// The parts when `stem` names one sensor and ends with a letter.
+    private static func parts(_ stem: Substring, _ index: Int, _ attach: String, _ unit: String) -> (
+        key: String, stem: String, index: Int, unit: String
+    )? {
+        guard let last = stem.last, last.isLetter else { return nil }
+        let w = words(String(stem)).map { $0.lowercased() }
+        guard !rulesOut(w), sensorGroup(w) != nil else { return nil }
+        return (stem.lowercased() + "#" + attach, String(stem), index, unit)
+    }
+}
