@@ -563,6 +563,36 @@ final class LayoutTests: XCTestCase {
         assertReplays("sensor_headings.csv")
     }
 
+    /// Shimmer3's Consensys export: `"sep=;"`, the signal names over their units (`ms`, `m/(s^2)`,
+    /// `deg/s`, `local_flux`, no physical unit), the ms epoch in E notation, and a separator ending
+    /// each line; battery and temperature are no sensors.
+    func testShimmerConsensysExport() throws {
+        let r = try read("shimmer_consensys.csv")
+        XCTAssertEqual(r.name(.time), "Shimmer_40AC_Timestamp_Unix_CAL (ms)")
+        XCTAssertEqual(r.name(.accelerometerX), "Shimmer_40AC_Accel_LN_X_CAL (m/(s^2))")
+        XCTAssertEqual(r.name(.gyroscopeZ), "Shimmer_40AC_Gyro_Z_CAL (deg/s)")
+        XCTAssertEqual(r.name(.magnetometerY), "Shimmer_40AC_Mag_Y_CAL (local_flux)")
+        XCTAssertEqual(r.layout.units.time, 1e-3)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        XCTAssertTrue(r.layout.units.magnetometerArbitrary)
+        XCTAssertEqual(r.trace.samples[0].t, 1_700_000_000, accuracy: 1e-6)
+        XCTAssertFalse(r.trace.warnings.contains { !$0.isNote }, "\(r.trace.warnings)")
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], direction: true)
+        assertReplays("shimmer_consensys.csv")
+        // With its wide-range accelerometer beside the low-noise one, the error names both and the
+        // `--columns` that choose each; one key chooses, the other columns keep their names.
+        let two = CommandRunner.run(["info", Self.path("shimmer_ln_wr.csv")])
+        XCTAssertEqual(two.status, 1, two.err)
+        XCTAssert(
+            two.err.contains("both name the accelerometer x; choose one with --columns acc=2 or --columns acc=5"),
+            two.err)
+        var options = DelimitedReadOptions()
+        options.columns = "acc=5"
+        let chosen = try read("shimmer_ln_wr.csv", options)
+        XCTAssertEqual(chosen.name(.accelerometerX), "Shimmer_40AC_Accel_WR_X_CAL (m/(s^2))")
+        assertReference(chosen, sensors: [.gyroscope, .accelerometer, .magnetometer], direction: true)
+    }
+
     func testUnitsRowUnderTheNames() throws {
         let r = try read("units_row.csv")
         XCTAssertEqual(r.name(.accelerometerX), "AccX (g)")

@@ -450,10 +450,16 @@ extension ColumnLayout {
     ) throws -> ColumnLayout {
         var layout = ColumnLayout()
         let here = SourceLocation(file: file, line: 1, column: 0)
-        func ambiguous(_ a: Int, _ b: Int, _ what: String) -> TraceError {
-            TraceError(
+        /// Two columns naming one quantity; with the `--columns` key, the two choices by column
+        /// number (the other columns are still found by their names).
+        func ambiguous(_ a: Int, _ b: Int, _ what: String, key: String? = nil) -> TraceError {
+            let choose =
+                key.map { k in
+                    "--columns \(k)=\(a + 1) or --columns \(k)=\(b + 1) (the other columns are still read by their names)"
+                } ?? "--columns"
+            return TraceError(
                 .duplicateColumn, here,
-                "columns '\(names[a].escapedForMessage)' and '\(names[b].escapedForMessage)' both name \(what); choose one with --columns"
+                "columns '\(names[a].escapedForMessage)' and '\(names[b].escapedForMessage)' both name \(what); choose one with \(choose)"
             )
         }
         var matches = [(column: Int, match: NameMatch)]()
@@ -479,7 +485,7 @@ extension ColumnLayout {
                     let outermost = chosen.filter { depth($0.column) == outer }
                     if outermost.count == 1, names[outermost[0].column].contains(".") { chosen = outermost }
                 }
-                if chosen.count > 1 { throw ambiguous(chosen[0].column, chosen[1].column, "the time") }
+                if chosen.count > 1 { throw ambiguous(chosen[0].column, chosen[1].column, "the time", key: "t") }
                 let c = chosen[0].column
                 layout.columns[.time] = c
                 if let unit = chosen[0].match.unit { try layout.units.set("t", unit, strictly: false) }
@@ -507,7 +513,8 @@ extension ColumnLayout {
                     order.append(id)
                 }
                 if let other = sources[id]!.columns[axis] {
-                    throw ambiguous(other, c, "the \(group.label) \(["x", "y", "z"][axis])")
+                    let what = "the \(group.label) \(["x", "y", "z"][axis])"
+                    throw ambiguous(other, c, what, key: axis == 0 ? group.key : nil)
                 }
                 sources[id]!.columns[axis] = c
                 if axis == 0 { sources[id]!.unit = m.unit }
@@ -526,7 +533,8 @@ extension ColumnLayout {
             let chosen = complete.filter { sources[$0]!.rank == best }
             if chosen.count > 1 {
                 throw ambiguous(
-                    sources[chosen[0]]!.columns[0]!, sources[chosen[1]]!.columns[0]!, "the \(group.label) x")
+                    sources[chosen[0]]!.columns[0]!, sources[chosen[1]]!.columns[0]!, "the \(group.label) x",
+                    key: group.key)
             }
             let source = sources[chosen[0]]!
             for (axis, c) in source.columns.enumerated() { layout.columns[group.slots[axis]] = c! }

@@ -351,7 +351,8 @@ public struct SensorUnits: Sendable, Equatable {
                 accelerometerSign = sign
             }
         case "mag", "magnetometer":
-            if ["au", "a.u.", "arbitrary", "normalised", "normalized", "1", "-"].contains(u) {
+            // Shimmer's calibrated magnetometer is in `local_flux`: no physical unit.
+            if ["au", "a.u.", "arbitrary", "normalised", "normalized", "1", "-", "local_flux"].contains(u) {
                 magnetometer = 1
                 magnetometerArbitrary = true
             } else if let s = scale(Self.magnetometerScale(u)) {

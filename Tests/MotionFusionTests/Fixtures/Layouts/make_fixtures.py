@@ -286,3 +286,28 @@ frd = (1, -1, -1)
 write('px4_sensor_combined.csv', [h], [
     [str(717093622 + int(round(t * 1e6)))] + [num(s * v) for s, v in zip(frd, g)] + ['40000', '0']
     + [num(s * v) for s, v in zip(frd, a)] + ['40000'] for t, g, a, m in samples])
+
+# Shimmer3's Consensys export, as in devicely's (MIT) test file: a `"sep=;"` line, the signal names
+# (`Shimmer_<id>_Timestamp_Unix_CAL`, the low-noise accelerometer `Accel_LN_X_CAL`, `Gyro_X_CAL`,
+# `Mag_X_CAL`, battery and temperature), a units row (`ms`, `m/(s^2)`, `deg/s`, `local_flux`), a
+# separator ending every line, and the epoch in ms written in Java's E notation (`1.7000000004E12`).
+p = 'Shimmer_40AC_'
+
+
+def java_ms(t):
+    return ('%.12f' % ((EPOCH + t) / 1e9)).rstrip('0').rstrip('.') + 'E12'
+
+
+h = ([p + 'Timestamp_Unix_CAL'] + [p + 'Accel_LN_%s_CAL' % c for c in 'XYZ'] + [p + 'Battery_CAL']
+     + [p + 'Gyro_%s_CAL' % c for c in 'XYZ'] + [p + 'Mag_%s_CAL' % c for c in 'XYZ'] + [p + 'Temperature_BMP280_CAL', ''])
+u = ['ms'] + ['m/(s^2)'] * 3 + ['mV'] + ['deg/s'] * 3 + ['local_flux'] * 3 + ['Degrees Celsius', '']
+write('shimmer_consensys.csv', [h, u], [
+    [java_ms(t)] + [num(v) for v in a] + ['4139.19'] + [num(v * DEG) for v in g]
+    + [num(v / 50) for v in m] + ['33.37', ''] for t, g, a, m in samples], preamble='"sep=;"\n', sep=';')
+# The same device with its wide-range accelerometer beside the low-noise one: two accelerometers.
+h2 = h[:4] + [p + 'Accel_WR_%s_CAL' % c for c in 'XYZ'] + h[4:]
+u2 = u[:4] + ['m/(s^2)'] * 3 + u[4:]
+write('shimmer_ln_wr.csv', [h2, u2], [
+    [java_ms(t)] + [num(v) for v in a] + [num(v) for v in a] + ['4139.19']
+    + [num(v * DEG) for v in g] + [num(v / 50) for v in m] + ['33.37', ''] for t, g, a, m in samples],
+    preamble='"sep=;"\n', sep=';')
