@@ -593,6 +593,34 @@ final class LayoutTests: XCTestCase {
         assertReference(chosen, sensors: [.gyroscope, .accelerometer, .magnetometer], direction: true)
     }
 
+    /// WitMotion's PC software: the sensor's `Chip Time()` date-times over `Time`, the computer's
+    /// time of day; `Acceleration X(g)`, `Angular velocity X(°/s)`, `Magnetic field X(ʯt)` read,
+    /// its own angles, shift, speed and quaternion not.
+    func testWitMotionChipTimeOverTheTimeOfDay() throws {
+        let r = try read("witmotion.csv")
+        XCTAssertEqual(r.name(.time), "Chip Time()")
+        XCTAssertEqual(r.name(.accelerometerX), "Acceleration X(g)")
+        XCTAssertEqual(r.name(.gyroscopeY), "Angular velocity Y(°/s)")
+        XCTAssertEqual(r.name(.magnetometerZ), "Magnetic field Z(ʯt)")
+        XCTAssertEqual(r.trace.samples[0].t, 1_700_000_000, accuracy: 1e-6)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer])
+        assertReplays("witmotion.csv")
+        // The computer's clock chosen: seconds since midnight, and a note that says so.
+        var options = DelimitedReadOptions()
+        options.columns = "t=Time"
+        let tod = try read("witmotion.csv", options)
+        XCTAssertEqual(tod.trace.samples[0].t, 22 * 3600 + 13 * 60 + 20.012, accuracy: 1e-6)
+        XCTAssert(tod.notes.contains { $0.contains("holds times of day without a date") }, "\(tod.notes)")
+        // Date-times with one-digit fields, and times of day; a time of day needs its seconds.
+        XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("2023-3-10 9:05:40.5")), 1_678_439_140.5)
+        XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds(" 9:05:40.25")), 32_740.25)
+        XCTAssertTrue(DateTimeText.isTimeOfDay("15:35:40.123"))
+        XCTAssertFalse(DateTimeText.isTimeOfDay("2023-3-10 15:35:40"))
+        for text in ["12:30", "9:5:40", "25:00:00", "15:35:40Z", "15:35:40+01:00", "2023-13-1 00:00"] {
+            XCTAssertNil(DateTimeText.seconds(text), text)
+        }
+    }
+
     func testUnitsRowUnderTheNames() throws {
         let r = try read("units_row.csv")
         XCTAssertEqual(r.name(.accelerometerX), "AccX (g)")

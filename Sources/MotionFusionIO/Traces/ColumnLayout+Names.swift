@@ -166,6 +166,9 @@ extension ColumnLayout {
         names["timestartup"] = (1, "ns")
         names["timegps"] = (2, "ns")
         names["sampletimefine"] = (1, "us")
+        // WitMotion's device clock (`Chip Time()`, date-times) over its `Time`, the time of day the
+        // computer received the row.
+        names["chiptime"] = (1, nil)
         // ROS: the message's header stamp (ns as `rostopic echo -p` writes it, or seconds and
         // nanoseconds in two columns), over the time the message was recorded.
         names["rosbagtimestamp"] = (3, "ns")

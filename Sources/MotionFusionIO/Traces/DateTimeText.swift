@@ -1,12 +1,15 @@
 /// Date-times in a time column — ISO 8601 (`2024-03-01T12:00:00.123Z`, `2024-03-01T13:00:00+01:00`)
-/// and the spreadsheet spelling with a space (`2024-03-01 12:00:00.123`) — read as seconds since
-/// 1970-01-01 UTC (UTC unless the text gives an offset), so per-sensor files and other logs join
-/// on one clock.
+/// and the spreadsheet spelling with a space (`2024-03-01 12:00:00.123`, `2023-3-10 9:05:40.1`) —
+/// read as seconds since 1970-01-01 UTC (UTC unless the text gives an offset), so per-sensor files
+/// and other logs join on one clock; and times of day without a date (WitMotion's `15:35:40.123`),
+/// read as seconds since midnight.
 public enum DateTimeText {
     /// The seconds since the epoch of the text from `start` to `end` at `p` (surrounding spaces
-    /// and quotes ignored): `YYYY-MM-DD`, `T` or a space, `hh:mm`, optionally `:ss` and a fraction
-    /// after `.` or `,`, optionally `Z` or an offset `±hh`, `±hhmm` or `±hh:mm`. Nil for anything
-    /// else, including out-of-range fields.
+    /// and quotes ignored): `YYYY-MM-DD` (month and day of one or two digits), `T` or a space,
+    /// `hh:mm` (the hour of one or two digits), optionally `:ss` and a fraction after `.` or `,`,
+    /// optionally `Z` or an offset `±hh`, `±hhmm` or `±hh:mm`; or a time of day alone, `hh:mm:ss`
+    /// and an optional fraction, as seconds since midnight (``isTimeOfDay(_:)``). Nil for
+    /// anything else, including out-of-range fields.
     static func seconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
         var i = start
         var e = end
@@ -23,17 +26,30 @@ public enum DateTimeText {
             i += n
             return v
         }
+        /// One digit, or two.
+        func shortNumber() -> Int? {
+            guard let first = digits(1) else { return nil }
+            guard let second = digits(1) else { return first }
+            return first * 10 + second
+        }
         func expect(_ c: UInt8) -> Bool {
             guard i < e && p[i] == c else { return false }
             i += 1
             return true
         }
-        guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2),
-            expect(0x54) || expect(0x20) || expect(0x74), let hour = digits(2), expect(0x3A), let minute = digits(2)
-        else { return nil }
+        let timeOfDay = i + 2 < e && (p[i + 1] == 0x3A || p[i + 2] == 0x3A)
+        var (year, month, day) = (1970, 1, 1)
+        if !timeOfDay {
+            guard let y = digits(4), expect(0x2D), let m = shortNumber(), expect(0x2D), let d = shortNumber(),
+                expect(0x54) || expect(0x20) || expect(0x74)
+            else { return nil }
+            (year, month, day) = (y, m, d)
+        }
+        guard let hour = shortNumber(), expect(0x3A), let minute = digits(2) else { return nil }
         var second = 0
         var fraction = 0.0
-        if expect(0x3A) {
+        // A time of day needs its seconds (`12:30` alone is no clock reading).
+        if expect(0x3A) || timeOfDay {
             guard let s = digits(2) else { return nil }
             second = s
             if expect(0x2E) || expect(0x2C) {
@@ -52,7 +68,9 @@ public enum DateTimeText {
             }
         }
         var offset = 0
-        if expect(0x5A) || expect(0x7A) {
+        if timeOfDay {
+            // No zone without a date.
+        } else if expect(0x5A) || expect(0x7A) {
             offset = 0
         } else if i < e && (p[i] == 0x2B || p[i] == 0x2D) {
             let sign = p[i] == 0x2D ? -1 : 1
@@ -79,6 +97,13 @@ public enum DateTimeText {
         case 4, 6, 9, 11: return 30
         default: return 31
         }
+    }
+
+    /// Whether `text` is a time of day without a date (`15:35:40.123`): ``seconds(_:)`` gives
+    /// seconds since midnight, not since the epoch.
+    static func isTimeOfDay(_ text: String) -> Bool {
+        let t = text.trimmingSpaces.filter { $0 != "\"" }
+        return t.count > 2 && (t.dropFirst().first == ":" || t.dropFirst(2).first == ":") && seconds(text) != nil
     }
 
     /// The same for a string.

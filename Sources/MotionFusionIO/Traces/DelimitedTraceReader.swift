@@ -160,7 +160,9 @@ public final class DelimitedTraceReader: SampleReader {
             layout.columns[.timeNanoseconds] = nil
             try layout.units.set("t", "s", strictly: true)
             notes.append(
-                "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
+                DateTimeText.isTimeOfDay(text)
+                    ? "the time column '\(timeName?.escapedForMessage ?? "")' holds times of day without a date ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since midnight (a recording across midnight steps back)"
+                    : "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
             )
         }
         // Xsens's SampleTimeFine is a 32-bit count that wraps (after 71.6 min in µs).

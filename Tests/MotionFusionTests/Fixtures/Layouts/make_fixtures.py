@@ -311,3 +311,26 @@ write('shimmer_ln_wr.csv', [h2, u2], [
     [java_ms(t)] + [num(v) for v in a] + [num(v) for v in a] + ['4139.19']
     + [num(v * DEG) for v in g] + [num(v / 50) for v in m] + ['33.37', ''] for t, g, a, m in samples],
     preamble='"sep=;"\n', sep=';')
+
+# WitMotion's PC software (WT901 and its Bluetooth kin): `Time` (the time of day the computer got
+# the row, with a leading space), `Device name`, `Chip Time()` (the sensor's own date-time),
+# `Acceleration X(g)`, `Angular velocity X(°/s)`, shift and speed, `Angle X(°)` (the sensor's own
+# attitude), `Magnetic field X(ʯt)` (µT, the µ lost to a code page), the temperature and the
+# sensor's quaternion, as column lists in public projects that read these files give them.
+h = (['Time', 'Device name', 'Chip Time()'] + ['Acceleration %s(g)' % c for c in 'XYZ']
+     + ['Angular velocity %s(°/s)' % c for c in 'XYZ'] + ['Shift%s(mm)' % c for c in 'XYZ']
+     + ['Speed%s(mm/s)' % c for c in 'XYZ'] + ['Angle %s(°)' % c for c in 'XYZ']
+     + ['Magnetic field %s(ʯt)' % c for c in 'XYZ'] + ['Temperature(℃)'] + ['Quaternions %d()' % k for k in range(4)])
+
+
+def clock(t, date=True):
+    s = EPOCH + t
+    whole = int(s)
+    hms = '%02d:%02d:%02d.%03d' % (whole // 3600 % 24, whole // 60 % 60, whole % 60, round((s - whole) * 1000))
+    return '2023-11-14 ' + hms if date else ' ' + hms
+
+
+write('witmotion.csv', [h], [
+    [clock(t + 0.0123, date=False), 'WT901BLE67(e0:1d:2b:3c:4d:5e)', clock(t)] + [num(v / G) for v in a]
+    + [num(v * DEG) for v in g] + ['0'] * 6 + ['0.5', '1.1', '42.0'] + [num(v) for v in m] + ['25.3', '1', '0', '0', '0']
+    for t, g, a, m in samples])
