@@ -653,6 +653,33 @@ final class LayoutTests: XCTestCase {
         assertReplays("bno055_raw.csv", ["--units", "gyr=1/16deg/s"])
     }
 
+    /// One turn about one axis is predicted by every scale that adds whole revolutions to it; the
+    /// smallest is proposed: an MPU-6050's counts of 1/131 °/s with their zero offset (a 90° turn
+    /// at 90 °/s between rests), beside an accelerometer in g, were proposed as 16.6 °/s per count.
+    func testRawCountsOfOneTurnGetTheLeastRotation() throws {
+        var rows = ["time,ax,ay,az,gx,gy,gz"]
+        var angle = 0.0
+        for k in 0..<600 {
+            let t = Double(k) * 0.01
+            let rate = (3..<4).contains(t) ? 90.0 : 0
+            rows.append(
+                String(
+                    format: "%.2f,0,%.4f,%.4f,%d,45,-80", t, sin(angle.radians), cos(angle.radians),
+                    Int((rate * 131 - 120).rounded())))
+            angle += rate * 0.01
+        }
+        let path = TestData.writeTemporary(rows.joined(separator: "\n") + "\n")
+        let r = CommandRunner.run(["info", path, "--units", "acc=g"])
+        XCTAssert(r.err.contains("near a common count of 1/131 °/s: raw counts? pass --units gyr=1/131deg/s"), r.err)
+        // Taken, the counts turn the attitude by the 90° the accelerometer shows.
+        let out = TestData.temporaryDirectory() + "/e.csv"
+        let run = CommandRunner.run(["replay", path, "--units", "acc=g,gyr=1/131deg/s", "--output", out])
+        XCTAssertEqual(run.status, 0, run.err)
+        let last = try XCTUnwrap(String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").last)
+        let roll = try XCTUnwrap(Double(last.split(separator: ",")[5]))
+        XCTAssertEqual(abs(roll), 90, accuracy: 2)
+    }
+
     func testUnitsTakeScaleFactorsTeslaAndNanotesla() throws {
         var u = SensorUnits()
         try u.set(spec: "gyr=0.0625deg/s,acc=1e-3 g,mag=T,t=100us")

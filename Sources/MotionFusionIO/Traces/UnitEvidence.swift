@@ -286,17 +286,23 @@ public enum UnitEvidence {
 
         /// The scale, rad/s per unit as read, that predicts every turn (each within a quarter of
         /// it), found over 1e-6…100 on a logarithmic grid and refined; nil without turns or
-        /// when no scale predicts them all.
+        /// when no scale predicts them all. Of the scales that do, the smallest: a turn about one
+        /// axis is also predicted by any scale that adds whole revolutions to it (a 90° turn read
+        /// as 90° + 360° k), so the least rotation that explains the turns is taken, where the
+        /// grid's first basin with every turn within half of it begins.
         var fittedScale: Double? {
             guard !turns.isEmpty else { return nil }
             func cost(_ scale: Double) -> Double {
                 turns.reduce(0) { $0 + Self.angle(Self.predicted($1, scale), $1.to) / $1.turn }
             }
+            func near(_ scale: Double, within fraction: Double) -> Bool {
+                turns.allSatisfy { Self.angle(Self.predicted($0, scale), $0.to) <= $0.turn * fraction }
+            }
             var best = (scale: 1.0, cost: Double.infinity)
             for k in 0...160 {
                 let scale = pow(10, -6 + Double(k) / 20)
                 let c = cost(scale)
-                if c < best.cost { best = (scale, c) }
+                if c < best.cost { best = (scale, c) } else if near(best.scale, within: 0.5) { break }
             }
             var lo = best.scale / pow(10, 0.05)
             var hi = best.scale * pow(10, 0.05)
@@ -306,8 +312,7 @@ public enum UnitEvidence {
                 if cost(a) < cost(b) { hi = b } else { lo = a }
             }
             let scale = (lo + hi) / 2
-            guard turns.allSatisfy({ Self.angle(Self.predicted($0, scale), $0.to) <= $0.turn / 4 }) else { return nil }
-            return scale
+            return near(scale, within: 0.25) ? scale : nil
         }
 
         /// The angle between two vectors, rad.
