@@ -88,6 +88,7 @@ extension LayoutTests {
             ({ "acc[\($0)]" }, { "gyr[\($0)]" }, 1), ({ "acc(\($0))" }, { "gyr(\($0))" }, 1),
             ({ "Accelerometer_\($0) (m/s^2)" }, { "Gyroscope_\($0) (rad/s)" }, 1),
             ({ "acc\($0)" }, { "gyro\($0)" }, 1), ({ "acc_\($0)" }, { "gyro_\($0)" }, 0),
+            ({ "acc_\($0)(m/s^2)" }, { "gyro[\($0)][rad/s]" }, 1),
         ]
         for form in forms {
             var columns: [(name: String, value: (SensorSample) -> Double?)] = []
@@ -96,12 +97,21 @@ extension LayoutTests {
             let r = try read(table: referenceTable(columns))
             assertChosen(r, time: "time", gyr: form.gyr(form.base), acc: form.acc(form.base), mag: nil)
             assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 1e-9)
+            XCTAssert(r.notes.contains { $0.contains("as the accelerometer's x, y, z (axes numbered") }, "\(r.notes)")
         }
         // Columns numbered 1 and 2 (two boards' accelerometers) are no axes.
         XCTAssertEqual(ColumnLayout.numberedAxisNames(["time", "acc1", "acc2", "gx", "gy", "gz"]), [:])
         XCTAssertEqual(ColumnLayout.numberedAxisNames(["acc_1", "acc_2", "acc_3", "acc_4"]), [:])
         // Numbers without a sensor's name stay unread.
         XCTAssertEqual(ColumnLayout.numberedAxisNames(["q1", "q2", "q3", "temp_1", "temp_2", "temp_3"]), [:])
+        // One axis of three IMUs, pandas' and R's renaming of a repeated name (`gyro.1` is the
+        // second `gyro`), and numbers beside the same sensor's lettered axes are no axes.
+        for names in [
+            ["gyro_z_1", "gyro_z_2", "gyro_z_3"], ["gyroZ1", "gyroZ2", "gyroZ3"],
+            ["gyro", "gyro.1", "gyro.2", "gyro.3"], ["acc_x", "acc_y", "acc_z", "acc_1", "acc_2", "acc_3"],
+        ] {
+            XCTAssertEqual(ColumnLayout.numberedAxisNames(names), [:], "\(names)")
+        }
         // PX4's zero-based arrays keep their own rule.
         XCTAssertEqual(ColumnLayout.numberedAxisNames(["gyro_rad[0]", "gyro_rad[1]", "gyro_rad[2]"]), [:])
     }

@@ -3,6 +3,8 @@ import MotionFusion
 import MotionFusionTestSupport
 import XCTest
 
+@testable import MotionFusionIO
+
 /// Folders (and `.zip`s) of one file per sensor, named for it, merged on time; date-time clocks.
 final class SensorFilesTests: XCTestCase {
     let fixtures = TestData.packageRoot + "/Tests/MotionFusionTests/Fixtures/SensorFiles"
@@ -198,6 +200,74 @@ final class SensorFilesTests: XCTestCase {
         let given = CommandRunner.run(["info", fixtures + "/android", "--header-rows", "1"])
         XCTAssertEqual(given.status, 1, given.err)
         XCTAssert(given.err.contains("no x, y and z columns"), given.err)
+    }
+
+    /// Headerless members in other layouts read the same samples as the Android fixture's: the
+    /// clock last (OpenCamera-Sensors' `x,y,z,timestamp`), pandas' column numbers over the rows
+    /// (with a row index, not read), semicolons with decimal commas, and a header written as a
+    /// comment (EuRoC's `#timestamp [ns],…`) read as the header it is. Files no rule reads are left
+    /// out with a warning that says why, and a calibrated file without rows gives way to the
+    /// uncalibrated one.
+    func testHeaderlessLayoutsAndFilesLeftOut() throws {
+        func rows(_ file: String) throws -> [[String]] {
+            try String(contentsOfFile: fixtures + "/android/" + file, encoding: .utf8).split(separator: "\n")
+                .dropFirst().map { $0.split(separator: " ").map(String.init) }
+        }
+        let acc = try rows("acce.txt")
+        let gyr = try rows("gyro.txt")
+        var count = 0
+        func folder(_ files: [String: String]) throws -> String {
+            count += 1
+            let dir = TestData.temporaryDirectory() + "/rec\(count)"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            for (name, text) in files { try text.write(toFile: dir + "/" + name, atomically: true, encoding: .utf8) }
+            return dir
+        }
+        func lines(_ rows: [[String]], _ line: ([String]) -> String) -> String {
+            rows.map(line).joined(separator: "\n") + "\n"
+        }
+        let plain = { (r: [String]) in r.joined(separator: " ") }
+        let truth = try TraceFormat.load(path: folder(["acce.txt": lines(acc, plain), "gyro.txt": lines(gyr, plain)]))
+        XCTAssertEqual(truth.samples.count, 75)
+        let layouts: [(String, ([String]) -> String, String)] = [
+            ("clock last", { "\($0[1]),\($0[2]),\($0[3]),\($0[0])" }, ""),
+            ("pandas numbers", { $0.joined(separator: ",") }, "0,1,2,3\n"),
+            ("semicolons", { $0.joined(separator: ";").replacing(".", with: ",") }, ""),
+            ("comment header", { "\($0[0]),\($0[3]),\($0[2]),\($0[1])" }, "#timestamp [ns],z,y,x\n"),
+        ]
+        for (what, line, header) in layouts {
+            let trace = try TraceFormat.load(
+                path: folder(["acc.csv": header + lines(acc, line), "gyro.csv": header + lines(gyr, line)]))
+            XCTAssertEqual(trace.samples, truth.samples, what)
+        }
+        let index = { (rows: [[String]]) in
+            ",0,1,2,3\n" + rows.enumerated().map { "\($0.offset),\($0.element.joined(separator: ","))\n" }.joined()
+        }
+        let indexed = try TraceFormat.load(path: folder(["acc.csv": index(acc), "gyro.csv": index(gyr)]))
+        XCTAssertEqual(indexed.samples, truth.samples)
+        // The calibrated magnetometer file without rows gives way to the uncalibrated one.
+        let uncalibrated = try TraceFormat.open(
+            path: folder([
+                "acce.txt": lines(acc, plain), "gyro.txt": lines(gyr, plain), "magnet.txt": "# Created at Mon\n",
+                "magnet_uncalib.txt": lines(acc, plain),
+            ]))
+        XCTAssertNotNil(try uncalibrated.readTrace().samples.first { $0.magnetometer != nil })
+        // Five numbers a row, three, none: the file is left out, saying why; the others read.
+        for (text, why) in [
+            ("1 2 3 4 5\n2 3 4 5 6\n", "rows of 5 numbers and no header"),
+            ("1 2 3\n2 3 4\n", "rows of 3 numbers and no header"), ("", "no rows (an empty file)"),
+            ("# Created at Mon\n", "no rows (only comment lines)"),
+        ] {
+            let reader = try TraceFormat.open(
+                path: folder(["acce.txt": lines(acc, plain), "gyro.txt": lines(gyr, plain), "magnet.txt": text]))
+            XCTAssertEqual(try reader.readTrace().samples, truth.samples, why)
+            let messages = reader.allWarnings.map(\.message).joined(separator: "\n")
+            XCTAssert(messages.contains(why) && messages.contains("this file is not read, the others are"), messages)
+        }
+        // A bias removed is still a reading; linear acceleration is none.
+        XCTAssertEqual(SensorFilesImporter.sensor(ofFile: "bias_corrected_gyro.csv"), .gyroscope)
+        XCTAssertNil(SensorFilesImporter.sensor(ofFile: "gyro_bias.csv"))
+        XCTAssertNil(SensorFilesImporter.sensor(ofFile: "lin_acc.txt"))
     }
 
     /// A date-time clock in a single file: UTC unless an offset is given; a row whose time is not

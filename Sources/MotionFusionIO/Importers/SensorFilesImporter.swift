@@ -22,11 +22,16 @@ enum SensorFilesImporter {
             "linear", "gravity", "user", "orientation", "quaternion", "attitude", "vector", "euler", "game", "heading",
             "calibration", "bias",
         ]
-        // Android loggers' calibration parameters (`acce_calib.txt`) and rotation vectors
-        // (`magnetic_rv.txt`): whole words only, so `calibrated` and `rv…` names still read.
-        let excludedWords = ["calib", "rv"]
+        // Android loggers' calibration parameters (`acce_calib.txt`), rotation vectors
+        // (`magnetic_rv.txt`) and linear acceleration (`lin_acc.txt`): whole words only, so
+        // `calibrated` and `rv…` names still read.
+        let excludedWords = ["calib", "rv", "lin"]
+        // A bias removed is a reading still (`bias_corrected_gyro.csv`).
+        let corrected = words.contains { ["corrected", "compensated", "removed", "free"].contains($0) }
         guard
-            !words.contains(where: { w in excluded.contains { w.hasPrefix($0) } || excludedWords.contains(w) })
+            !words.contains(where: { w in
+                excluded.contains { w.hasPrefix($0) && !(corrected && $0 == "bias") } || excludedWords.contains(w)
+            })
         else { return nil }
         var found = Set<SensorKind>()
         if joined.contains("accel")
@@ -84,8 +89,10 @@ enum SensorFilesImporter {
     }
 
     /// The member files that map to sensors, one per sensor. Of two for one sensor, an
-    /// uncalibrated or raw one gives way to the other; otherwise they are an error naming both.
+    /// uncalibrated or raw one gives way to the other, unless the other has no rows (a logger
+    /// stopped before writing any); otherwise they are an error naming both.
     static func members(_ files: RecordingFiles) throws -> [(name: String, sensor: SensorKind)] {
+        func hasRows(_ n: String) -> Bool { (try? files.lines(n)).map { Self.hasRows($0) } ?? false }
         var chosen = [SensorKind: String]()
         for name in files.memberNames {
             guard let sensor = sensor(ofMember: name, in: files) else { continue }
@@ -96,9 +103,12 @@ enum SensorFilesImporter {
             func secondary(_ n: String) -> Bool {
                 ColumnLayout.words(n).contains { ["uncalibrated", "uncalib", "uncal", "raw"].contains($0) }
             }
-            if secondary(name) && !secondary(other) { continue }
+            if secondary(name) && !secondary(other) {
+                if !hasRows(other) && hasRows(name) { chosen[sensor] = name }
+                continue
+            }
             if secondary(other) && !secondary(name) {
-                chosen[sensor] = name
+                if hasRows(name) || !hasRows(other) { chosen[sensor] = name }
                 continue
             }
             throw TraceError(
@@ -112,16 +122,22 @@ enum SensorFilesImporter {
     /// The layout of a member file holding `sensor`: the time the header names, and the sensor's
     /// axes as the header names them or as bare `x,y,z` (a common stem and the axis); units from
     /// the names' hints, then `--units`.
-    /// A file without a header (`names` empty, ``headerlessLines(_:in:)``) is the clock and then the
-    /// sensor's x, y and z.
-    static func layout(_ names: [String], file: String, sensor: SensorKind, units: String?) throws -> ColumnLayout {
+    /// A file without a header (``headerless(_:file:)``, `names` empty) has its clock in column
+    /// `headerlessClock.column` and the sensor's x, y and z in the others of the four from
+    /// `headerlessClock.offset`.
+    static func layout(
+        _ names: [String], file: String, sensor: SensorKind, units: String?,
+        headerlessClock: (column: Int, offset: Int)? = nil
+    ) throws -> ColumnLayout {
         let found = (try? ColumnLayout.fromHeader(names, file: file)) ?? ColumnLayout()
         let index = SensorKind.allCases.firstIndex(of: sensor)!
         let group = ColumnLayout.groups[index]
         var layout = ColumnLayout()
         if names.isEmpty {
-            layout.columns[.time] = 0
-            for (axis, slot) in group.slots.enumerated() { layout.columns[slot] = axis + 1 }
+            let (clock, offset) = headerlessClock ?? (0, 0)
+            layout.columns[.time] = clock
+            let axes = (offset..<offset + 4).filter { $0 != clock }
+            for (axis, slot) in group.slots.enumerated() { layout.columns[slot] = axes[axis] }
             if let units { try layout.units.set(spec: units) }
             return layout
         }
@@ -163,25 +179,6 @@ enum SensorFilesImporter {
         return layout
     }
 
-    /// The comment lines before the first row when a member file has no header: its first line
-    /// that is not blank or a comment holds four numbers or more (Android loggers' `acce.txt`: `#
-    /// Created at …`, then `time x y z` in ns since boot); nil when it has a header.
-    static func headerlessLines(_ lines: ByteLineReader) throws -> Int? {
-        var k = 0
-        while k < Preamble.maximumLines, let line = try lines.peekLine(ahead: k) {
-            if Preamble.isBlank(line) || Preamble.isComment(line) {
-                k += 1
-                continue
-            }
-            let dialect = TextDialect.detect(header: line, data: nil)
-            let fields = FieldSplitter(dialect: dialect).texts(line).map { $0.filter { !" \t\r".contains($0) } }
-                .filter { !$0.isEmpty }
-            let numbers = fields.allSatisfy { Double($0) != nil }
-            return fields.count >= 4 && numbers ? k : nil
-        }
-        return nil
-    }
-
     static func open(_ files: RecordingFiles, options: DelimitedReadOptions) throws -> (
         SampleReader, UnitEvidence.Findings?
     ) {
@@ -198,24 +195,35 @@ enum SensorFilesImporter {
                 .missingColumn, SourceLocation(file: files.location, line: 0, column: 0),
                 "no file named for a sensor (Accelerometer.csv, gyro.csv, Compass.csv, mag.txt, …)")
         }
-        // Comment lines before the rows of each headerless file, unless the header is given.
-        let headerless =
-            options.headerRows == nil && options.skipLines == nil
-            ? try members.map { try headerlessLines(files.lines($0.name)) } : members.map { _ in nil }
+        // How each file without a header is read, unless the header is given; a file no way
+        // reads is left out with a warning (below).
+        let headerless: [Result<Headerless?, TraceError>] = members.map { m in
+            guard options.headerRows == nil && options.skipLines == nil else { return .success(nil) }
+            do {
+                return .success(try Self.headerless(files.lines(m.name), file: files.path(m.name)))
+            } catch let e as TraceError {
+                return .failure(e)
+            } catch {
+                return .success(nil)
+            }
+        }
         func reader(_ name: String, _ sensor: SensorKind, evident: [UnitEvidence.Unit], probe: Bool) throws
             -> DelimitedTraceReader
         {
             var o = options
             if probe { o.strict = false }
-            if let k = members.firstIndex(where: { $0.name == name }), let comments = headerless[k] {
+            var clock: (column: Int, offset: Int)?
+            if let k = members.firstIndex(where: { $0.name == name }), let h = try headerless[k].get() {
                 o.headerRows = 0
-                o.skipLines = comments
+                o.skipLines = h.skip
+                o.separator = o.separator ?? h.separator
+                clock = (h.clock, h.offset)
             }
             let file = files.path(name)
             return try DelimitedTraceReader(
                 lines: files.lines(name), format: TraceFormat.sensorFiles.rawValue, options: o,
-                known: { try layout($0, file: file, sensor: sensor, units: options.units) }, evident: evident,
-                probe: probe)
+                known: { try layout($0, file: file, sensor: sensor, units: options.units, headerlessClock: clock) },
+                evident: evident, probe: probe)
         }
         let findings = try evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
         if let clocks = findings.clocks {
@@ -225,13 +233,14 @@ enum SensorFilesImporter {
         // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
         // holding a heading) is left out with a warning while another file reads.
         var parts = [SampleReader]()
-        var read = [(name: String, sensor: SensorKind, headerless: Bool)]()
+        // Each file read, and the column of its clock when it has no header.
+        var read = [(name: String, sensor: SensorKind, clock: Int?)]()
         var unreadable = [TraceError]()
         for (k, m) in members.enumerated() {
             do {
                 parts.append(try reader(m.name, m.sensor, evident: findings.perFile[k], probe: false))
-                read.append((m.name, m.sensor, headerless[k] != nil))
-            } catch let e as TraceError where e.kind == .missingColumn {
+                read.append((m.name, m.sensor, (try? headerless[k].get())?.map { $0.clock - $0.offset }))
+            } catch let e as TraceError where e.kind == .missingColumn || e.kind == .empty {
                 unreadable.append(e)
             }
         }
@@ -241,7 +250,7 @@ enum SensorFilesImporter {
         warnings.append(
             TraceWarning(
                 here,
-                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue)\($0.headerless ? "; no header: time, x, y, z" : ""))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
+                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue)\($0.clock.map { $0 == 0 ? "; no header: time, x, y, z" : "; no header: x, y, z, time" } ?? ""))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
                 note: true))
         for e in unreadable {
             warnings.append(TraceWarning(e.location, "\(e.message); this file is not read, the others are"))
@@ -308,7 +317,8 @@ enum SensorFilesImporter {
             var seconds = false
             // A headerless file's clock has no name.
             let names = probe.rows.columnNames
-            let timeName = probe.layout.columns[.time].map { $0 < names.count ? names[$0] : "" } ?? ""
+            let timeColumn = probe.layout.columns[.time]
+            let timeName = timeColumn.map { $0 < names.count ? names[$0] : "" } ?? ""
             if case .column = probe.clock, probe.layout.columns[.time] != nil, probe.rows.dateTimeSlot < 0 {
                 if let unit = try UnitEvidence.timeUnit(
                     samples, units: probe.layout.units, timeColumn: ColumnLayout.key(timeName), byStep: false)
@@ -321,7 +331,7 @@ enum SensorFilesImporter {
                 }
             }
             read.append((k, PathText.name(probe.description.source), sensor, samples, seconds))
-            clockNames[k] = (probe.rows.name, timeName, at)
+            clockNames[k] = (probe.rows.name, timeName.isEmpty ? "column \((timeColumn ?? 0) + 1)" : timeName, at)
         }
         let steps = read.map { f in medianStep(f.samples) }
         let slow = slowClocks(read.indices.map { (read[$0].file, steps[$0], read[$0].seconds) })

@@ -142,6 +142,16 @@ public final class DelimitedTraceReader: SampleReader {
             )
         }
         var notes = [String]()
+        // Axes numbered instead of lettered, read by their numbers: said, since the order is assumed.
+        if known == nil, case let numbered = ColumnLayout.numberedAxisNames(names), !numbered.isEmpty {
+            for group in ColumnLayout.groups.prefix(3) {
+                let columns = group.slots.compactMap { layout.columns[$0] }
+                guard columns.count == 3, columns.allSatisfy({ numbered[$0] != nil }) else { continue }
+                notes.append(
+                    "read \(columns.map { "'\(names[$0].escapedForMessage)'" }.joined(separator: ", ")) as the \(group.label)'s x, y, z (axes numbered in that order)"
+                )
+            }
+        }
         let timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
         if ColumnLayout.clockSlots.contains(where: { layout.columns[$0] != nil }) {
             clock = try Self.clockBesideSensorClocks(
