@@ -611,6 +611,15 @@ final class LayoutTests: XCTestCase {
         let tod = try read("witmotion.csv", options)
         XCTAssertEqual(tod.trace.samples[0].t, 22 * 3600 + 13 * 60 + 20.012, accuracy: 1e-6)
         XCTAssert(tod.notes.contains { $0.contains("holds times of day without a date") }, "\(tod.notes)")
+        // Past midnight the times go on into the next day.
+        let midnight = try TraceFormat.load(
+            path: TestData.writeTemporary(
+                "Time,ax,ay,az\n23:59:59.98,0,0,9.8\n23:59:59.99,0,0,9.8\n00:00:00.00,0,0,9.8\n00:00:00.01,0,0,9.8\n"))
+        XCTAssertEqual(midnight.samples.count, 4)
+        for (got, want) in zip(midnight.samples.map(\.t), [86_399.98, 86_399.99, 86_400, 86_400.01]) {
+            XCTAssertEqual(got, want, accuracy: 1e-6)
+        }
+        XCTAssertFalse(midnight.warnings.contains { !$0.isNote }, "\(midnight.warnings)")
         // Date-times with one-digit fields, and times of day; a time of day needs its seconds.
         XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("2023-3-10 9:05:40.5")), 1_678_439_140.5)
         XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds(" 9:05:40.25")), 32_740.25)

@@ -213,6 +213,11 @@ public final class DelimitedRows {
     /// The slot of a column of date-times read as seconds since the epoch (``DateTimeText``), or
     /// -1 for none.
     @exclusivity(unchecked) var dateTimeSlot = -1
+    /// Whether the date-times are times of day without a date (``DateTimeText/isTimeOfDay(_:)``):
+    /// a time more than 12 hours before the last is in the next day (a recording past midnight).
+    @exclusivity(unchecked) var timeOfDay = false
+    /// Seconds added to times of day for the midnights passed, and the last time read.
+    @exclusivity(unchecked) var midnights = 0.0, lastTimeOfDay = -Double.infinity
 
     public func fieldOffset(of slot: Int) -> Int? { slot >= 0 && slot < offsetCapacity ? fieldOffsets[slot] : nil }
 
@@ -422,7 +427,15 @@ public final class DelimitedRows {
         let j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
         guard slot >= 0 else { return j }
         if slot == dateTimeSlot {
-            if let v = DateTimeText.seconds(p, i, j) {
+            if var v = DateTimeText.seconds(p, i, j) {
+                if timeOfDay {
+                    v += midnights
+                    if v < lastTimeOfDay - 43_200 {
+                        midnights += 86_400
+                        v += 86_400
+                    }
+                    lastTimeOfDay = v
+                }
                 values[slot] = v
             } else if case .empty = DecimalParser.parse(p, i, j, point: point, exponentOffset: 0) {
                 values[slot] = .nan

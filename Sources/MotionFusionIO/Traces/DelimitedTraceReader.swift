@@ -167,11 +167,12 @@ public final class DelimitedTraceReader: SampleReader {
             Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text) != nil
         {
             rows.dateTimeSlot = ColumnLayout.Slot.time.rawValue
+            rows.timeOfDay = DateTimeText.isTimeOfDay(text)
             layout.columns[.timeNanoseconds] = nil
             try layout.units.set("t", "s", strictly: true)
             notes.append(
                 DateTimeText.isTimeOfDay(text)
-                    ? "the time column '\(timeName?.escapedForMessage ?? "")' holds times of day without a date ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since midnight (a recording across midnight steps back)"
+                    ? "the time column '\(timeName?.escapedForMessage ?? "")' holds times of day without a date ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since the first row's midnight (a time 12 hours or more before the last is in the next day)"
                     : "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
             )
         }
