@@ -611,6 +611,14 @@ final class LayoutTests: XCTestCase {
         let tod = try read("witmotion.csv", options)
         XCTAssertEqual(tod.trace.samples[0].t, 22 * 3600 + 13 * 60 + 20.012, accuracy: 1e-6)
         XCTAssert(tod.notes.contains { $0.contains("holds times of day without a date") }, "\(tod.notes)")
+        // A `Chip Time()` left empty (a sensor without a clock): the rows are timed by `Time`.
+        let chipless = try TraceFormat.load(
+            path: TestData.writeTemporary(
+                "Time,Device name,Chip Time(),Acceleration X(g),Acceleration Y(g),Acceleration Z(g)\n"
+                    + " 10:00:00.00,WT901,,0,0,1\n 10:00:00.01,WT901,,0,0,1\n 10:00:00.02,WT901,,0,0,1\n"))
+        XCTAssertEqual(chipless.samples.last?.t ?? 0, 36_000.02, accuracy: 1e-6)
+        XCTAssert(
+            chipless.warnings.contains { $0.message.contains("the rows are timed by 'Time'") }, "\(chipless.warnings)")
         // Past midnight the times go on into the next day.
         let midnight = try TraceFormat.load(
             path: TestData.writeTemporary(

@@ -264,6 +264,39 @@ final class SensorFilesTests: XCTestCase {
             let messages = reader.allWarnings.map(\.message).joined(separator: "\n")
             XCTAssert(messages.contains(why) && messages.contains("this file is not read, the others are"), messages)
         }
+        // The clock is the column that counts whole ns even when an axis rises through the first
+        // rows (a slow tilt) and the clock has jitter; two columns that both could be seconds are
+        // refused; files that disagree on where the time is are refused; `# t x y z` is a header.
+        var tilt = [String]()
+        var clock = [String]()
+        for k in 0..<50 {
+            let t = 4_240_911_748_748 + k * 20_000_000 + (k % 3 - 1) * 3_000_000
+            tilt.append("\(t) 0.01 -0.02 \(9.0 + 0.004 * Double(k))")
+            clock.append("\(t) 0 0 0.1")
+        }
+        let tilted = try TraceFormat.load(
+            path: folder(["acce.txt": tilt.joined(separator: "\n"), "gyro.txt": clock.joined(separator: "\n")]))
+        XCTAssertEqual(tilted.samples.first?.t ?? 0, 4240.911748748 - 0.003, accuracy: 1e-6)
+        XCTAssertEqual(tilted.samples.last?.accelerometer?.z ?? 0, 9.196, accuracy: 1e-9)
+        let seconds = tilt.enumerated().map {
+            "\(12 + 0.01 * Double($0.offset)) 0.01 -0.02 \(9.0 + 0.004 * Double($0.offset))"
+        }
+        let both = try TraceFormat.open(
+            path: folder(["acce.txt": seconds.joined(separator: "\n"), "gyro.txt": lines(gyr, plain)]))
+        _ = try both.readTrace()
+        XCTAssert(both.allWarnings.contains { $0.message.contains("both rise: which is the time is not known") })
+        let last = clock.map { l in
+            let f = l.split(separator: " ")
+            return "\(f[1]) \(f[2]) \(f[3]) \(f[0])"
+        }
+        XCTAssertThrowsError(
+            try TraceFormat.load(
+                path: folder(["acce.txt": tilt.joined(separator: "\n"), "gyro.txt": last.joined(separator: "\n")]))
+        ) { XCTAssert("\($0)".contains("disagree on where the time is"), "\($0)") }
+        let commented = try TraceFormat.load(
+            path: folder(["acce.txt": "# t x y z\n" + lines(acc, plain), "gyro.txt": "# t x y z\n" + lines(gyr, plain)])
+        )
+        XCTAssertEqual(commented.samples, truth.samples)
         // A bias removed is still a reading; linear acceleration is none.
         XCTAssertEqual(SensorFilesImporter.sensor(ofFile: "bias_corrected_gyro.csv"), .gyroscope)
         XCTAssertNil(SensorFilesImporter.sensor(ofFile: "gyro_bias.csv"))

@@ -14,15 +14,19 @@ extension SensorFilesImporter {
         var offset = 0
         /// The separator the rows use, when one byte.
         var separator: TextDialect.Separator?
+        /// The column names of a header written as a comment (`# t x y z`), which the layout
+        /// reads instead of ``clock``.
+        var names: [String]?
     }
 
     /// Rows looked at to find the clock.
     static let headerlessProbeRows = 20
 
     /// How to read a member file when its first line that is not blank or a comment holds only
-    /// numbers: four of them are a clock, the first or the last column (the one that increases
-    /// over the first rows at the steadiest steps), and x, y, z in the others. Nil when the file
-    /// has a header, including one written as a comment (`#timestamp [ns],x,y,z`, EuRoC's). Errors
+    /// numbers: four of them are a clock, the first or the last column (the one that never
+    /// decreases over the first rows; of two, the one that counts whole ns, µs or ms), and x, y,
+    /// z in the others. Nil when the file
+    /// has a header; the names of one written as a comment (`#timestamp [ns],x,y,z`, EuRoC's). Errors
     /// for rows of another count of numbers (which is the clock and which the axes is not
     /// known), for a file with no rows, and for four columns none of which counts time.
     static func headerless(_ lines: ByteLineReader, file: String) throws -> Headerless? {
@@ -58,7 +62,9 @@ extension SensorFilesImporter {
             row = Array(values.dropFirst(offset))
         } else {
             guard let values = numbers(first) else { return nil }
-            if let comment = lastComment, isNamedHeader(comment, count: values.count) { return nil }
+            if let comment = lastComment, let names = namedHeader(comment, count: values.count) {
+                return Headerless(skip: k, clock: -1, names: names)
+            }
             row = values
         }
         let here = SourceLocation(file: file, line: skip + 1, column: 0)
@@ -76,28 +82,34 @@ extension SensorFilesImporter {
             guard let values = numbers(line), values.count == 4 + offset else { break }
             rows.append(Array(values.dropFirst(offset)))
         }
-        // The steadiness of a column as a clock: the spread of its steps over their mean, or nil
-        // when it does not increase at every row.
-        func spread(_ c: Int) -> Double? {
-            let steps = zip(rows, rows.dropFirst()).map { $1[c] - $0[c] }
-            guard !steps.isEmpty else { return c == 0 ? 0 : nil }
-            guard steps.allSatisfy({ $0 > 0 }) else { return nil }
-            let mean = steps.reduce(0, +) / Double(steps.count)
-            return (steps.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(steps.count)).squareRoot() / mean
-        }
         let text = String(decoding: first, as: UTF8.self)
         let separator = [";", "\t", ","].first { text.contains($0) }.map { TextDialect.Separator.byte($0.utf8.first!) }
         func found(_ clock: Int) -> Headerless {
             Headerless(skip: skip, clock: offset + clock, offset: offset, separator: separator)
         }
-        switch (spread(0), spread(3)) {
-        case (let a?, let b?): return found(a <= b ? 0 : 3)
-        case (_?, nil): return found(0)
-        case (nil, _?): return found(3)
-        case (nil, nil):
+        // A column may be the clock when it never decreases over the rows looked at (repeated
+        // times are faults reported later); a count of whole ns, µs or ms (whole numbers of a
+        // million or more) is surely one, where an axis that happens to rise in a slow motion is
+        // not.
+        func rises(_ c: Int) -> Bool { zip(rows, rows.dropFirst()).allSatisfy { $1[c] >= $0[c] } }
+        func counts(_ c: Int) -> Bool { rows.allSatisfy { $0[c] == $0[c].rounded() && abs($0[c]) >= 1e6 } }
+        switch (
+            rises(0) && (rows.count == 1 || rows.last![0] > rows[0][0]),
+            rises(3) && (rows.count == 1 || rows.last![3] > rows[0][3]),
+            counts(0), counts(3)
+        )
+        {
+        case (true, _, true, false), (true, false, _, _): return found(0)
+        case (_, true, false, true), (false, true, _, _): return found(3)
+        case (true, true, _, _):
             throw TraceError(
                 .missingColumn, here,
-                "rows of 4 numbers and no header, and neither the first nor the last column increases as a clock; give the file a header line (e.g. t,x,y,z)"
+                "rows of 4 numbers and no header, whose first and last columns both rise: which is the time is not known; give the file a header line (e.g. t,x,y,z)"
+            )
+        default:
+            throw TraceError(
+                .missingColumn, here,
+                "rows of 4 numbers and no header, whose first and last columns both decrease in the first \(rows.count) rows: no clock; give the file a header line (e.g. t,x,y,z)"
             )
         }
     }
@@ -139,10 +151,10 @@ extension SensorFilesImporter {
         return values.isEmpty ? nil : values
     }
 
-    /// Whether a comment line is the header of rows of `count` numbers: without its comment mark
-    /// it holds `count` fields, not all numbers, one of them a time's or an axis's name
-    /// (`#timestamp [ns],x,y,z`; not `# Created at Mon`).
-    static func isNamedHeader(_ comment: [UInt8], count: Int) -> Bool {
+    /// The names of a comment line that is the header of rows of `count` numbers: without its
+    /// comment mark it holds `count` fields, not all numbers, one of them a time's or an axis's
+    /// name (`#timestamp [ns],x,y,z`, `# t x y z`; not `# Created at Mon`).
+    static func namedHeader(_ comment: [UInt8], count: Int) -> [String]? {
         var line = comment[...]
         while let c = line.first,
             c == 0x20 || c == 0x09 || c == UInt8(ascii: "#") || c == UInt8(ascii: "%")
@@ -151,7 +163,9 @@ extension SensorFilesImporter {
             line = line.dropFirst()
         }
         let names = fields(Array(line)).filter { !$0.isEmpty }
-        return names.count == count && numbers(Array(line)) == nil
-            && names.contains { ColumnLayout.match($0) != nil || ["x", "y", "z"].contains(ColumnLayout.key($0)) }
+        guard names.count == count && numbers(Array(line)) == nil,
+            names.contains(where: { ColumnLayout.match($0) != nil || ["x", "y", "z"].contains(ColumnLayout.key($0)) })
+        else { return nil }
+        return names
     }
 }

@@ -207,23 +207,36 @@ enum SensorFilesImporter {
                 return .success(nil)
             }
         }
+        // One recording's files write their clock in one place.
+        let clocks = members.indices.compactMap { k in
+            (try? headerless[k].get()).flatMap { $0?.names == nil ? $0.map { (k, $0.clock - $0.offset) } : nil }
+        }
+        if Set(clocks.map(\.1)).count > 1 {
+            throw TraceError(
+                .inconsistentClocks, SourceLocation(file: files.location, line: 0, column: 0),
+                "files without a header disagree on where the time is: \(clocks.map { "\(members[$0.0].name) (\($0.1 == 0 ? "first" : "last") column)" }.joined(separator: ", ")); give each file a header line (e.g. t,x,y,z)"
+            )
+        }
         func reader(_ name: String, _ sensor: SensorKind, evident: [UnitEvidence.Unit], probe: Bool) throws
             -> DelimitedTraceReader
         {
             var o = options
             if probe { o.strict = false }
             var clock: (column: Int, offset: Int)?
+            var commented: [String]?
             if let k = members.firstIndex(where: { $0.name == name }), let h = try headerless[k].get() {
                 o.headerRows = 0
                 o.skipLines = h.skip
                 o.separator = o.separator ?? h.separator
-                clock = (h.clock, h.offset)
+                if let names = h.names { commented = names } else { clock = (h.clock, h.offset) }
             }
             let file = files.path(name)
             return try DelimitedTraceReader(
                 lines: files.lines(name), format: TraceFormat.sensorFiles.rawValue, options: o,
-                known: { try layout($0, file: file, sensor: sensor, units: options.units, headerlessClock: clock) },
-                evident: evident, probe: probe)
+                known: {
+                    try layout(
+                        commented ?? $0, file: file, sensor: sensor, units: options.units, headerlessClock: clock)
+                }, evident: evident, probe: probe)
         }
         let findings = try evidence(members.map { m in { try reader(m.name, m.sensor, evident: [], probe: true) } })
         if let clocks = findings.clocks {
@@ -233,13 +246,18 @@ enum SensorFilesImporter {
         // A file named for a sensor whose columns are not a clock and x, y, z (a compass file
         // holding a heading) is left out with a warning while another file reads.
         var parts = [SampleReader]()
-        // Each file read, and the column of its clock when it has no header.
-        var read = [(name: String, sensor: SensorKind, clock: Int?)]()
+        // Each file read, and how when it has no header line.
+        var read = [(name: String, sensor: SensorKind, how: String)]()
         var unreadable = [TraceError]()
         for (k, m) in members.enumerated() {
             do {
                 parts.append(try reader(m.name, m.sensor, evident: findings.perFile[k], probe: false))
-                read.append((m.name, m.sensor, (try? headerless[k].get())?.map { $0.clock - $0.offset }))
+                let how = (try? headerless[k].get())?.map { h in
+                    h.names != nil
+                        ? "; the header a comment"
+                        : h.clock == h.offset ? "; no header: time, x, y, z" : "; no header: x, y, z, time"
+                }
+                read.append((m.name, m.sensor, how ?? ""))
             } catch let e as TraceError where e.kind == .missingColumn || e.kind == .empty {
                 unreadable.append(e)
             }
@@ -250,7 +268,7 @@ enum SensorFilesImporter {
         warnings.append(
             TraceWarning(
                 here,
-                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue)\($0.clock.map { $0 == 0 ? "; no header: time, x, y, z" : "; no header: x, y, z, time" } ?? ""))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
+                "read as per-sensor files: \(read.map { "\($0.name) (\($0.sensor.rawValue)\($0.how))" }.joined(separator: ", "))\(ignored.isEmpty ? "" : "; not read: \(ignored.prefix(8).map { $0.escapedForMessage }.joined(separator: ", "))\(ignored.count > 8 ? ", …" : "")")",
                 note: true))
         for e in unreadable {
             warnings.append(TraceWarning(e.location, "\(e.message); this file is not read, the others are"))

@@ -152,7 +152,7 @@ public final class DelimitedTraceReader: SampleReader {
                 )
             }
         }
-        let timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
+        var timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
         if ColumnLayout.clockSlots.contains(where: { layout.columns[$0] != nil }) {
             clock = try Self.clockBesideSensorClocks(
                 &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
@@ -161,6 +161,7 @@ public final class DelimitedTraceReader: SampleReader {
             clock = try Self.clock(
                 &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
                 notes: &notes)
+            timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
         }
         // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
         if case .column = clock, let c = layout.columns[.time], let text = Self.firstField(c, rows),
@@ -397,7 +398,21 @@ public final class DelimitedTraceReader: SampleReader {
         _ layout: inout ColumnLayout, _ rows: DelimitedRows, names: [String], timeName: String?,
         options: DelimitedReadOptions, headerLocation: SourceLocation, notes: inout [String]
     ) throws -> Clock {
-        let emptyTime = layout.columns[.time].map { Self.isEmptyInFirstRows($0, rows) } ?? false
+        var emptyTime = layout.columns[.time].map { Self.isEmptyInFirstRows($0, rows) } ?? false
+        // Another time column that is not empty times the rows instead (WitMotion's `Time` when
+        // its `Chip Time()` is left empty by a sensor without a clock).
+        if emptyTime, options.columns == nil, layout.columns[.timeNanoseconds] == nil,
+            let other = names.indices.first(where: { c in
+                c != layout.columns[.time] && ColumnLayout.match(names[c])?.quantity == .time
+                    && !Self.isEmptyInFirstRows(c, rows)
+            })
+        {
+            notes.append(
+                "the time column '\(timeName?.escapedForMessage ?? "")' is empty in the first rows: the rows are timed by '\(names[other].escapedForMessage)'"
+            )
+            layout.columns[.time] = other
+            emptyTime = false
+        }
         if emptyTime, options.columns == nil, !layout.units.timeIsCount {
             layout.columns[.time] = nil
             layout.columns[.timeNanoseconds] = nil
