@@ -630,6 +630,8 @@ final class LayoutTests: XCTestCase {
         XCTAssertFalse(midnight.warnings.contains { !$0.isNote }, "\(midnight.warnings)")
         // Date-times with one-digit fields, and times of day; a time of day needs its seconds.
         XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("2023-3-10 9:05:40.5")), 1_678_439_140.5)
+        XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("2023/03/10 09:05:40.5")), 1_678_439_140.5)
+        XCTAssertNil(DateTimeText.seconds("2023/03-10 09:05:40"))
         XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds(" 9:05:40.25")), 32_740.25)
         XCTAssertTrue(DateTimeText.isTimeOfDay("15:35:40.123"))
         XCTAssertFalse(DateTimeText.isTimeOfDay("2023-3-10 15:35:40"))

@@ -5,7 +5,7 @@
 /// read as seconds since midnight.
 public enum DateTimeText {
     /// The seconds since the epoch of the text from `start` to `end` at `p` (surrounding spaces
-    /// and quotes ignored): `YYYY-MM-DD` (month and day of one or two digits), `T` or a space,
+    /// and quotes ignored): `YYYY-MM-DD` or `YYYY/MM/DD` (month and day of one or two digits), `T` or a space,
     /// `hh:mm` (the hour of one or two digits), optionally `:ss` and a fraction after `.` or `,`,
     /// optionally `Z` or an offset `±hh`, `±hhmm` or `±hh:mm`; or a time of day alone, `hh:mm:ss`
     /// and an optional fraction, as seconds since midnight (``isTimeOfDay(_:)``). Nil for
@@ -40,7 +40,11 @@ public enum DateTimeText {
         let timeOfDay = i + 2 < e && (p[i + 1] == 0x3A || p[i + 2] == 0x3A)
         var (year, month, day) = (1970, 1, 1)
         if !timeOfDay {
-            guard let y = digits(4), expect(0x2D), let m = shortNumber(), expect(0x2D), let d = shortNumber(),
+            // `-` or, as some spreadsheets write it, `/` between year, month and day (the same twice).
+            guard let y = digits(4), i < e, p[i] == 0x2D || p[i] == 0x2F else { return nil }
+            let dateSeparator = p[i]
+            i += 1
+            guard let m = shortNumber(), expect(dateSeparator), let d = shortNumber(),
                 expect(0x54) || expect(0x20) || expect(0x74)
             else { return nil }
             (year, month, day) = (y, m, d)
