@@ -297,6 +297,14 @@ final class SensorFilesTests: XCTestCase {
             path: folder(["acce.txt": "# t x y z\n" + lines(acc, plain), "gyro.txt": "# t x y z\n" + lines(gyr, plain)])
         )
         XCTAssertEqual(commented.samples, truth.samples)
+        // Axes numbered under any name in a file named for its sensor (Android's `values[0]`).
+        for (x, y, z) in [("values[0]", "values[1]", "values[2]"), ("value_1", "value_2", "value_3")] {
+            let numbered = { (rows: [[String]]) in
+                "timestamp,\(x),\(y),\(z)\n" + rows.map { $0.joined(separator: ",") + "\n" }.joined()
+            }
+            let trace = try TraceFormat.load(path: folder(["acce.csv": numbered(acc), "gyro.csv": numbered(gyr)]))
+            XCTAssertEqual(trace.samples, truth.samples, x)
+        }
         // A bias removed is still a reading; linear acceleration is none.
         XCTAssertEqual(SensorFilesImporter.sensor(ofFile: "bias_corrected_gyro.csv"), .gyroscope)
         XCTAssertNil(SensorFilesImporter.sensor(ofFile: "gyro_bias.csv"))

@@ -158,6 +158,19 @@ enum SensorFilesImporter {
             // The axis last (`x`, `acc_x`) or first (MetaBase's `x-axis (g)`): its unit is the
             // file's sensor's whatever sensor the unit alone would suggest.
             let keys = names.map { ColumnLayout.key($0) }.map { $0.hasSuffix("axis") ? String($0.dropLast(4)) : $0 }
+            let lettered = keys.indices.contains { c in
+                keys[c].hasSuffix("x") && keys.contains(String(keys[c].dropLast()) + "y")
+                    && keys.contains(String(keys[c].dropLast()) + "z")
+            }
+            // Axes numbered under any name (Android's `values[0]`…`values[2]`).
+            if !lettered, let columns = ColumnLayout.numberedColumns(names) {
+                for (slot, c) in zip(group.slots, columns) { layout.columns[slot] = c }
+                if let hint = ColumnLayout.unitHint(names[columns[0]]) {
+                    try layout.units.set(group.key, hint, strictly: false)
+                }
+                if let units { try layout.units.set(spec: units) }
+                return layout
+            }
             guard
                 let x = keys.indices.first(where: { c in
                     keys[c].hasSuffix("x") && keys.contains(String(keys[c].dropLast()) + "y")
@@ -166,7 +179,7 @@ enum SensorFilesImporter {
             else {
                 throw TraceError(
                     .missingColumn, SourceLocation(file: file, line: 1, column: 0),
-                    "no x, y and z columns of the \(sensor.rawValue) (named for it, e.g. \(group.key)_x, or bare x,y,z); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
+                    "no x, y and z columns of the \(sensor.rawValue) (named for it, e.g. \(group.key)_x, bare x,y,z, or numbered, values[0]…values[2]); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
                 )
             }
             let stem = String(keys[x].dropLast())

@@ -46,7 +46,24 @@ extension ColumnLayout {
     /// The parts of a name that ends with an axis number: the sensor's name, the digit, a unit
     /// after it (with the space before it, if any), and a key shared by the names of one numbered
     /// sensor (the name in lower case and the way the digit is attached).
-    static func numberedAxis(_ name: String) -> (key: String, stem: String, index: Int, unit: String)? {
+    /// The x, y and z columns of a file that holds one sensor, numbered under any name (Android's
+    /// `values[0]`…`values[2]`, `value_1`…`value_3`, `axis_1`…`axis_3`): the one name numbered
+    /// exactly 1, 2, 3 or 0, 1, 2, in axis order; nil when no name or more than one is.
+    static func numberedColumns(_ names: [String]) -> [Int]? {
+        var numbered = [String: [(column: Int, index: Int)]]()
+        for (c, name) in names.enumerated() {
+            guard let n = numberedAxis(name, anyStem: true) else { continue }
+            numbered[n.key, default: []].append((c, n.index))
+        }
+        let axes = numbered.values.filter { [[0, 1, 2], [1, 2, 3]].contains($0.map(\.index).sorted()) }
+        guard axes.count == 1 else { return nil }
+        return axes[0].sorted { $0.index < $1.index }.map(\.column)
+    }
+
+    /// The same parts for any name before the number, with `anyStem`.
+    static func numberedAxis(_ name: String, anyStem: Bool = false) -> (
+        key: String, stem: String, index: Int, unit: String
+    )? {
         var core = Substring(name.trimmingSpaces)
         var unit = ""
         // A unit in brackets: `acc_1 (g)`, `gyro.2 [deg/s]`, `acc_1(g)`, `acc[1][g]`; a single
@@ -71,7 +88,7 @@ extension ColumnLayout {
             guard core[open] == (last == "]" ? "[" : "("), let d = core[core.index(after: open)].wholeNumberValue
             else { return nil }
             attach = String(core[open]) + String(last)
-            return parts(core[..<open], d, attach, unit)
+            return parts(core[..<open], d, attach, unit, anyStem: anyStem)
         }
         guard let d = core.last?.wholeNumberValue, core.count >= 2 else { return nil }
         var stem = core.dropLast()
@@ -79,16 +96,18 @@ extension ColumnLayout {
             attach = String(s)
             stem = stem.dropLast()
         }
-        return parts(stem, d, attach, unit)
+        return parts(stem, d, attach, unit, anyStem: anyStem)
     }
 
-    /// The parts when `stem` names one sensor, ends with a letter and names no axis.
-    private static func parts(_ stem: Substring, _ index: Int, _ attach: String, _ unit: String) -> (
-        key: String, stem: String, index: Int, unit: String
-    )? {
+    /// The parts when `stem` ends with a letter, names no axis, and (unless `anyStem`) names one
+    /// sensor.
+    private static func parts(_ stem: Substring, _ index: Int, _ attach: String, _ unit: String, anyStem: Bool)
+        -> (key: String, stem: String, index: Int, unit: String)?
+    {
         guard let last = stem.last, last.isLetter else { return nil }
         let w = words(String(stem)).map { $0.lowercased() }
-        guard let end = w.last, !["x", "y", "z"].contains(end), !rulesOut(w), sensorGroup(w) != nil else { return nil }
+        guard let end = w.last, !["x", "y", "z"].contains(end), anyStem || (!rulesOut(w) && sensorGroup(w) != nil)
+        else { return nil }
         return (stem.lowercased() + "#" + attach, String(stem), index, unit)
     }
 }
