@@ -82,8 +82,7 @@ extension SensorFilesImporter {
             guard let values = numbers(line), values.count == 4 + offset else { break }
             rows.append(Array(values.dropFirst(offset)))
         }
-        let text = String(decoding: first, as: UTF8.self)
-        let separator = [";", "\t", ","].first { text.contains($0) }.map { TextDialect.Separator.byte($0.utf8.first!) }
+        let separator = separator(first).map { TextDialect.Separator.byte($0.asciiValue!) }
         func found(_ clock: Int) -> Headerless {
             Headerless(skip: skip, clock: offset + clock, offset: offset, separator: separator)
         }
@@ -114,21 +113,33 @@ extension SensorFilesImporter {
         }
     }
 
-    /// Whether a file has a line that is not blank or a comment (a header or a row).
+    /// Whether a file has a line that is not blank or a comment (a header or a row). A line that
+    /// cannot be read counts as one, so the file is chosen and its error reported where it is read.
     static func hasRows(_ lines: ByteLineReader) -> Bool {
         var k = 0
-        while k < Preamble.maximumLines, let line = try? lines.peekLine(ahead: k) {
+        while k < Preamble.maximumLines {
+            let next: [UInt8]?
+            do { next = try lines.peekLine(ahead: k) } catch { return true }
+            guard let line = next else { return false }
             if !Preamble.isBlank(line) && !Preamble.isComment(line) { return true }
             k += 1
         }
         return false
     }
 
-    /// The fields of a line: split at semicolons, else tabs, else commas, else runs of spaces;
-    /// `first` keeps a leading empty field (a row index's empty name).
+    /// The separator of a headerless line: a semicolon, else a tab, else a comma (a decimal comma
+    /// is read under the first two), else nil for runs of spaces. Unlike the dialect of a file
+    /// with a header, a semicolon wins over commas as many (`4240;0,17;0,26;9,56`).
+    static func separator(_ line: [UInt8]) -> Character? {
+        let text = String(decoding: line, as: UTF8.self)
+        return [";", "\t", ","].first { text.contains($0) }
+    }
+
+    /// The fields of a line, split at its ``separator(_:)``, a leading empty field kept (a row
+    /// index's empty name) and trailing empty ones dropped.
     static func fields(_ line: [UInt8]) -> [String] {
         let text = String(decoding: line, as: UTF8.self)
-        let separator: Character? = [";", "\t", ","].first { text.contains($0) }
+        let separator = separator(line)
         let parts =
             separator.map { c in text.split(separator: c, omittingEmptySubsequences: false) }
             ?? text.split(whereSeparator: { $0 == " " || $0 == "\r" })
@@ -141,8 +152,7 @@ extension SensorFilesImporter {
     /// whose separator is not a comma).
     static func numbers(_ line: [UInt8]) -> [Double]? {
         let fields = fields(line)
-        let text = String(decoding: line, as: UTF8.self)
-        let decimalComma = text.contains(";") || text.contains("\t")
+        let decimalComma = separator(line).map { $0 != "," } ?? false
         var values = [Double]()
         for f in fields {
             guard let v = Double(f) ?? (decimalComma ? Double(f.replacing(",", with: ".")) : nil) else { return nil }

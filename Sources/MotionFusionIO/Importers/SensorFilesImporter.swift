@@ -92,7 +92,8 @@ enum SensorFilesImporter {
     /// uncalibrated or raw one gives way to the other, unless the other has no rows (a logger
     /// stopped before writing any); otherwise they are an error naming both.
     static func members(_ files: RecordingFiles) throws -> [(name: String, sensor: SensorKind)] {
-        func hasRows(_ n: String) -> Bool { (try? files.lines(n)).map { Self.hasRows($0) } ?? false }
+        // A file that cannot be opened counts as having rows: it is chosen, and its error reported.
+        func hasRows(_ n: String) -> Bool { (try? files.lines(n)).map { Self.hasRows($0) } ?? true }
         var chosen = [SensorKind: String]()
         for name in files.memberNames {
             guard let sensor = sensor(ofMember: name, in: files) else { continue }
