@@ -106,9 +106,10 @@ final class CABITests: XCTestCase {
         setup["parameters"] = .object(parameters)
         all["setup"] = .object(setup)
         all["filter"] = .object(filter)
-        // The gyroscope-aided calibration's parameters came later still, anywhere in the saved state
-        // (the filter's parameters hold the on-line calibration's); so did its state, which a
-        // restore starts afresh (checked after the comparison below).
+        // The gyroscope-aided calibration's parameters and the early fits' interval came later
+        // still, anywhere in the saved state (the filter's parameters hold the on-line
+        // calibration's); so did their state, which a restore starts afresh (checked after the
+        // comparison below).
         var removed = Set<String>()
         func strip(_ v: JSONValue, _ later: [String]) -> JSONValue {
             switch v {
@@ -126,8 +127,8 @@ final class CABITests: XCTestCase {
             default: return v
             }
         }
-        saved = strip(.object(all), ["gyroscopeAided", "gyroscopeTurn"])
-        XCTAssertEqual(removed, ["gyroscopeAided", "gyroscopeTurn"])
+        saved = strip(.object(all), ["gyroscopeAided", "gyroscopeTurn", "uncalibratedRefitInterval"])
+        XCTAssertEqual(removed, ["gyroscopeAided", "gyroscopeTurn", "uncalibratedRefitInterval"])
         let b = try Handle("ekf", "9d")
         try b.restore(saved.text)
         let more = Self.samples(60..<100)
@@ -136,7 +137,7 @@ final class CABITests: XCTestCase {
         XCTAssertEqual(
             try JSONValue.parse(Array(try b.state.utf8))["filter"],
             try JSONValue.parse(Array(try a.state.utf8))["filter"])
-        let withoutTurns = strip(saved, ["turns", "turned", "fieldChangedAtRest", "restField"])
+        let withoutTurns = strip(saved, ["turns", "turned", "fieldChangedAtRest", "restField", "earlyFitAt"])
         XCTAssert(removed.contains("turns"), "\(removed)")
         XCTAssertNoThrow(try Handle("ekf", "9d").restore(withoutTurns.text))
         let other = try Handle("ekf", "9d", "motionBiasRate=0.001")

@@ -69,8 +69,11 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// (nil until the first rate).
     var heldRate: Vector3?
     var heldTime: Double?
-    /// Time since a fit was last due, s.
+    /// Time since a fit was last due at the regular interval, s, and that time when an early fit
+    /// (``observe(_:rate:dt:minimumTurn:refitInterval:earlyInterval:)``) was last due since (nil:
+    /// none, and in states saved before early fits).
     var sinceFit = 0.0
+    var earlyFitAt: Double?
 
     /// A fit: hard iron, soft iron (determinant 1; the identity when only the hard iron was
     /// determined), the mean calibrated strength of the equations' readings, and how many
@@ -123,15 +126,24 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// Feeds one raw reading with the bias-corrected angular rate over the `dt` seconds before it
     /// (see ``rotate(rate:dt:)``); an equation is added once the device has turned by
     /// `minimumTurn` radians since the start of the current turn. True when a fit is due: an
-    /// equation was added at least `refitInterval` seconds after the last time a fit was due.
+    /// equation was added at least `refitInterval` seconds after the last time a regular fit was
+    /// due, or, given an `earlyInterval`, at least that long after the last fit of either kind
+    /// (early fits leave the regular ones where they were).
     public mutating func observe(
-        _ raw: Vector3, rate: Vector3?, dt: Double, minimumTurn: Double, refitInterval: Double
+        _ raw: Vector3, rate: Vector3?, dt: Double, minimumTurn: Double, refitInterval: Double,
+        earlyInterval: Double? = nil
     ) -> Bool {
         rotate(rate: rate, dt: dt)
         let before = added
         take(raw, minimumTurn: minimumTurn)
-        guard added != before, sinceFit >= refitInterval else { return false }
-        sinceFit = 0
+        guard added != before else { return false }
+        if sinceFit >= refitInterval {
+            sinceFit = 0
+            earlyFitAt = nil
+            return true
+        }
+        guard let early = earlyInterval, sinceFit - (earlyFitAt ?? 0) >= early else { return false }
+        earlyFitAt = sinceFit
         return true
     }
 

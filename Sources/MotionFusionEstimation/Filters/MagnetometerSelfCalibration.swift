@@ -47,6 +47,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         public var minimumChange = 0.02
         /// Time between fits while new readings arrive, s. Default 2.
         public var refitInterval = 2.0
+        /// Time between further fits while no calibration is in use, s: until then the heading
+        /// follows readings that may be far off, so a first fit is tried this soon after the last
+        /// one when the readings or the turns bring something new (the fits every
+        /// ``refitInterval`` stay where they were). Default 0.25.
+        public var uncalibratedRefitInterval = 0.25
         /// Smallest coverage of a low, medium and high level fit. Defaults 0.15, 0.35, 0.6.
         public var lowCoverage = 0.15, mediumCoverage = 0.35, highCoverage = 0.6
         /// Largest relative RMS residual of a low, medium and high level fit. Defaults 0.05, 0.03,
@@ -70,7 +75,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         public var gyroscopeTurn = 20.0.radians
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
-            "minimumChange": .fraction, "refitInterval": .timeConstant, "lowCoverage": .fraction,
+            "minimumChange": .fraction, "refitInterval": .timeConstant, "uncalibratedRefitInterval": .timeConstant,
+            "lowCoverage": .fraction,
             "mediumCoverage": .fraction, "highCoverage": .fraction, "lowResidual": .fraction,
             "mediumResidual": .fraction,
             "highResidual": .fraction, "maximumAxisRatio": ParameterRange(1...100),
@@ -200,9 +206,11 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     var meanCount = 0.0
     /// Last reading kept.
     var last: Vector3?
-    /// Time since the last fit, s, and whether a reading was kept since.
+    /// Time since the last regular fit, s, and whether a reading was kept since; that time when an
+    /// early fit was last made since (nil: none, and in states saved before early fits).
     var sinceFit = 0.0
     var fresh = false
+    var earlyFitAt: Double?
     /// The gyroscope-aided calibration's equations (nil until the first reading with a rate, and in
     /// states saved before it existed).
     var turns: GyroscopeAidedCalibration?
@@ -234,7 +242,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         if followsTurns {
             if turns == nil { turns = GyroscopeAidedCalibration() }
             turnsDue = turns!.observe(
-                raw, rate: rate, dt: dt, minimumTurn: parameters.gyroscopeTurn, refitInterval: parameters.refitInterval)
+                raw, rate: rate, dt: dt, minimumTurn: parameters.gyroscopeTurn,
+                refitInterval: parameters.refitInterval, earlyInterval: earlyRefitInterval)
         }
         if disturbed {
             guard turnsDue, turned == true, let t = turnedFit(newFits: !changedAround) else { return false }
@@ -255,6 +264,12 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// Starts the turns afresh (a gap, a clock stepping back): no turn in progress.
     public mutating func interruptTurns() { turns?.interrupt() }
 
+    /// The interval of early fits while no calibration is in use
+    /// (``Parameters/uncalibratedRefitInterval``), nil after.
+    var earlyRefitInterval: Double? {
+        accuracy == .uncalibrated ? parameters.uncalibratedRefitInterval : nil
+    }
+
     /// Whether the gyroscope's turns are followed: switched on, and no fit of medium level from
     /// the readings in use.
     var followsTurns: Bool { parameters.gyroscopeAided && (accuracy < .medium || turned == true) }
@@ -265,7 +280,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     mutating func keep(_ raw: Vector3, dt: Double) -> Bool {
         sinceFit += max(0, dt)
         if let l = last, (raw - l).norm < parameters.minimumChange * max(raw.norm, l.norm) {
-            return refitIfDue()
+            return refitIfDue(kept: false)
         }
         last = raw
         meanCount = min(meanCount + 1, 1000)
@@ -276,14 +291,25 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             kept[best] = raw
             filled[best] = true
             fresh = true
+            return refitIfDue(kept: true)
         }
-        return refitIfDue()
+        return refitIfDue(kept: false)
     }
 
-    mutating func refitIfDue() -> Bool {
-        guard fresh, sinceFit >= parameters.refitInterval else { return false }
-        sinceFit = 0
-        fresh = false
+    /// Fits the kept readings when a reading was kept since the last fit and
+    /// ``Parameters/refitInterval`` has passed since the last regular one, or, while no
+    /// calibration is in use, when this reading was `kept` and ``earlyRefitInterval`` has passed
+    /// since the last fit of either kind (which leaves the regular fits where they were).
+    mutating func refitIfDue(kept: Bool) -> Bool {
+        guard fresh else { return false }
+        if sinceFit >= parameters.refitInterval {
+            sinceFit = 0
+            earlyFitAt = nil
+            fresh = false
+            return fitReadings()
+        }
+        guard kept, let early = earlyRefitInterval, sinceFit - (earlyFitAt ?? 0) >= early else { return false }
+        earlyFitAt = sinceFit
         return fitReadings()
     }
 
@@ -517,7 +543,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
 
 extension MagnetometerSelfCalibration.Parameters {
     /// Decodes the parameters, each absent one at its default: a state saved before a parameter
-    /// was added restores with the value the saving filter ran with.
+    /// was added restores with the value the saving filter ran with (but for
+    /// ``uncalibratedRefitInterval``: such a state makes early fits from now on).
     public init(from decoder: Decoder) throws {
         self.init()
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -527,6 +554,8 @@ extension MagnetometerSelfCalibration.Parameters {
         try read(.enabled, &enabled)
         try read(.minimumChange, &minimumChange)
         try read(.refitInterval, &refitInterval)
+        // Absent in states saved before early fits: they make them from now on.
+        try read(.uncalibratedRefitInterval, &uncalibratedRefitInterval)
         try read(.lowCoverage, &lowCoverage)
         try read(.mediumCoverage, &mediumCoverage)
         try read(.highCoverage, &highCoverage)
