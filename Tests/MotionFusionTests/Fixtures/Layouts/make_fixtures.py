@@ -334,3 +334,12 @@ write('witmotion.csv', [h], [
     [clock(t + 0.0123, date=False), 'WT901BLE67(e0:1d:2b:3c:4d:5e)', clock(t)] + [num(v / G) for v in a]
     + [num(v * DEG) for v in g] + ['0'] * 6 + ['0.5', '1.1', '42.0'] + [num(v) for v in m] + ['25.3', '1', '0', '0', '0']
     for t, g, a, m in samples])
+
+# ST SensorTile's SD log: `T [ms]` since power-up, the
+# accelerometer in whole mg and the gyroscope in millidegrees per second (`[mdps]`, whole tens),
+# each field after a comma and a space, as in the public SensorTile_Log_N000.csv of
+# MarquetteGabriel/IA_Balancement.
+write('st_sensortile.csv', [['T [ms]', 'AccX [mg]', 'AccY [mg]', 'AccZ [mg]', 'GyroX [mdps]', 'GyroY [mdps]',
+                             'GyroZ [mdps]']], [
+    [str(9807 + int(round(t * 1000)))] + [' %d' % round(v / G * 1000) for v in a]
+    + [' %d' % (10 * round(v * DEG * 100)) for v in g] for t, g, a, m in samples])
