@@ -43,4 +43,49 @@ extension LayoutTests {
         XCTAssertEqual(given.samples.count, Self.reference.samples.count)
         XCTAssertLessThan((given.samples[25].gyroscope! - Self.reference.samples[25].gyroscope!).norm, 1e-3)
     }
+
+    /// LP-Research LPMS (OpenMAT/LpmsControl CSV): the accelerometer is written with gravity's sign
+    /// (−1 g along z lying level), so it is read negated with a note, as Core Motion's raw one; the
+    /// level device reads roll and pitch near 0 (it read upside down, roll 180°, exit 0) and the
+    /// replayed roll and pitch follow the file's own Euler angles; `--units acc=…` keeps the
+    /// minus; the same names without `SensorId` and `FrameNumber` are read as written.
+    func testLPMSAccelerometerWithGravitysSign() throws {
+        let r = try read("lpms_b2.csv")
+        assertChosen(r, time: "TimeStamp (s)", gyr: "GyroX (deg/s)", acc: "AccX (g)", mag: "MagX (uT)")
+        XCTAssertEqual(r.layout.units.accelerometerSign, -1)
+        let note = try XCTUnwrap(r.notes.first { $0.contains("LPMS") }, "\(r.notes)")
+        XCTAssert(note.contains("read negated") && note.contains("kept whatever unit"), note)
+        let first = try XCTUnwrap(r.trace.samples[0].accelerometer)
+        XCTAssertEqual(first.z, 9.81, accuracy: 0.05)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-6)
+        // Replayed: roll and pitch near the file's EulerX and EulerY (the first rows, level,
+        // within 1°; through the turns within 3°).
+        let out = TestData.temporaryDirectory() + "/lpms.csv"
+        let run = CommandRunner.run(["replay", Self.path("lpms_b2.csv"), "--output", out])
+        XCTAssertEqual(run.status, 0, run.err)
+        let estimates = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst()
+        let file = try String(contentsOfFile: Self.path("lpms_b2.csv"), encoding: .utf8).split(separator: "\n")
+            .dropFirst()
+        XCTAssertEqual(estimates.count, file.count)
+        for (k, (e, f)) in zip(estimates, file).enumerated() {
+            let got = e.split(separator: ",").map { Double($0) }
+            let stated = f.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let limit = k < 10 ? 1.0 : 3.0
+            XCTAssertEqual(try XCTUnwrap(got[5]), try XCTUnwrap(stated[12]), accuracy: limit, "roll, row \(k)")
+            XCTAssertEqual(try XCTUnwrap(got[6]), try XCTUnwrap(stated[13]), accuracy: limit, "pitch, row \(k)")
+        }
+        for unit in ["g", "-g", "m/s2"] {
+            var stated = DelimitedReadOptions()
+            stated.units = "acc=\(unit)"
+            XCTAssertEqual(try read("lpms_b2.csv", stated).layout.units.accelerometerSign, -1, unit)
+        }
+        // Another maker's `AccX (g)` (no SensorId, no FrameNumber) keeps its sign.
+        let text = try String(contentsOfFile: Self.path("lpms_b2.csv"), encoding: .utf8)
+        let other = TestData.writeTemporary(
+            text.replacingOccurrences(of: "SensorId", with: "Device").replacingOccurrences(
+                of: "FrameNumber", with: "Counter"), name: "other.csv")
+        let plain = try TraceFormat.open(path: other, options: .init())
+        let base = try XCTUnwrap((plain as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        XCTAssertEqual(base.layout.units.accelerometerSign, 1)
+    }
 }

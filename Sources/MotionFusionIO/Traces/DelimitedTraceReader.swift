@@ -228,9 +228,9 @@ public final class DelimitedTraceReader: SampleReader {
                 "read lines \(rows.headerLine) and \(rows.headerLine + 1) as the header (the second names or gives the unit of each column); if line \(rows.headerLine + 1) is data, pass --header-rows 1",
                 note: true)
         }
-        if layout.readsCoreMotionAccelerometer(names) && layout.units.accelerometerSign < 0 {
+        if let maker = layout.gravitySignedAccelerometer(names), layout.units.accelerometerSign < 0 {
             notes.append(
-                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated; the minus is Core Motion's sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
+                "the accelerometer columns are \(maker.description) ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read \(maker.restReading), the opposite of the specific force: read negated; the minus is \(maker.maker) sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
             )
         }
         if addsGravity {
@@ -341,9 +341,10 @@ public final class DelimitedTraceReader: SampleReader {
                 try layout.units.set(spec: spec)
             }
             // Core Motion writes its accelerations opposite to the specific force whatever their
-            // unit, the raw accelerometer (SensorLog) and the device motion (MotionSense) alike:
-            // `--units acc=UNIT` gives the unit, the minus stays (`acc=-g` means `acc=g`).
-            if layout.readsCoreMotionAccelerometer(names) || layout.columns[.gravityX] != nil {
+            // unit, the raw accelerometer (SensorLog) and the device motion (MotionSense) alike,
+            // and so does an LPMS: `--units acc=UNIT` gives the unit, the minus stays (`acc=-g`
+            // means `acc=g`).
+            if layout.gravitySignedAccelerometer(names) != nil || layout.columns[.gravityX] != nil {
                 layout.units.accelerometerSign = -1
             }
         } catch let e as ColumnSpecError {

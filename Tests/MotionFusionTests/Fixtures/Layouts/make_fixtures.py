@@ -38,8 +38,10 @@ def noise(k, channel, size):
 
 
 samples = []
+attitudes = []  # earth from body, at each row
 q = (1.0, 0.0, 0.0, 0.0)
 for k in range(ROWS):
+    attitudes.append(q)
     t = k / RATE
     w = rates(t)
     acc = inverse_rotate(q, (0.0, 0.0, G))
@@ -343,3 +345,34 @@ write('st_sensortile.csv', [['T [ms]', 'AccX [mg]', 'AccY [mg]', 'AccZ [mg]', 'G
                              'GyroZ [mdps]']], [
     [str(9807 + int(round(t * 1000)))] + [' %d' % round(v / G * 1000) for v in a]
     + [' %d' % (10 * round(v * DEG * 100)) for v in g] for t, g, a, m in samples])
+
+
+def euler(q):
+    """Roll, pitch, yaw (deg; z-y-x) of an attitude, earth from body."""
+    w, x, y, z = q
+    roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x))))
+    yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return [math.degrees(v) for v in (roll, pitch, yaw)]
+
+
+# LP-Research LPMS (OpenMAT / LpmsControl CSV, an LPMS-B2 as in the public in/hachi-0.csv of
+# dragoon8192/LPMS-self-localization): `SensorId, TimeStamp (s), FrameNumber`, the accelerometer in
+# g written with gravity's sign (-1 g along z lying level: here the specific force negated), the
+# gyroscope in deg/s, the field in uT, the sensor's own Euler angles and quaternion, its linear
+# acceleration (gravity removed, the same sign), pressure, altitude, temperature and heave (zero);
+# each field after a comma and a space, eight decimals.
+h = (['SensorId', 'TimeStamp (s)', 'FrameNumber'] + ['Acc%s (g)' % c for c in 'XYZ']
+     + ['Gyro%s (deg/s)' % c for c in 'XYZ'] + ['Mag%s (uT)' % c for c in 'XYZ']
+     + ['Euler%s (deg)' % c for c in 'XYZ'] + ['QuatW', 'QuatX', 'QuatY', 'QuatZ']
+     + ['LinAcc%s (g)' % c for c in 'XYZ'] + ['Pressure (kPa)', 'Altitude (m)', 'Temperature (degC)', 'HeaveMotion (m)'])
+rows = []
+for k, (t, g, a, m) in enumerate(samples):
+    q = attitudes[k]
+    gravity = inverse_rotate(q, (0.0, 0.0, G))
+    rows.append(['1', '%.4f' % t, str(k)] + ['%.8f' % (-v / G) for v in a] + ['%.8f' % (v * DEG) for v in g]
+                + ['%.8f' % v for v in m] + ['%.8f' % v for v in euler(q)] + ['%.8f' % v for v in q]
+                + ['%.8f' % (-(v - gv) / G) for v, gv in zip(a, gravity)] + ['%.8f' % 0] * 4)
+write('lpms_b2.csv', [h], rows, sep=', ')
+
+
