@@ -209,6 +209,9 @@ extension ColumnLayout {
         // WitMotion's device clock (`Chip Time()`, date-times) over its `Time`, the time of day the
         // computer received the row.
         names["chiptime"] = (1, nil)
+        // Polar Sensor Logger's sensor clock (`sensor timestamp [ns]`, ns since 2000) over its
+        // `Phone timestamp`, the phone's date-time stamping each batch received (many rows alike).
+        names["sensortimestamp"] = (1, "ns")
         // ROS: the message's header stamp (ns as `rostopic echo -p` writes it, or seconds and
         // nanoseconds in two columns), over the time the message was recorded.
         names["rosbagtimestamp"] = (3, "ns")
