@@ -88,4 +88,50 @@ extension LayoutTests {
         let base = try XCTUnwrap((plain as? UnitCheckingReader)?.base as? DelimitedTraceReader)
         XCTAssertEqual(base.layout.units.accelerometerSign, 1)
     }
+
+    /// An Arduino Nano 33 BLE's IMU_Capture output (`aX,…,gZ`, no clock) of a gesture that never
+    /// rests: the gyroscope's peaks prove °/s and the accelerometer's norms, steady near 1 through
+    /// the motion, prove g (it stayed m/s² with a warning, every sample rejected); accelerations
+    /// with gravity removed, spread from 0 with a median near 1, stay m/s² with the warning.
+    func testGestureNeverAtRestIsReadInG() throws {
+        var options = DelimitedReadOptions()
+        options.sampleRate = 119
+        let r = try read("arduino_imu_capture.csv", options)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        let note = try XCTUnwrap(r.unitNote, "\(r.notes)")
+        XCTAssert(note.contains("gyr=deg/s"), note)
+        XCTAssert(note.contains("acc=g (the accelerometer's median norm is 1.0"), note)
+        let norms = r.trace.samples.compactMap { $0.accelerometer?.norm }
+        XCTAssertEqual(UnitCheck.median(norms) ?? 0, standardGravity, accuracy: 0.2)
+        XCTAssertFalse(r.trace.warnings.contains { !$0.isNote }, "\(r.trace.warnings)")
+        let run = CommandRunner.run([
+            "replay", Self.path("arduino_imu_capture.csv"), "--sample-rate", "119", "--output",
+            TestData.temporaryDirectory() + "/g.csv",
+        ])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertFalse(run.err.contains("warning"), run.err)
+
+        // Gravity removed (a hand's acceleration alone, m/s²): the median norm is near 1 too, but
+        // fewer than two thirds of the norms are near it: no unit applied, the warning stays.
+        let rows = try String(contentsOfFile: Self.path("arduino_imu_capture.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst()
+        var text = "aX,aY,aZ,gX,gY,gZ\n"
+        var linear = [Double]()
+        for (k, row) in rows.enumerated() {
+            let t = Double(k) / 119
+            let a = Vector3(
+                1.2 * sin(2 * .pi * 2 * t), 0.9 * cos(2 * .pi * 3 * t), 0.6 * sin(2 * .pi * 5 * t + 0.5))
+            linear.append(a.norm)
+            text += "\(a.x),\(a.y),\(a.z),\(row.split(separator: ",").suffix(3).joined(separator: ","))\n"
+        }
+        XCTAssert((0.8...1.2).contains(UnitCheck.median(linear) ?? 0))
+        let p = TestData.writeTemporary(text, name: "linear.csv")
+        let reader = try TraceFormat.open(path: p, options: options)
+        let base = try XCTUnwrap((reader as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        let trace = try reader.readTrace()
+        XCTAssertEqual(base.layout.units.accelerometer, 1)
+        XCTAssertEqual(base.layout.units.gyroscope, .pi / 180)
+        XCTAssert(trace.warnings.contains { $0.message.contains("looks like g") }, "\(trace.warnings)")
+    }
 }

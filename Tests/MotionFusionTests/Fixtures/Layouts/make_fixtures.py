@@ -376,3 +376,23 @@ for k, (t, g, a, m) in enumerate(samples):
 write('lpms_b2.csv', [h], rows, sep=', ')
 
 
+# Arduino Nano 33 BLE's IMU_Capture.ino (Arduino's TinyML tutorial) printing a gesture at the
+# LSM9DS1's 119 Hz: `aX,aY,aZ,gX,gY,gZ`, no clock, the accelerometer in g and the gyroscope in
+# deg/s, three decimals, as in the public punch.csv of spaziochirale/TinyML. A motion of its own
+# (the reference rests): 3 s of swinging that never rests, rates up to about 250 deg/s, and a
+# hand's acceleration of up to 0.15 g on top of gravity.
+GESTURE_RATE = 119.0
+gesture = []
+q = (1.0, 0.0, 0.0, 0.0)
+for k in range(357):
+    t = k / GESTURE_RATE
+    w = (math.radians(200) * math.sin(2 * math.pi * 1.5 * t), math.radians(120) * math.cos(2 * math.pi * t),
+         math.radians(60) * math.sin(2 * math.pi * 0.7 * t + 1))
+    hand = (0.15 * G * math.sin(2 * math.pi * 2 * t), 0.1 * G * math.cos(2 * math.pi * 3 * t), 0.0)
+    acc = tuple(f + h for f, h in zip(inverse_rotate(q, (0.0, 0.0, G)), hand))
+    gesture.append((t, w, acc))
+    angle = math.sqrt(sum(c * c for c in w)) / GESTURE_RATE
+    axis = [c / math.sqrt(sum(c * c for c in w)) for c in w]
+    q = qmul(q, (math.cos(angle / 2), *[a * math.sin(angle / 2) for a in axis]))
+write('arduino_imu_capture.csv', [['aX', 'aY', 'aZ', 'gX', 'gY', 'gZ']], [
+    ['%.3f' % (v / G) for v in a] + ['%.3f' % (v * DEG) for v in w] for t, w, a in gesture])
