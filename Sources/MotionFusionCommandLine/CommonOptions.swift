@@ -22,7 +22,7 @@ struct InputSettings {
         ) { s, v in s.read.columns = v },
         Option(
             "units", value: "KEY=UNIT,…",
-            "units of the file, over the header's hints and the units its readings prove: gyr=rad/s|deg/s, acc=m/s2|g|mg, mag=uT|gauss|nT|mT|T|au, t=s|ms|us|ns|count (a sample counter; needs --sample-rate), each optionally after a scale for raw counts, e.g. gyr=0.0625deg/s, and acc after a minus sign for accelerations written opposite to the specific force, as iOS does: acc=-g (default SI)"
+            "units of the file, over the header's hints and the units its readings prove: gyr=rad/s|deg/s|mdps, acc=m/s2|g|mg, mag=uT|gauss|mgauss|nT|mT|T|au, t=s|ms|us|ns|count (a sample counter; needs --sample-rate), each optionally after a scale for raw counts, e.g. gyr=0.0625deg/s, and acc after a minus sign for accelerations written opposite to the specific force, as iOS does: acc=-g (default SI)"
         ) { s, v in
             var check = SensorUnits()
             try check.set(spec: v)

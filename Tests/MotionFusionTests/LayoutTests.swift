@@ -717,7 +717,8 @@ final class LayoutTests: XCTestCase {
         XCTAssertThrowsError(try SensorUnits().with(spec: "gyr=-2deg/s")) { e in
             XCTAssert("\(e)".contains("only the accelerometer takes a minus sign"), "\(e)")
         }
-        XCTAssert(CommandRunner.run(["help", "replay"]).out.contains("mag=uT|gauss|nT|mT|T|au"))
+        let help = CommandRunner.run(["help", "replay"]).out
+        XCTAssert(help.contains("gyr=rad/s|deg/s|mdps, acc=m/s2|g|mg, mag=uT|gauss|mgauss|nT|mT|T|au"), help)
     }
 
     // MARK: Names and --columns

@@ -147,10 +147,21 @@ enum SensorFilesImporter {
             layout.units.take("t", from: found.units)
             layout.columns[.timeNanoseconds] = found.columns[.timeNanoseconds]
         }
+        // A bare axis whose unit is also one of the file's sensor's is that sensor's: Polar Sensor
+        // Logger's `X [G]` in a `…_MAGN.txt` is gauss, not g.
+        func bareAxisFits(_ slot: ColumnLayout.Slot) -> Bool {
+            guard let c = found.columns[slot], ["x", "xaxis"].contains(ColumnLayout.key(names[c])),
+                let hint = ColumnLayout.unitHint(names[c])
+            else { return false }
+            var probe = SensorUnits()
+            return (try? probe.set(group.key, hint, strictly: true)) != nil && !probe.magnetometerArbitrary
+        }
         if found.has(group.slots[0]) {
             for slot in group.slots { layout.columns[slot] = found.columns[slot] }
             layout.units.take(group.key, from: found.units)
-        } else if let other = ColumnLayout.groups.prefix(3).first(where: { found.has($0.slots[0]) }) {
+        } else if let other = ColumnLayout.groups.prefix(3).first(where: { found.has($0.slots[0]) }),
+            !bareAxisFits(other.slots[0])
+        {
             throw TraceError(
                 .missingColumn, SourceLocation(file: file, line: 1, column: 0),
                 "the file's name says \(sensor.rawValue) but its header names the \(other.label) ('\(names[found.columns[other.slots[0]]!].escapedForMessage)'); rename the file or read it as a single file"

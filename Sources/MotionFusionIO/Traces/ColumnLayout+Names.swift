@@ -99,10 +99,50 @@ extension ColumnLayout {
     /// it (SensorLog's `accelerometerAccelerationX(G)`): −1 g along z on a phone lying face up.
     static let coreMotionAccelerometerKeys: Set<String> = ["accelerometeraccelerationx"]
 
-    /// Whether the layout's accelerometer is Core Motion's raw one (``coreMotionAccelerometerKeys``).
-    func readsCoreMotionAccelerometer(_ names: [String]) -> Bool {
-        guard let c = columns[.accelerometerX], c < names.count else { return false }
-        return Self.coreMotionAccelerometerKeys.contains(Self.key(names[c]))
+    /// Names (as ``key(_:)`` gives them) that together mark LP-Research's LPMS CSV (OpenMAT and
+    /// LpmsControl: `SensorId, TimeStamp (s), FrameNumber, AccX (g), …, QuatW, …, LinAccX (g)`),
+    /// whose accelerometer reads −1 g along z on a sensor lying level (its own quaternion a pure
+    /// yaw there): the direction of gravity, the opposite of the specific force.
+    static let lpmsKeys: Set<String> = ["sensorid", "framenumber", "accx"]
+
+    /// A maker whose accelerometer columns are written with gravity's sign, opposite to the
+    /// specific force, whatever their unit.
+    enum GravitySignedAccelerometer {
+        /// Core Motion's raw accelerometer (``coreMotionAccelerometerKeys``): −1 g along z on a
+        /// phone lying face up.
+        case coreMotion
+        /// An LPMS's (``lpmsKeys``): −1 g along z on a sensor lying level.
+        case lpms
+
+        /// Whose columns they are and what they read at rest, for the note.
+        var description: String {
+            switch self {
+            case .coreMotion: "Core Motion's raw ones"
+            case .lpms: "LP-Research LPMS's (OpenMAT/LpmsControl: SensorId, FrameNumber, AccX (g)…)"
+            }
+        }
+        var restReading: String {
+            switch self {
+            case .coreMotion: "-1 g along z on a phone lying face up"
+            case .lpms: "-1 g along z on a sensor lying level"
+            }
+        }
+        var maker: String {
+            switch self {
+            case .coreMotion: "Core Motion's"
+            case .lpms: "LPMS's"
+            }
+        }
+    }
+
+    /// Whose sign convention the layout's accelerometer follows when it is written with gravity's
+    /// sign (``GravitySignedAccelerometer``), or nil.
+    func gravitySignedAccelerometer(_ names: [String]) -> GravitySignedAccelerometer? {
+        guard let c = columns[.accelerometerX], c < names.count else { return nil }
+        let k = Self.key(names[c])
+        if Self.coreMotionAccelerometerKeys.contains(k) { return .coreMotion }
+        if k == "accx", Self.lpmsKeys.isSubset(of: names.map(Self.key)) { return .lpms }
+        return nil
     }
 
     /// The columns of Core Motion's gravity beside its user acceleration when that is the
@@ -169,6 +209,9 @@ extension ColumnLayout {
         // WitMotion's device clock (`Chip Time()`, date-times) over its `Time`, the time of day the
         // computer received the row.
         names["chiptime"] = (1, nil)
+        // Polar Sensor Logger's sensor clock (`sensor timestamp [ns]`, ns since 2000) over its
+        // `Phone timestamp`, the phone's date-time stamping each batch received (many rows alike).
+        names["sensortimestamp"] = (1, "ns")
         // ROS: the message's header stamp (ns as `rostopic echo -p` writes it, or seconds and
         // nanoseconds in two columns), over the time the message was recorded.
         names["rosbagtimestamp"] = (3, "ns")

@@ -284,7 +284,8 @@ public struct SensorUnits: Sendable, Equatable {
 
     /// The accepted unit names, by key, for help texts.
     public static let choices: [(key: String, units: [String])] = [
-        ("gyr", ["rad/s", "deg/s"]), ("acc", ["m/s2", "g", "mg"]), ("mag", ["uT", "gauss", "nT", "mT", "T", "au"]),
+        ("gyr", ["rad/s", "deg/s", "mdps"]), ("acc", ["m/s2", "g", "mg"]),
+        ("mag", ["uT", "gauss", "mgauss", "nT", "mT", "T", "au"]),
         ("t", ["s", "ms", "us", "ns", "count"]),
     ]
 
@@ -379,6 +380,8 @@ public struct SensorUnits: Sendable, Equatable {
         switch u {
         case "rad/s", "rads-1", "rad/sec", "rps": return 1
         case "deg/s", "°/s", "dps", "degs-1", "deg/sec": return .pi / 180
+        // Millidegrees per second: ST's SensorTile logs (`GyroX [mdps]`).
+        case "mdeg/s", "m°/s", "mdps", "mdegs-1", "mdeg/sec": return .pi / 180 / 1000
         default: return nil
         }
     }

@@ -160,7 +160,7 @@ public final class DelimitedTraceReader: SampleReader {
         } else {
             clock = try Self.clock(
                 &layout, rows, names: names, timeName: timeName, options: options, headerLocation: headerLocation,
-                notes: &notes)
+                notes: &notes, folderMember: format == TraceFormat.sensorFiles.rawValue)
             timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
         }
         // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
@@ -228,9 +228,9 @@ public final class DelimitedTraceReader: SampleReader {
                 "read lines \(rows.headerLine) and \(rows.headerLine + 1) as the header (the second names or gives the unit of each column); if line \(rows.headerLine + 1) is data, pass --header-rows 1",
                 note: true)
         }
-        if layout.readsCoreMotionAccelerometer(names) && layout.units.accelerometerSign < 0 {
+        if let maker = layout.gravitySignedAccelerometer(names), layout.units.accelerometerSign < 0 {
             notes.append(
-                "the accelerometer columns are Core Motion's raw ones ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read -1 g along z on a phone lying face up, the opposite of the specific force: read negated; the minus is Core Motion's sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
+                "the accelerometer columns are \(maker.description) ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read \(maker.restReading), the opposite of the specific force: read negated; the minus is \(maker.maker) sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
             )
         }
         if addsGravity {
@@ -341,9 +341,10 @@ public final class DelimitedTraceReader: SampleReader {
                 try layout.units.set(spec: spec)
             }
             // Core Motion writes its accelerations opposite to the specific force whatever their
-            // unit, the raw accelerometer (SensorLog) and the device motion (MotionSense) alike:
-            // `--units acc=UNIT` gives the unit, the minus stays (`acc=-g` means `acc=g`).
-            if layout.readsCoreMotionAccelerometer(names) || layout.columns[.gravityX] != nil {
+            // unit, the raw accelerometer (SensorLog) and the device motion (MotionSense) alike,
+            // and so does an LPMS: `--units acc=UNIT` gives the unit, the minus stays (`acc=-g`
+            // means `acc=g`).
+            if layout.gravitySignedAccelerometer(names) != nil || layout.columns[.gravityX] != nil {
                 layout.units.accelerometerSign = -1
             }
         } catch let e as ColumnSpecError {
@@ -393,10 +394,12 @@ public final class DelimitedTraceReader: SampleReader {
     /// The clock: the time column; or, without one (or with one left empty, as MT Manager exports
     /// without a time stamp), the rows at the rate given or stated before the header (an empty
     /// time column is then dropped from `layout`); or a counter at `--sample-rate`. What the reader
-    /// assumed is added to `notes`.
+    /// assumed is added to `notes`. A folder's member (`folderMember`) is refused without proposing
+    /// `--columns`, which folders refuse.
     static func clock(
         _ layout: inout ColumnLayout, _ rows: DelimitedRows, names: [String], timeName: String?,
-        options: DelimitedReadOptions, headerLocation: SourceLocation, notes: inout [String]
+        options: DelimitedReadOptions, headerLocation: SourceLocation, notes: inout [String],
+        folderMember: Bool = false
     ) throws -> Clock {
         var emptyTime = layout.columns[.time].map { Self.isEmptyInFirstRows($0, rows) } ?? false
         // Another time column that is not empty times the rows instead (WitMotion's `Time` when
@@ -424,13 +427,21 @@ public final class DelimitedTraceReader: SampleReader {
                 if let counter = names.indices.first(where: { ColumnLayout.looksLikeCounter(names, $0) }) {
                     described += "; '\(names[counter].escapedForMessage)' counts samples or packets, it is no clock"
                 }
+                // A folder's files are read by their names: --columns, which it refuses, is not proposed.
+                let times = names.filter { ColumnLayout.match($0)?.quantity == .time }
+                let choose =
+                    !folderMember
+                    ? "choose the time column with --columns t=NAME"
+                    : times.count > 1
+                        ? "rename the time column of the file (\(times.map { "'\($0.escapedForMessage)'" }.joined(separator: " and ")) name a time equally surely, so neither is read)"
+                        : "name the file's time column so that it reads"
                 throw TraceError(
                     options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
                     options.columns != nil
                         ? "--columns names no time column (t=…); for rows at a known rate without one, give it: --sample-rate HZ"
                         : emptyTime
                             ? "the time column '\(timeName?.escapedForMessage ?? "")' is empty in the first rows: for rows at a known rate give it, --sample-rate HZ"
-                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); for rows at a known rate give it: --sample-rate HZ, or choose the time column with --columns t=NAME (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
+                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); for rows at a known rate give it: --sample-rate HZ, or \(choose) (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
                 )
             }
             let clock = Clock.rows(rate: rate)

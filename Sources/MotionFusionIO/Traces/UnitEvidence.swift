@@ -8,6 +8,7 @@ import Glibc
 /// |---|---|
 /// | accelerometer norm at rest 0.8–1.2 | `acc=g` |
 /// | accelerometer norm at rest 800–1200 | `acc=mg` |
+/// | with too few samples at rest or steady: the accelerometer's median norm 0.8–1.2 over at least 100 samples, two thirds of them within 20 % of it (``movingAccelerometerInG(_:)``) | `acc=g` |
 /// | the accelerometer's turns between still moments (or, without two still moments, in a slow motion: 0.25 s means of the accelerometer near its median norm) predicted by the gyroscope read in °/s and not in rad/s (``Turns``); without such turns, at least 3 gyroscope norms beyond 70 rad/s (±4000 °/s, past any gyroscope's range), all within it as °/s, with the accelerometer's median norm that of a body at rest or in motion in g, m/s² or mg (``motionAccelerometer``: a gesture log never at rest reads 1.8 g; in mg only when not all whole numbers, as raw counts are) | `gyr=deg/s` |
 /// | magnetometer median norm 1e-5–1e-4 | `mag=T` |
 /// | magnetometer median norm 0.2–0.7 (Earth's field is 0.22–0.67 gauss) | `mag=gauss` |
@@ -166,6 +167,8 @@ public enum UnitEvidence {
                 found.append(
                     Unit(key: "acc", unit: "mg", reason: "the accelerometer reads \(UnitCheck.fmt(norm)) \(how)"))
             }
+        } else if !units.explicit.contains("acc"), let reason = movingAccelerometerInG(samples) {
+            found.append(Unit(key: "acc", unit: "g", reason: reason))
         }
         if !units.explicit.contains("mag") && !units.magnetometerArbitrary,
             let m = UnitCheck.median(samples.compactMap { $0.magnetometer?.norm }.filter(\.isFinite))
@@ -644,6 +647,26 @@ public enum UnitEvidence {
         let steady = norms.filter { abs($0 - m) <= 0.05 * m }.count
         guard steady * 2 >= norms.count else { return nil }
         return (m, "while steady (median of \(norms.count) samples, most within 5 % of it)")
+    }
+
+    /// Fewest accelerometer norms that decide its unit in a motion without rest
+    /// (``movingAccelerometerInG(_:)``).
+    static let minimumMovingSamples = 100
+
+    /// Why an accelerometer with too few samples at rest or steady to judge by
+    /// (``restAccelerometer(_:)``) is in g, or nil: its median norm over at least
+    /// ``minimumMovingSamples`` is 0.8–1.2 and two thirds of its norms or more are within 20 % of
+    /// it, so gravity's 1 g dominates a motion (a gesture log: a hand punching, a wrist moving).
+    /// As m/s² the device would be nearly falling freely throughout; an acceleration with gravity
+    /// removed (linear or user acceleration) in m/s² spreads from 0, about a third of its norms
+    /// within 20 % of their median (a random motion's; a vibration's a quarter).
+    static func movingAccelerometerInG(_ samples: [SensorSample]) -> String? {
+        let norms = samples.compactMap { $0.accelerometer?.norm }.filter(\.isFinite)
+        guard norms.count >= minimumMovingSamples, let m = median(norms), (0.8...1.2).contains(m) else { return nil }
+        let near = norms.filter { abs($0 - m) <= 0.2 * m }.count
+        guard near * 3 >= norms.count * 2 else { return nil }
+        return
+            "the accelerometer's median norm is \(UnitCheck.fmt(m)) with too few samples at rest to judge by, \(near) of \(norms.count) norms within 20 % of it: gravity's 1 g through a motion (as m/s² the device would be falling nearly freely throughout)"
     }
 
     static func median(_ values: [Double]) -> Double? { UnitCheck.median(values) }

@@ -38,8 +38,10 @@ def noise(k, channel, size):
 
 
 samples = []
+attitudes = []  # earth from body, at each row
 q = (1.0, 0.0, 0.0, 0.0)
 for k in range(ROWS):
+    attitudes.append(q)
     t = k / RATE
     w = rates(t)
     acc = inverse_rotate(q, (0.0, 0.0, G))
@@ -334,3 +336,63 @@ write('witmotion.csv', [h], [
     [clock(t + 0.0123, date=False), 'WT901BLE67(e0:1d:2b:3c:4d:5e)', clock(t)] + [num(v / G) for v in a]
     + [num(v * DEG) for v in g] + ['0'] * 6 + ['0.5', '1.1', '42.0'] + [num(v) for v in m] + ['25.3', '1', '0', '0', '0']
     for t, g, a, m in samples])
+
+# ST SensorTile's SD log: `T [ms]` since power-up, the
+# accelerometer in whole mg and the gyroscope in millidegrees per second (`[mdps]`, whole tens),
+# each field after a comma and a space, as in the public SensorTile_Log_N000.csv of
+# MarquetteGabriel/IA_Balancement.
+write('st_sensortile.csv', [['T [ms]', 'AccX [mg]', 'AccY [mg]', 'AccZ [mg]', 'GyroX [mdps]', 'GyroY [mdps]',
+                             'GyroZ [mdps]']], [
+    [str(9807 + int(round(t * 1000)))] + [' %d' % round(v / G * 1000) for v in a]
+    + [' %d' % (10 * round(v * DEG * 100)) for v in g] for t, g, a, m in samples])
+
+
+def euler(q):
+    """Roll, pitch, yaw (deg; z-y-x) of an attitude, earth from body."""
+    w, x, y, z = q
+    roll = math.atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
+    pitch = math.asin(max(-1.0, min(1.0, 2 * (w * y - z * x))))
+    yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    return [math.degrees(v) for v in (roll, pitch, yaw)]
+
+
+# LP-Research LPMS (OpenMAT / LpmsControl CSV, an LPMS-B2 as in the public in/hachi-0.csv of
+# dragoon8192/LPMS-self-localization): `SensorId, TimeStamp (s), FrameNumber`, the accelerometer in
+# g written with gravity's sign (-1 g along z lying level: here the specific force negated), the
+# gyroscope in deg/s, the field in uT, the sensor's own Euler angles and quaternion, its linear
+# acceleration (gravity removed, the same sign), pressure, altitude, temperature and heave (zero);
+# each field after a comma and a space, eight decimals.
+h = (['SensorId', 'TimeStamp (s)', 'FrameNumber'] + ['Acc%s (g)' % c for c in 'XYZ']
+     + ['Gyro%s (deg/s)' % c for c in 'XYZ'] + ['Mag%s (uT)' % c for c in 'XYZ']
+     + ['Euler%s (deg)' % c for c in 'XYZ'] + ['QuatW', 'QuatX', 'QuatY', 'QuatZ']
+     + ['LinAcc%s (g)' % c for c in 'XYZ'] + ['Pressure (kPa)', 'Altitude (m)', 'Temperature (degC)', 'HeaveMotion (m)'])
+rows = []
+for k, (t, g, a, m) in enumerate(samples):
+    q = attitudes[k]
+    gravity = inverse_rotate(q, (0.0, 0.0, G))
+    rows.append(['1', '%.4f' % t, str(k)] + ['%.8f' % (-v / G) for v in a] + ['%.8f' % (v * DEG) for v in g]
+                + ['%.8f' % v for v in m] + ['%.8f' % v for v in euler(q)] + ['%.8f' % v for v in q]
+                + ['%.8f' % (-(v - gv) / G) for v, gv in zip(a, gravity)] + ['%.8f' % 0] * 4)
+write('lpms_b2.csv', [h], rows, sep=', ')
+
+
+# Arduino Nano 33 BLE's IMU_Capture.ino (Arduino's TinyML tutorial) printing a gesture at the
+# LSM9DS1's 119 Hz: `aX,aY,aZ,gX,gY,gZ`, no clock, the accelerometer in g and the gyroscope in
+# deg/s, three decimals, as in the public punch.csv of spaziochirale/TinyML. A motion of its own
+# (the reference rests): 3 s of swinging that never rests, rates up to about 250 deg/s, and a
+# hand's acceleration of up to 0.15 g on top of gravity.
+GESTURE_RATE = 119.0
+gesture = []
+q = (1.0, 0.0, 0.0, 0.0)
+for k in range(357):
+    t = k / GESTURE_RATE
+    w = (math.radians(200) * math.sin(2 * math.pi * 1.5 * t), math.radians(120) * math.cos(2 * math.pi * t),
+         math.radians(60) * math.sin(2 * math.pi * 0.7 * t + 1))
+    hand = (0.15 * G * math.sin(2 * math.pi * 2 * t), 0.1 * G * math.cos(2 * math.pi * 3 * t), 0.0)
+    acc = tuple(f + h for f, h in zip(inverse_rotate(q, (0.0, 0.0, G)), hand))
+    gesture.append((t, w, acc))
+    angle = math.sqrt(sum(c * c for c in w)) / GESTURE_RATE
+    axis = [c / math.sqrt(sum(c * c for c in w)) for c in w]
+    q = qmul(q, (math.cos(angle / 2), *[a * math.sin(angle / 2) for a in axis]))
+write('arduino_imu_capture.csv', [['aX', 'aY', 'aZ', 'gX', 'gY', 'gZ']], [
+    ['%.3f' % (v / G) for v in a] + ['%.3f' % (v * DEG) for v in w] for t, w, a in gesture])

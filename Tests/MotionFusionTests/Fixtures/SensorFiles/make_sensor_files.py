@@ -106,3 +106,28 @@ android('game_rv.txt', [line[:1] + ['0.000000', '0.000000', '0.000000', '1.00000
 android('magnetic_rv.txt', [line[:1] + ['0.000000', '0.000000', '0.000000', '1.000000'] for line in stream(slice(1, 4))])
 with open('android/acce_calib.txt', 'w', newline='') as f:
     f.write('# Created at 11/14/23 for phone\n0.04 0.18 -0.2\n0.99 0.998 1.0\n')
+
+
+# Polar Sensor Logger (Android app for Polar H10 / Verity Sense): one semicolon-separated file per
+# sensor, `Polar_<device>_<id>_<date>_<time>_ACC.txt`, `…_GYRO.txt`, `…_MAGN.txt`, each `Phone
+# timestamp;sensor timestamp [ns];X [UNIT];Y [UNIT];Z [UNIT]`: the phone's local date-time when a
+# batch arrived (every row of a batch alike; batches of 5 rows, 65 ms late) and the sensor's own
+# clock in ns since 2000-01-01; the accelerometer in mg, the gyroscope in dps, the magnetometer in
+# gauss at 5 Hz.
+POLAR_NS = round((EPOCH - 946684800) * 1e9)
+
+
+def polar(suffix, unit, columns, scale, every=1):
+    picked = rows[::every]
+    lines = []
+    for k, r in enumerate(picked):
+        last = picked[min(len(picked) - 1, k // 5 * 5 + 4)][0]
+        phone = iso(last + 0.065, zone='').replace('Z', '')
+        lines.append([phone, '%d' % (POLAR_NS + round(r[0] * 1e9))] + ['%.4f' % (v * scale) for v in r[columns]])
+    write('polar', 'Polar_Sense_B36B5B2A_20231114_221320_%s.txt' % suffix, [
+        'Phone timestamp', 'sensor timestamp [ns]', 'X [%s]' % unit, 'Y [%s]' % unit, 'Z [%s]' % unit], lines, sep=';')
+
+
+polar('ACC', 'mg', slice(4, 7), 1000 / G)
+polar('GYRO', 'dps', slice(1, 4), DEG)
+polar('MAGN', 'G', slice(7, 10), 0.01, every=5)

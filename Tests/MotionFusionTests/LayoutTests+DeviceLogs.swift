@@ -1,0 +1,137 @@
+import Foundation
+import MotionFusion
+import MotionFusionTestSupport
+import XCTest
+
+@testable import MotionFusionIO
+
+/// Device makers' logs a reviewer ran on real recordings, read with no options.
+extension LayoutTests {
+    /// ST SensorTile: `GyroX [mdps]` is millidegrees per second (every gyroscope value was
+    /// dropped as beyond range, with a raw-counts proposal); `--units` takes `mdps` and `mdeg/s`,
+    /// and the magnetometer's milligauss as `mgauss` or `mG`.
+    func testSTSensorTileMillidegreesPerSecond() throws {
+        let r = try read("st_sensortile.csv")
+        assertChosen(r, time: "T [ms]", gyr: "GyroX [mdps]", acc: "AccX [mg]", mag: nil)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180_000, accuracy: 1e-18)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity / 1000, accuracy: 1e-15)
+        XCTAssertEqual(r.trace.samples[0].t, 9.807, accuracy: 1e-9)
+        // Whole mg and tens of mdps: the reference within their rounding.
+        assertReference(r, sensors: [.gyroscope, .accelerometer], tolerance: 1e-3)
+        XCTAssertFalse(r.trace.warnings.contains { !$0.isNote }, "\(r.trace.warnings)")
+        let err = assertReplays("st_sensortile.csv")
+        XCTAssertFalse(err.contains("warning"), err)
+        for spelling in ["mdps", "mdeg/s", "mdeg/sec"] {
+            var units = SensorUnits()
+            try units.set(spec: "gyr=\(spelling)")
+            XCTAssertEqual(units.gyroscope, .pi / 180_000, accuracy: 1e-18, spelling)
+        }
+        for spelling in ["mgauss", "mG"] {
+            var units = SensorUnits()
+            try units.set(spec: "mag=\(spelling)")
+            XCTAssertEqual(units.magnetometer, 0.1, spelling)
+        }
+        // The same rows under names without units read with --units gyr=mdps.
+        let text = try String(contentsOfFile: Self.path("st_sensortile.csv"), encoding: .utf8)
+        let bare = text.replacingOccurrences(of: " [mdps]", with: "")
+        let p = TestData.writeTemporary(bare, name: "st.csv")
+        XCTAssertEqual(CommandRunner.run(["info", p, "--units", "gyr=mdps"]).status, 0)
+        var options = DelimitedReadOptions()
+        options.units = "gyr=mdps"
+        let reader = try TraceFormat.open(path: p, options: options)
+        let given = try reader.readTrace()
+        XCTAssertEqual(given.samples.count, Self.reference.samples.count)
+        XCTAssertLessThan((given.samples[25].gyroscope! - Self.reference.samples[25].gyroscope!).norm, 1e-3)
+    }
+
+    /// LP-Research LPMS (OpenMAT/LpmsControl CSV): the accelerometer is written with gravity's sign
+    /// (−1 g along z lying level), so it is read negated with a note, as Core Motion's raw one; the
+    /// level device reads roll and pitch near 0 (it read upside down, roll 180°, exit 0) and the
+    /// replayed roll and pitch follow the file's own Euler angles; `--units acc=…` keeps the
+    /// minus; the same names without `SensorId` and `FrameNumber` are read as written.
+    func testLPMSAccelerometerWithGravitysSign() throws {
+        let r = try read("lpms_b2.csv")
+        assertChosen(r, time: "TimeStamp (s)", gyr: "GyroX (deg/s)", acc: "AccX (g)", mag: "MagX (uT)")
+        XCTAssertEqual(r.layout.units.accelerometerSign, -1)
+        let note = try XCTUnwrap(r.notes.first { $0.contains("LPMS") }, "\(r.notes)")
+        XCTAssert(note.contains("read negated") && note.contains("kept whatever unit"), note)
+        let first = try XCTUnwrap(r.trace.samples[0].accelerometer)
+        XCTAssertEqual(first.z, 9.81, accuracy: 0.05)
+        assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-6)
+        // Replayed: roll and pitch near the file's EulerX and EulerY (the first rows, level,
+        // within 1°; through the turns within 3°).
+        let out = TestData.temporaryDirectory() + "/lpms.csv"
+        let run = CommandRunner.run(["replay", Self.path("lpms_b2.csv"), "--output", out])
+        XCTAssertEqual(run.status, 0, run.err)
+        let estimates = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").dropFirst()
+        let file = try String(contentsOfFile: Self.path("lpms_b2.csv"), encoding: .utf8).split(separator: "\n")
+            .dropFirst()
+        XCTAssertEqual(estimates.count, file.count)
+        for (k, (e, f)) in zip(estimates, file).enumerated() {
+            let got = e.split(separator: ",").map { Double($0) }
+            let stated = f.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let limit = k < 10 ? 1.0 : 3.0
+            XCTAssertEqual(try XCTUnwrap(got[5]), try XCTUnwrap(stated[12]), accuracy: limit, "roll, row \(k)")
+            XCTAssertEqual(try XCTUnwrap(got[6]), try XCTUnwrap(stated[13]), accuracy: limit, "pitch, row \(k)")
+        }
+        for unit in ["g", "-g", "m/s2"] {
+            var stated = DelimitedReadOptions()
+            stated.units = "acc=\(unit)"
+            XCTAssertEqual(try read("lpms_b2.csv", stated).layout.units.accelerometerSign, -1, unit)
+        }
+        // Another maker's `AccX (g)` (no SensorId, no FrameNumber) keeps its sign.
+        let text = try String(contentsOfFile: Self.path("lpms_b2.csv"), encoding: .utf8)
+        let other = TestData.writeTemporary(
+            text.replacingOccurrences(of: "SensorId", with: "Device").replacingOccurrences(
+                of: "FrameNumber", with: "Counter"), name: "other.csv")
+        let plain = try TraceFormat.open(path: other, options: .init())
+        let base = try XCTUnwrap((plain as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        XCTAssertEqual(base.layout.units.accelerometerSign, 1)
+    }
+
+    /// An Arduino Nano 33 BLE's IMU_Capture output (`aX,…,gZ`, no clock) of a gesture that never
+    /// rests: the gyroscope's peaks prove °/s and the accelerometer's norms, steady near 1 through
+    /// the motion, prove g (it stayed m/s² with a warning, every sample rejected); accelerations
+    /// with gravity removed, spread from 0 with a median near 1, stay m/s² with the warning.
+    func testGestureNeverAtRestIsReadInG() throws {
+        var options = DelimitedReadOptions()
+        options.sampleRate = 119
+        let r = try read("arduino_imu_capture.csv", options)
+        XCTAssertEqual(r.layout.units.accelerometer, standardGravity)
+        XCTAssertEqual(r.layout.units.gyroscope, .pi / 180)
+        let note = try XCTUnwrap(r.unitNote, "\(r.notes)")
+        XCTAssert(note.contains("gyr=deg/s"), note)
+        XCTAssert(note.contains("acc=g (the accelerometer's median norm is 1.0"), note)
+        let norms = r.trace.samples.compactMap { $0.accelerometer?.norm }
+        XCTAssertEqual(UnitCheck.median(norms) ?? 0, standardGravity, accuracy: 0.2)
+        XCTAssertFalse(r.trace.warnings.contains { !$0.isNote }, "\(r.trace.warnings)")
+        let run = CommandRunner.run([
+            "replay", Self.path("arduino_imu_capture.csv"), "--sample-rate", "119", "--output",
+            TestData.temporaryDirectory() + "/g.csv",
+        ])
+        XCTAssertEqual(run.status, 0, run.err)
+        XCTAssertFalse(run.err.contains("warning"), run.err)
+
+        // Gravity removed (a hand's acceleration alone, m/s²): the median norm is near 1 too, but
+        // fewer than two thirds of the norms are near it: no unit applied, the warning stays.
+        let rows = try String(contentsOfFile: Self.path("arduino_imu_capture.csv"), encoding: .utf8)
+            .split(separator: "\n").dropFirst()
+        var text = "aX,aY,aZ,gX,gY,gZ\n"
+        var linear = [Double]()
+        for (k, row) in rows.enumerated() {
+            let t = Double(k) / 119
+            let a = Vector3(
+                1.2 * sin(2 * .pi * 2 * t), 0.9 * cos(2 * .pi * 3 * t), 0.6 * sin(2 * .pi * 5 * t + 0.5))
+            linear.append(a.norm)
+            text += "\(a.x),\(a.y),\(a.z),\(row.split(separator: ",").suffix(3).joined(separator: ","))\n"
+        }
+        XCTAssert((0.8...1.2).contains(UnitCheck.median(linear) ?? 0))
+        let p = TestData.writeTemporary(text, name: "linear.csv")
+        let reader = try TraceFormat.open(path: p, options: options)
+        let base = try XCTUnwrap((reader as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        let trace = try reader.readTrace()
+        XCTAssertEqual(base.layout.units.accelerometer, 1)
+        XCTAssertEqual(base.layout.units.gyroscope, .pi / 180)
+        XCTAssert(trace.warnings.contains { $0.message.contains("looks like g") }, "\(trace.warnings)")
+    }
+}
