@@ -134,4 +134,43 @@ extension LayoutTests {
         XCTAssertEqual(base.layout.units.gyroscope, .pi / 180)
         XCTAssert(trace.warnings.contains { $0.message.contains("looks like g") }, "\(trace.warnings)")
     }
+
+    /// ActiGraph exports (ActiLife): the rate stated in the first line before the header
+    /// (`… at 25 Hz`) times rows without a clock; `Accelerometer X`, `Gyroscope X` and
+    /// `Magnetometer X` without units are g, °/s and µT, with a note (the gyroscope of a device at
+    /// rest cannot show its unit); the `Timestamp` column's `11/14/2023 22:13:20.000` is month first,
+    /// as the preamble's `date format M/d/yyyy` states, and read as seconds since 1970; `--units`
+    /// still overrides.
+    func testActiGraphExportRateUnitsAndMonthFirstDates() throws {
+        for name in ["actigraph_imu.csv", "actigraph_imu_timestamp.csv"] {
+            let r = try read(name)
+            assertChosen(
+                r, time: name.contains("timestamp") ? "Timestamp" : nil, gyr: "Gyroscope X", acc: "Accelerometer X",
+                mag: "Magnetometer X")
+            XCTAssertEqual(r.layout.units.accelerometer, standardGravity, name)
+            XCTAssertEqual(r.layout.units.gyroscope, .pi / 180, name)
+            XCTAssertEqual(r.layout.units.magnetometer, 1, name)
+            XCTAssert(r.notes.contains { $0.contains("ActiGraph export") }, "\(r.notes)")
+            assertReference(r, sensors: [.gyroscope, .accelerometer, .magnetometer], tolerance: 1e-5)
+            let err = assertReplays(name)
+            XCTAssertFalse(err.contains("warning"), err)
+        }
+        let stamped = try read("actigraph_imu_timestamp.csv")
+        XCTAssertEqual(stamped.trace.samples[0].t, 1_700_000_000, accuracy: 1e-6)
+        XCTAssert(stamped.notes.contains { $0.contains("month first") }, "\(stamped.notes)")
+        var options = DelimitedReadOptions()
+        options.units = "gyr=rad/s"
+        XCTAssertEqual(try read("actigraph_imu.csv", options).layout.units.gyroscope, 1)
+
+        // The date format and the rate are the preamble's: month first only where it is stated.
+        XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("3/1/2024 10:00:00.5", monthFirst: true)), 1_709_287_200.5)
+        XCTAssertNil(DateTimeText.seconds("3/1/2024 10:00:00.5"))
+        XCTAssertNil(DateTimeText.seconds("14/11/2023 22:13:20", monthFirst: true))
+        XCTAssertTrue(Preamble.statesMonthFirstDates(["Created By ActiGraph … date format M/d/yyyy at 100 Hz"]))
+        XCTAssertFalse(Preamble.statesMonthFirstDates(["date format d/M/yyyy"]))
+        XCTAssertEqual(
+            Preamble.statedRate(["------------ Data File Created By ActiGraph GT9X ActiLife v6 at 100 Hz  ---"])?.rate,
+            100)
+        XCTAssertNil(Preamble.statedRate(["Recorded by a phone at 100 Hz"]))
+    }
 }

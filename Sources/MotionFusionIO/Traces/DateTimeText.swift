@@ -9,8 +9,10 @@ public enum DateTimeText {
     /// `hh:mm` (the hour of one or two digits), optionally `:ss` and a fraction after `.` or `,`,
     /// optionally `Z` or an offset `±hh`, `±hhmm` or `±hh:mm`; or a time of day alone, `hh:mm:ss`
     /// and an optional fraction, as seconds since midnight (``isTimeOfDay(_:)``). Nil for
-    /// anything else, including out-of-range fields.
-    static func seconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    /// anything else, including out-of-range fields. With `monthFirst` (a file that states its date
+    /// format so, ``Preamble/statesMonthFirstDates(_:)``), the date is `M/D/YYYY` (ActiLife's
+    /// `3/1/2024 10:00:00.000`) instead.
+    static func seconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, monthFirst: Bool = false) -> Double? {
         var i = start
         var e = end
         while i < e && (p[i] == 0x20 || p[i] == 0x22) { i += 1 }
@@ -39,7 +41,12 @@ public enum DateTimeText {
         }
         let timeOfDay = i + 2 < e && (p[i + 1] == 0x3A || p[i + 2] == 0x3A)
         var (year, month, day) = (1970, 1, 1)
-        if !timeOfDay {
+        if !timeOfDay && monthFirst {
+            guard let m = shortNumber(), expect(0x2F), let d = shortNumber(), expect(0x2F), let y = digits(4),
+                expect(0x54) || expect(0x20) || expect(0x74)
+            else { return nil }
+            (year, month, day) = (y, m, d)
+        } else if !timeOfDay {
             // `-` or, as some spreadsheets write it, `/` between year, month and day (the same twice).
             guard let y = digits(4), i < e, p[i] == 0x2D || p[i] == 0x2F else { return nil }
             let dateSeparator = p[i]
@@ -111,10 +118,10 @@ public enum DateTimeText {
     }
 
     /// The same for a string.
-    static func seconds(_ text: String) -> Double? {
+    static func seconds(_ text: String, monthFirst: Bool = false) -> Double? {
         var bytes = Array(text.utf8)
         return bytes.withUnsafeMutableBufferPointer { b in
-            b.baseAddress.flatMap { seconds(UnsafePointer($0), 0, b.count) }
+            b.baseAddress.flatMap { seconds(UnsafePointer($0), 0, b.count, monthFirst: monthFirst) }
         }
     }
 

@@ -208,17 +208,20 @@ public final class DelimitedRows {
         return nil
     }
 
-    /// The 0-based byte offset in the current line of the field parsed into `slot`, or nil for a
-    /// slot beyond those selected.
     /// The slot of a column of date-times read as seconds since the epoch (``DateTimeText``), or
     /// -1 for none.
     @exclusivity(unchecked) var dateTimeSlot = -1
     /// Whether the date-times are times of day without a date (``DateTimeText/isTimeOfDay(_:)``):
     /// a time more than 12 hours before the last is in the next day (a recording past midnight).
     @exclusivity(unchecked) var timeOfDay = false
+    /// Whether the dates are written month first (`M/D/YYYY`), as the file states
+    /// (``Preamble/statesMonthFirstDates(_:)``).
+    @exclusivity(unchecked) var monthFirstDates = false
     /// Seconds added to times of day for the midnights passed, and the last time read.
     @exclusivity(unchecked) var midnights = 0.0, lastTimeOfDay = -Double.infinity
 
+    /// The 0-based byte offset in the current line of the field parsed into `slot`, or nil for a
+    /// slot beyond those selected.
     public func fieldOffset(of slot: Int) -> Int? { slot >= 0 && slot < offsetCapacity ? fieldOffsets[slot] : nil }
 
     /// Chooses which columns are parsed: column `c` goes to `values[slot]`, -1 skips it.
@@ -427,7 +430,7 @@ public final class DelimitedRows {
         let j = FieldSplitter.fieldEnd(p, i, n, separator: separator)
         guard slot >= 0 else { return j }
         if slot == dateTimeSlot {
-            if var v = DateTimeText.seconds(p, i, j) {
+            if var v = DateTimeText.seconds(p, i, j, monthFirst: monthFirstDates) {
                 if timeOfDay {
                     v += midnights
                     if v < lastTimeOfDay - 43_200 {

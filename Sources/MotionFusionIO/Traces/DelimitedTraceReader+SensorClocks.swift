@@ -119,7 +119,9 @@ extension DelimitedTraceReader {
                     .first(where: { !$0.text.trimmingSpaces.isEmpty })
             else { continue }
             let text = cell.text.trimmingSpaces
-            guard Double(text) == nil, DateTimeText.seconds(text) != nil else { continue }
+            guard Double(text) == nil, DateTimeText.seconds(text, monthFirst: rows.monthFirstDates) != nil else {
+                continue
+            }
             throw TraceError(
                 .malformedNumber, SourceLocation(file: rows.name, line: cell.line, column: cell.column),
                 "'\(text.escapedForMessage)' in column '\(clock.name.escapedForMessage)', the \(clock.sensor.rawValue)'s own clock, is a date-time: a sensor's own clock is read as a number (s, or the unit its name or --units t= gives); to time every reading by this clock, which the time column reads as date-times, pass --columns t='\(clock.name.escapedForMessage)'"
@@ -207,7 +209,9 @@ extension DelimitedTraceReader {
                     return (text, v * clock.scale, cell.line, cell.column)
                 }
                 // A time column of date-times: seconds since the epoch.
-                if clock.column == layout.columns[.time], let v = DateTimeText.seconds(text) {
+                if clock.column == layout.columns[.time],
+                    let v = DateTimeText.seconds(text, monthFirst: rows.monthFirstDates)
+                {
                     return (text, v, cell.line, cell.column)
                 }
                 return nil

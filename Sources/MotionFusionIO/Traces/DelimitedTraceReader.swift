@@ -119,6 +119,7 @@ public final class DelimitedTraceReader: SampleReader {
         rows.junkAllowed = !options.strict || probe
         self.rows = rows
         self.probe = probe
+        rows.monthFirstDates = Preamble.statesMonthFirstDates(rows.preamble)
         let file = lines.name
         let headerLocation = SourceLocation(file: file, line: rows.headerLine, column: 0)
         let names = rows.columnNames
@@ -163,9 +164,10 @@ public final class DelimitedTraceReader: SampleReader {
                 notes: &notes, folderMember: format == TraceFormat.sensorFiles.rawValue)
             timeName = layout.columns[.time].flatMap { $0 < names.count ? names[$0] : nil }
         }
-        // Date-times in the time column (ISO 8601, or with a space): seconds since the epoch.
+        // Date-times in the time column (ISO 8601, or with a space; month first where the file
+        // states it): seconds since the epoch.
         if case .column = clock, let c = layout.columns[.time], let text = Self.firstField(c, rows),
-            Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text) != nil
+            Double(text.trimmingSpaces) == nil, DateTimeText.seconds(text, monthFirst: rows.monthFirstDates) != nil
         {
             rows.dateTimeSlot = ColumnLayout.Slot.time.rawValue
             rows.timeOfDay = DateTimeText.isTimeOfDay(text)
@@ -174,7 +176,7 @@ public final class DelimitedTraceReader: SampleReader {
             notes.append(
                 DateTimeText.isTimeOfDay(text)
                     ? "the time column '\(timeName?.escapedForMessage ?? "")' holds times of day without a date ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since the first row's midnight (a time 12 hours or more before the last is in the next day)"
-                    : "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
+                    : "the time column '\(timeName?.escapedForMessage ?? "")' holds date-times ('\(text.trimmingSpaces.escapedForMessage)'\(rows.monthFirstDates ? ", month first as the lines before the header state" : "")): read as seconds since 1970-01-01 UTC (UTC unless a row gives an offset)"
             )
         }
         // Xsens's SampleTimeFine is a 32-bit count that wraps (after 71.6 min in µs).
@@ -228,6 +230,16 @@ public final class DelimitedTraceReader: SampleReader {
                 "read lines \(rows.headerLine) and \(rows.headerLine + 1) as the header (the second names or gives the unit of each column); if line \(rows.headerLine + 1) is data, pass --header-rows 1",
                 note: true)
         }
+        if options.columns == nil, Preamble.isActiGraph(rows.preamble) {
+            let stated = Self.actiGraphUnits.filter { u in
+                layout.columns[u.slot].map { $0 < names.count && ColumnLayout.unitHint(names[$0]) == nil } ?? false
+            }
+            if !stated.isEmpty {
+                notes.append(
+                    "an ActiGraph export (ActiLife's preamble): \(stated.map { "\($0.key) in \($0.unit)" }.joined(separator: ", ")), as ActiLife writes them (--units overrides)"
+                )
+            }
+        }
         if let maker = layout.gravitySignedAccelerometer(names), layout.units.accelerometerSign < 0 {
             notes.append(
                 "the accelerometer columns are \(maker.description) ('\(names[layout.columns[.accelerometerX]!].escapedForMessage)'), which read \(maker.restReading), the opposite of the specific force: read negated; the minus is \(maker.maker) sign convention, kept whatever unit --units gives (acc=g and acc=-g alike)"
@@ -276,6 +288,12 @@ public final class DelimitedTraceReader: SampleReader {
         }
         if !sensorClocks.isEmpty { clockRows = SensorClockRows(self) }
     }
+
+    /// The units ActiLife writes in an ActiGraph export (``Preamble/isActiGraph(_:)``) under names
+    /// without one (`Accelerometer X`, `Gyroscope X`, `Magnetometer X`): g, °/s and µT.
+    static let actiGraphUnits: [(key: String, unit: String, slot: ColumnLayout.Slot)] = [
+        ("acc", "g", .accelerometerX), ("gyr", "deg/s", .gyroscopeX), ("mag", "uT", .magnetometerX),
+    ]
 
     /// The columns and units of the file: from the importer's `known` layout, or `--columns` and the
     /// header's names (their unit hints kept), or the header alone; then the units the readings
@@ -329,6 +347,13 @@ public final class DelimitedTraceReader: SampleReader {
                 }
                 layout = try ColumnLayout.fromHeader(names, file: file)
                 try refuseDerivedAcceleration(layout, names: names, file: file, headerLocation: headerLocation)
+                if Preamble.isActiGraph(rows.preamble) {
+                    for (key, unit, slot) in actiGraphUnits {
+                        guard let c = layout.columns[slot], c < names.count, ColumnLayout.unitHint(names[c]) == nil
+                        else { continue }
+                        try layout.units.set(key, unit, strictly: true)
+                    }
+                }
             }
             for unit in evident where !layout.units.explicit.contains(unit.key) {
                 try layout.units.set(unit.key, unit.unit, strictly: true)

@@ -281,11 +281,13 @@ extension Preamble {
     /// The sample rate a line before the header states (`// Update Rate: 100.0Hz`, `Sample rate:
     /// 60Hz`, `Sampling frequency,200 Hz`): the first line naming a rate or frequency with a number
     /// in Hz, or a sampling period with a number in s, ms or µs (HyperIMU's `Sampling Time: 50ms`,
-    /// 20 Hz), and that line.
+    /// 20 Hz), or ActiLife's first line (`Data File Created By ActiGraph … at 100 Hz`), and that
+    /// line.
     static func statedRate(_ preamble: [String]) -> (rate: Double, line: String)? {
         for line in preamble {
             let lower = line.lowercased()
-            if lower.contains("rate") || lower.contains("frequency"), let hz = lower.firstRange(of: "hz"),
+            if lower.contains("rate") || lower.contains("frequency") || isActiGraph([line]),
+                let hz = lower.firstRange(of: "hz"),
                 let rate = number(before: hz.lowerBound, in: lower), rate > 0, rate.isFinite
             {
                 return (rate, line.trimmingSpaces)
@@ -299,6 +301,24 @@ extension Preamble {
             }
         }
         return nil
+    }
+
+    /// Whether the preamble is ActiLife's, above an ActiGraph export (`------------ Data File
+    /// Created By ActiGraph Link IMU 9DOF Sensor ActiLife v6.13.4 … at 100 Hz  -----------`).
+    static func isActiGraph(_ preamble: [String]) -> Bool {
+        guard let first = preamble.first(where: { !$0.trimmingSpaces.isEmpty }) else { return false }
+        return first.lowercased().contains("data file created by actigraph")
+    }
+
+    /// Whether a line before the header states dates written month first (ActiLife's `date format
+    /// M/d/yyyy`): the only way `3/1/2024` is read, as 1 March.
+    static func statesMonthFirstDates(_ preamble: [String]) -> Bool {
+        preamble.contains { line in
+            let lower = line.lowercased()
+            guard let named = lower.firstRange(of: "date format") else { return false }
+            let format = lower[named.upperBound...].drop { $0 == " " || $0 == ":" || $0 == "=" }
+            return format.hasPrefix("m/d/yyyy") || format.hasPrefix("mm/dd/yyyy")
+        }
     }
 
     /// The number that ends right before `end` in `text` (spaces between allowed).

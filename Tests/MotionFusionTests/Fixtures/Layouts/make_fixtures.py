@@ -396,3 +396,42 @@ for k in range(357):
     q = qmul(q, (math.cos(angle / 2), *[a * math.sin(angle / 2) for a in axis]))
 write('arduino_imu_capture.csv', [['aX', 'aY', 'aZ', 'gX', 'gY', 'gZ']], [
     ['%.3f' % (v / G) for v in a] + ['%.3f' % (v * DEG) for v in w] for t, w, a in gesture])
+
+
+# ActiGraph Link IMU exported by ActiLife (the layout a public AGread-based converter writes, and
+# the column order a public converter checks): ActiLife's ten lines before the header, the first
+# stating the rate ("at 25 Hz" here; ActiGraph's IMU samples at 100 Hz) and the date format, then
+# `Accelerometer X,…,Temperature,Gyroscope X,…,Magnetometer Z` without units (g, deg/s, uT), with
+# or without a first `Timestamp` column of month-first date-times.
+def actigraph_preamble(rate):
+    return ('------------ Data File Created By ActiGraph Link IMU 9DOF Sensor ActiLife v6.13.4 Firmware v1.7.2 '
+            'date format M/d/yyyy at %d Hz  -----------\n' % rate
+            + 'Serial Number: TAS1E00000000\nStart Time 22:13:20\nStart Date 11/14/2023\n'
+            'Epoch Period (hh:mm:ss) 00:00:00\nDownload Time 09:00:00\nDownload Date 11/15/2023\n'
+            'Current Memory Address: 0\nCurrent Battery Voltage: 4.12     Mode = 12\n'
+            + '-' * 50 + '\n')
+
+
+def actigraph_timestamp(t):
+    whole = int(EPOCH + t)
+    ms = int(round((EPOCH + t - whole) * 1000))
+    day = whole // 86400  # 2023-11-14 is day 19675 since 1970-01-01
+    assert day == 19675
+    s = whole % 86400
+    return '11/14/2023 %02d:%02d:%02d.%03d' % (s // 3600, s // 60 % 60, s % 60, ms)
+
+
+ACTIGRAPH = (['Accelerometer X', 'Accelerometer Y', 'Accelerometer Z', 'Temperature', 'Gyroscope X',
+              'Gyroscope Y', 'Gyroscope Z', 'Magnetometer X', 'Magnetometer Y', 'Magnetometer Z'])
+
+
+def actigraph_row(g, a, m):
+    return (['%.6f' % (v / G) for v in a] + ['26.5'] + ['%.6f' % (v * DEG) for v in g]
+            + ['%.6f' % v for v in m])
+
+
+write('actigraph_imu.csv', [ACTIGRAPH], [actigraph_row(g, a, m) for t, g, a, m in samples],
+      preamble=actigraph_preamble(RATE))
+write('actigraph_imu_timestamp.csv', [['Timestamp'] + ACTIGRAPH],
+      [[actigraph_timestamp(t)] + actigraph_row(g, a, m) for t, g, a, m in samples],
+      preamble=actigraph_preamble(RATE))
