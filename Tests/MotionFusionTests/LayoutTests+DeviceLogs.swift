@@ -31,6 +31,11 @@ extension LayoutTests {
             try units.set(spec: "mag=\(spelling)")
             XCTAssertEqual(units.magnetometer, 0.1, spelling)
         }
+        // The unit after an underscore, as `gyro_x_dps` is read.
+        var underscored = "t,gyro_x_mdps,gyro_y_mdps,gyro_z_mdps\n"
+        for k in 0..<100 { underscored += "\(Double(k) / 50),1000,0,-2000\n" }
+        let u = try TraceFormat.load(path: TestData.writeTemporary(underscored, name: "mdps.csv"))
+        XCTAssertEqual(try XCTUnwrap(u.samples[5].gyroscope).z, -2 * .pi / 180, accuracy: 1e-12)
         // The same rows under names without units read with --units gyr=mdps.
         let text = try String(contentsOfFile: Self.path("st_sensortile.csv"), encoding: .utf8)
         let bare = text.replacingOccurrences(of: " [mdps]", with: "")
@@ -87,6 +92,15 @@ extension LayoutTests {
         let plain = try TraceFormat.open(path: other, options: .init())
         let base = try XCTUnwrap((plain as? UnitCheckingReader)?.base as? DelimitedTraceReader)
         XCTAssertEqual(base.layout.units.accelerometerSign, 1)
+        // Nor do another logger's generic `sensor_id,frame_number,…,acc_x` (the specific force,
+        // +1 g along z lying level), read as written: roll near 0, not 180°.
+        var generic = "timestamp,sensor_id,frame_number,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z\n"
+        for k in 0..<200 { generic += "\(Double(k) / 100),1,\(k),0.01,-0.02,9.81,0,0,0\n" }
+        let g = TestData.writeTemporary(generic, name: "generic.csv")
+        let genericReader = try TraceFormat.open(path: g, options: .init())
+        let genericBase = try XCTUnwrap((genericReader as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        XCTAssertEqual(genericBase.layout.units.accelerometerSign, 1)
+        XCTAssertEqual(try XCTUnwrap(genericReader.readTrace().samples[0].accelerometer).z, 9.81, accuracy: 1e-9)
     }
 
     /// An Arduino Nano 33 BLE's IMU_Capture output (`aX,…,gZ`, no clock) of a gesture that never

@@ -40,6 +40,17 @@ extension SensorFilesTests {
         XCTAssertEqual(alone.samples.count, truth.samples.count)
         XCTAssertEqual(alone.samples[1].t - alone.samples[0].t, 0.04, accuracy: 1e-6)
         XCTAssertEqual(CommandRunner.run(["info", folder]).status, 0)
+        // The magnetometer's file alone: `X [G]` is its gauss there too, not an accelerometer in g.
+        let magnetometer = try TraceFormat.load(path: folder + "/Polar_Sense_B36B5B2A_20231114_221320_MAGN.txt")
+        XCTAssertNil(magnetometer.samples.first { $0.accelerometer != nil })
+        XCTAssertEqual(magnetometer.samples.count, 15)
+        XCTAssertLessThan((magnetometer.samples[2].magnetometer! - truth.samples[10].magnetometer!).norm, 0.01)
+        // Another logger's `sensor_timestamp` without a unit takes the readings' unit (µs here),
+        // not ns: the sensor's clock outranks `time` but says nothing of its unit.
+        var text = "time,sensor_timestamp,gyr_x,gyr_y,gyr_z\n"
+        for k in 0..<200 { text += "\(Double(k) / 100),\(123_456_789 + 10_000 * k),0,0,0.7854\n" }
+        let micro = try TraceFormat.load(path: TestData.writeTemporary(text, name: "st.csv"))
+        XCTAssertEqual(micro.samples[1].t - micro.samples[0].t, 0.01, accuracy: 1e-9)
     }
 
     /// A folder whose file has no time column, or two equally sure ones, is refused without

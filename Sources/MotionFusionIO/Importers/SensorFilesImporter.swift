@@ -126,6 +126,39 @@ enum SensorFilesImporter {
     /// A file without a header (``headerless(_:file:)``, `names` empty) has its clock in column
     /// `headerlessClock.column` and the sensor's x, y and z in the others of the four from
     /// `headerlessClock.offset`.
+    /// Whether column `c` is a bare axis (`X [G]`, `x-axis (g)`) whose unit is also one of
+    /// `sensor`'s: Polar Sensor Logger's `X [G]` in a `…_MAGN.txt` is gauss, not g.
+    static func bareAxis(_ c: Int?, _ names: [String], fits sensor: SensorKind) -> Bool {
+        guard let c, c < names.count, ["x", "xaxis"].contains(ColumnLayout.key(names[c])),
+            let hint = ColumnLayout.unitHint(names[c])
+        else { return false }
+        let key = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: sensor)!].key
+        var probe = SensorUnits()
+        return (try? probe.set(key, hint, strictly: true)) != nil && !probe.magnetometerArbitrary
+    }
+
+    /// A single file named for one sensor (`…_MAGN.txt`) whose header names another by bare axes
+    /// alone (`X [G]`, read as g) with a unit that is also the named sensor's: the layout with those
+    /// columns moved to the named sensor's, in that unit; nil otherwise.
+    static func bareAxesOfNamedSensor(_ found: ColumnLayout, _ names: [String], file: String) -> ColumnLayout? {
+        guard let sensor = sensor(ofFile: PathText.name(file)) else { return nil }
+        let group = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: sensor)!]
+        let others = ColumnLayout.groups.prefix(3).filter { found.has($0.slots[0]) }
+        guard !found.has(group.slots[0]), others.count == 1, let other = others.first,
+            bareAxis(found.columns[other.slots[0]], names, fits: sensor),
+            let hint = ColumnLayout.unitHint(names[found.columns[other.slots[0]]!])
+        else { return nil }
+        var layout = found
+        for (from, to) in zip(other.slots, group.slots) {
+            layout.columns[to] = found.columns[from]
+            layout.columns[from] = nil
+        }
+        layout.units = SensorUnits()
+        layout.units.take("t", from: found.units)
+        try? layout.units.set(group.key, hint, strictly: true)
+        return layout
+    }
+
     static func layout(
         _ names: [String], file: String, sensor: SensorKind, units: String?,
         headerlessClock: (column: Int, offset: Int)? = nil
@@ -147,20 +180,11 @@ enum SensorFilesImporter {
             layout.units.take("t", from: found.units)
             layout.columns[.timeNanoseconds] = found.columns[.timeNanoseconds]
         }
-        // A bare axis whose unit is also one of the file's sensor's is that sensor's: Polar Sensor
-        // Logger's `X [G]` in a `…_MAGN.txt` is gauss, not g.
-        func bareAxisFits(_ slot: ColumnLayout.Slot) -> Bool {
-            guard let c = found.columns[slot], ["x", "xaxis"].contains(ColumnLayout.key(names[c])),
-                let hint = ColumnLayout.unitHint(names[c])
-            else { return false }
-            var probe = SensorUnits()
-            return (try? probe.set(group.key, hint, strictly: true)) != nil && !probe.magnetometerArbitrary
-        }
         if found.has(group.slots[0]) {
             for slot in group.slots { layout.columns[slot] = found.columns[slot] }
             layout.units.take(group.key, from: found.units)
         } else if let other = ColumnLayout.groups.prefix(3).first(where: { found.has($0.slots[0]) }),
-            !bareAxisFits(other.slots[0])
+            !bareAxis(found.columns[other.slots[0]], names, fits: sensor)
         {
             throw TraceError(
                 .missingColumn, SourceLocation(file: file, line: 1, column: 0),

@@ -99,11 +99,14 @@ extension ColumnLayout {
     /// it (SensorLog's `accelerometerAccelerationX(G)`): −1 g along z on a phone lying face up.
     static let coreMotionAccelerometerKeys: Set<String> = ["accelerometeraccelerationx"]
 
-    /// Names (as ``key(_:)`` gives them) that together mark LP-Research's LPMS CSV (OpenMAT and
-    /// LpmsControl: `SensorId, TimeStamp (s), FrameNumber, AccX (g), …, QuatW, …, LinAccX (g)`),
-    /// whose accelerometer reads −1 g along z on a sensor lying level (its own quaternion a pure
-    /// yaw there): the direction of gravity, the opposite of the specific force.
-    static let lpmsKeys: Set<String> = ["sensorid", "framenumber", "accx"]
+    /// Names (as written, spaces around them trimmed) that together mark LP-Research's LPMS CSV
+    /// (OpenMAT and LpmsControl: `SensorId, TimeStamp (s), FrameNumber, AccX (g), …, QuatW, …,
+    /// LinAccX (g), …`), whose accelerometer reads −1 g along z on a sensor lying level (its own
+    /// quaternion a pure yaw there): the direction of gravity, the opposite of the specific force.
+    /// Spelt exactly so: other loggers' `sensor_id`, `frame_number` and `acc_x` are no LPMS.
+    static let lpmsNames: Set<String> = [
+        "SensorId", "TimeStamp (s)", "FrameNumber", "AccX (g)", "QuatW", "LinAccX (g)",
+    ]
 
     /// A maker whose accelerometer columns are written with gravity's sign, opposite to the
     /// specific force, whatever their unit.
@@ -111,7 +114,7 @@ extension ColumnLayout {
         /// Core Motion's raw accelerometer (``coreMotionAccelerometerKeys``): −1 g along z on a
         /// phone lying face up.
         case coreMotion
-        /// An LPMS's (``lpmsKeys``): −1 g along z on a sensor lying level.
+        /// An LPMS's (``lpmsNames``): −1 g along z on a sensor lying level.
         case lpms
 
         /// Whose columns they are and what they read at rest, for the note.
@@ -141,7 +144,9 @@ extension ColumnLayout {
         guard let c = columns[.accelerometerX], c < names.count else { return nil }
         let k = Self.key(names[c])
         if Self.coreMotionAccelerometerKeys.contains(k) { return .coreMotion }
-        if k == "accx", Self.lpmsKeys.isSubset(of: names.map(Self.key)) { return .lpms }
+        if names[c].trimmingSpaces == "AccX (g)", Self.lpmsNames.isSubset(of: names.map(\.trimmingSpaces)) {
+            return .lpms
+        }
         return nil
     }
 
@@ -168,7 +173,7 @@ extension ColumnLayout {
     /// Unit words a name may end with after its axis (`gyro_x_dps`, `acc_x_mg`), joined when
     /// there are several (FIRM's `raw_angular_rate_x_deg_per_s`, `raw_acceleration_x_gs`).
     static let unitWords: [String: String] = [
-        "dps": "deg/s", "degs": "deg/s", "degpers": "deg/s", "degpersec": "deg/s", "rads": "rad/s",
+        "dps": "deg/s", "degs": "deg/s", "degpers": "deg/s", "degpersec": "deg/s", "mdps": "mdps", "rads": "rad/s",
         "radpers": "rad/s", "radpersec": "rad/s", "g": "g", "gs": "g", "mg": "mg", "ms2": "m/s2", "mps2": "m/s2",
         "mpers2": "m/s2", "mperssquared": "m/s2", "meterspers2": "m/s2", "metersperssquared": "m/s2",
         "meterspersecondsquared": "m/s2", "metrespers2": "m/s2", "metresperssquared": "m/s2",
@@ -210,8 +215,9 @@ extension ColumnLayout {
         // computer received the row.
         names["chiptime"] = (1, nil)
         // Polar Sensor Logger's sensor clock (`sensor timestamp [ns]`, ns since 2000) over its
-        // `Phone timestamp`, the phone's date-time stamping each batch received (many rows alike).
-        names["sensortimestamp"] = (1, "ns")
+        // `Phone timestamp`, the phone's date-time stamping each batch received (many rows alike);
+        // its unit is its name's (`[ns]`) or the readings', as any time's.
+        names["sensortimestamp"] = (1, nil)
         // ROS: the message's header stamp (ns as `rostopic echo -p` writes it, or seconds and
         // nanoseconds in two columns), over the time the message was recorded.
         names["rosbagtimestamp"] = (3, "ns")

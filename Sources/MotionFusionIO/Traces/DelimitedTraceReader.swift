@@ -346,6 +346,8 @@ public final class DelimitedTraceReader: SampleReader {
                         "a file without a header (--header-rows 0) needs --columns, e.g. --columns t=1,gyr=2,acc=5")
                 }
                 layout = try ColumnLayout.fromHeader(names, file: file)
+                // A file named for one sensor with bare axes in a unit of it (a `…_MAGN.txt` alone).
+                if let moved = SensorFilesImporter.bareAxesOfNamedSensor(layout, names, file: file) { layout = moved }
                 try refuseDerivedAcceleration(layout, names: names, file: file, headerLocation: headerLocation)
                 if Preamble.isActiGraph(rows.preamble) {
                     for (key, unit, slot) in actiGraphUnits {
@@ -452,21 +454,23 @@ public final class DelimitedTraceReader: SampleReader {
                 if let counter = names.indices.first(where: { ColumnLayout.looksLikeCounter(names, $0) }) {
                     described += "; '\(names[counter].escapedForMessage)' counts samples or packets, it is no clock"
                 }
-                // A folder's files are read by their names: --columns, which it refuses, is not proposed.
+                // A folder's files are read by their names and each timed by its own clock:
+                // --columns, which a folder refuses, is not proposed, nor --sample-rate alone, which
+                // times a folder only when none of its files has a clock.
                 let times = names.filter { ColumnLayout.match($0)?.quantity == .time }
-                let choose =
+                let fix =
                     !folderMember
-                    ? "choose the time column with --columns t=NAME"
+                    ? "for rows at a known rate give it: --sample-rate HZ, or choose the time column with --columns t=NAME (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…)"
                     : times.count > 1
-                        ? "rename the time column of the file (\(times.map { "'\($0.escapedForMessage)'" }.joined(separator: " and ")) name a time equally surely, so neither is read)"
-                        : "name the file's time column so that it reads"
+                        ? "its columns \(times.map { "'\($0.escapedForMessage)'" }.joined(separator: " and ")) name a time equally surely, so neither is read: rename the one that is not the sensor's clock (e.g. to 'received'), or, if no file of the folder has a clock, time them all with --sample-rate HZ"
+                        : "a folder's files are each timed by their own clock: give this file a time column ('t', 'time', 'timestamp', 'Time (s)'…), or, if no file of the folder has one, time them all with --sample-rate HZ"
                 throw TraceError(
                     options.columns != nil ? .columnSpecification : .missingColumn, headerLocation,
                     options.columns != nil
                         ? "--columns names no time column (t=…); for rows at a known rate without one, give it: --sample-rate HZ"
                         : emptyTime
                             ? "the time column '\(timeName?.escapedForMessage ?? "")' is empty in the first rows: for rows at a known rate give it, --sample-rate HZ"
-                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); for rows at a known rate give it: --sample-rate HZ, or \(choose) (a time column may be named 't', 'time', 'timestamp', 'Time (s)'…); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
+                            : "no time column\(described.isEmpty ? "" : " (the header names \(described))"); \(fix); the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))"
                 )
             }
             let clock = Clock.rows(rate: rate)
