@@ -92,6 +92,14 @@ extension LayoutTests {
         let plain = try TraceFormat.open(path: other, options: .init())
         let base = try XCTUnwrap((plain as? UnitCheckingReader)?.base as? DelimitedTraceReader)
         XCTAssertEqual(base.layout.units.accelerometerSign, 1)
+        // An LPMS writing fewer outputs (no quaternion, no linear acceleration) is one still.
+        let fewer = TestData.writeTemporary(
+            text.replacingOccurrences(of: "QuatW", with: "Other").replacingOccurrences(
+                of: "LinAccX (g)", with: "Spare"),
+            name: "fewer.csv")
+        let fewerReader = try TraceFormat.open(path: fewer, options: .init())
+        let fewerBase = try XCTUnwrap((fewerReader as? UnitCheckingReader)?.base as? DelimitedTraceReader)
+        XCTAssertEqual(fewerBase.layout.units.accelerometerSign, -1)
         // Nor do another logger's generic `sensor_id,frame_number,…,acc_x` (the specific force,
         // +1 g along z lying level), read as written: roll near 0, not 180°.
         var generic = "timestamp,sensor_id,frame_number,acc_x,acc_y,acc_z,gyro_x,gyro_y,gyro_z\n"
@@ -174,7 +182,27 @@ extension LayoutTests {
         XCTAssert(stamped.notes.contains { $0.contains("month first") }, "\(stamped.notes)")
         var options = DelimitedReadOptions()
         options.units = "gyr=rad/s"
-        XCTAssertEqual(try read("actigraph_imu.csv", options).layout.units.gyroscope, 1)
+        let overridden = try read("actigraph_imu.csv", options)
+        XCTAssertEqual(overridden.layout.units.gyroscope, 1)
+        let note = try XCTUnwrap(overridden.notes.first { $0.contains("ActiGraph export") })
+        XCTAssert(note.contains("acc in g") && !note.contains("gyr"), note)
+        // Choosing the columns keeps ActiLife's units; so does a line above its preamble (Excel's
+        // `sep=,`).
+        var columns = DelimitedReadOptions()
+        columns.columns = "t=Timestamp"
+        XCTAssertEqual(try read("actigraph_imu_timestamp.csv", columns).layout.units.gyroscope, .pi / 180)
+        let text = try String(contentsOfFile: Self.path("actigraph_imu.csv"), encoding: .utf8)
+        let sep = try TraceFormat.open(
+            path: TestData.writeTemporary("sep=,\n" + text, name: "ag.csv"), options: .init())
+        XCTAssertEqual(
+            try XCTUnwrap((sep as? UnitCheckingReader)?.base as? DelimitedTraceReader).layout.units.gyroscope, .pi / 180
+        )
+        // The rate is the one `at N Hz` gives, not another number of Hz in the line.
+        XCTAssertEqual(
+            Preamble.statedRate(["--- Data File Created By ActiGraph (0.5 Hz high-pass off) ActiLife at 25 Hz ---"])?
+                .rate, 25)
+        // A stated month-first format still reads dates with their year first.
+        XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("2024-03-01 10:00:00.5", monthFirst: true)), 1_709_287_200.5)
 
         // The date format and the rate are the preamble's: month first only where it is stated.
         XCTAssertEqual(try XCTUnwrap(DateTimeText.seconds("3/1/2024 10:00:00.5", monthFirst: true)), 1_709_287_200.5)

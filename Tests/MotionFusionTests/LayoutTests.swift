@@ -829,6 +829,21 @@ final class LayoutTests: XCTestCase {
         let swapped = "0,0,0,9.81,0.01,0,0\n0.01,0,0,9.8,0.02,0,0\n0.02,0,0.1,9.8,0.01,0,0\n"
         let s = CommandRunner.run(["info", TestData.writeTemporary(swapped)])
         XCTAssert(s.err.contains("--header-rows 0 --columns t=1,gyr=5,acc=2"), s.err)
+        // A first column of date-times (a Garmin watch's accelerometer in mg) is the time, and the
+        // proposal reads the file, its 2 s gap kept (a rate alone would have closed it).
+        var garmin = ""
+        for k in 0..<60 {
+            let s = k < 30 ? Double(k) * 0.04 : 2 + Double(k) * 0.04
+            garmin += "2019-10-16T12:09:\(String(format: "%06.3f", 1 + s))+02:00;-36;620;-824\n"
+        }
+        let g = TestData.writeTemporary(garmin, name: "acc.csv")
+        let run = CommandRunner.run(["info", g])
+        XCTAssert(run.err.contains("--header-rows 0 --columns t=1,acc=2 ("), run.err)
+        var options = DelimitedReadOptions()
+        options.headerRows = 0
+        options.columns = "t=1,acc=2"
+        let trace = try TraceFormat.load(path: g, options: options)
+        XCTAssertEqual(trace.samples.last!.t - trace.samples[0].t, 0.04 * 59 + 2, accuracy: 1e-6)
     }
 
     /// Without a time column the error says so (not "unrecognised header") and proposes the rate.

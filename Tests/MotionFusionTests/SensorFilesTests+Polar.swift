@@ -45,6 +45,15 @@ extension SensorFilesTests {
         XCTAssertNil(magnetometer.samples.first { $0.accelerometer != nil })
         XCTAssertEqual(magnetometer.samples.count, 15)
         XCTAssertLessThan((magnetometer.samples[2].magnetometer! - truth.samples[10].magnetometer!).norm, 0.01)
+        XCTAssert(
+            magnetometer.warnings.contains { $0.message.contains("name says magnetometer") }, "\(magnetometer.warnings)"
+        )
+        // A lower-case `mg` stays an acceleration whatever the file's name.
+        var accel = "t,x [mg],y [mg],z [mg]\n"
+        for k in 0..<100 { accel += "\(Double(k) / 50),10,20,990\n" }
+        let lower = try TraceFormat.load(path: TestData.writeTemporary(accel, name: "mag.csv"))
+        XCTAssertNotNil(lower.samples[0].accelerometer)
+        XCTAssertNil(lower.samples[0].magnetometer)
         // Another logger's `sensor_timestamp` without a unit takes the readings' unit (µs here),
         // not ns: the sensor's clock outranks `time` but says nothing of its unit.
         var text = "time,sensor_timestamp,gyr_x,gyr_y,gyr_z\n"

@@ -139,14 +139,19 @@ enum SensorFilesImporter {
 
     /// A single file named for one sensor (`…_MAGN.txt`) whose header names another by bare axes
     /// alone (`X [G]`, read as g) with a unit that is also the named sensor's: the layout with those
-    /// columns moved to the named sensor's, in that unit; nil otherwise.
-    static func bareAxesOfNamedSensor(_ found: ColumnLayout, _ names: [String], file: String) -> ColumnLayout? {
+    /// columns moved to the named sensor's, in that unit, and a note saying so; nil otherwise. A
+    /// lower-case `g` or `mg` stays an acceleration, whatever the file's name: only `G` and `mG`
+    /// are gauss here.
+    static func bareAxesOfNamedSensor(_ found: ColumnLayout, _ names: [String], file: String) -> (
+        layout: ColumnLayout, note: String
+    )? {
         guard let sensor = sensor(ofFile: PathText.name(file)) else { return nil }
         let group = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: sensor)!]
         let others = ColumnLayout.groups.prefix(3).filter { found.has($0.slots[0]) }
         guard !found.has(group.slots[0]), others.count == 1, let other = others.first,
             bareAxis(found.columns[other.slots[0]], names, fits: sensor),
-            let hint = ColumnLayout.unitHint(names[found.columns[other.slots[0]]!])
+            let hint = ColumnLayout.unitHint(names[found.columns[other.slots[0]]!]),
+            !["g", "mg"].contains(hint.trimmingSpaces)
         else { return nil }
         var layout = found
         for (from, to) in zip(other.slots, group.slots) {
@@ -156,7 +161,11 @@ enum SensorFilesImporter {
         layout.units = SensorUnits()
         layout.units.take("t", from: found.units)
         try? layout.units.set(group.key, hint, strictly: true)
-        return layout
+        let x = names[found.columns[other.slots[0]]!]
+        return (
+            layout,
+            "the file's name says \(sensor.rawValue): its bare axes ('\(x.escapedForMessage)'…) are the \(group.label)'s in \(hint), not the \(other.label)'s"
+        )
     }
 
     static func layout(

@@ -100,13 +100,12 @@ extension ColumnLayout {
     static let coreMotionAccelerometerKeys: Set<String> = ["accelerometeraccelerationx"]
 
     /// Names (as written, spaces around them trimmed) that together mark LP-Research's LPMS CSV
-    /// (OpenMAT and LpmsControl: `SensorId, TimeStamp (s), FrameNumber, AccX (g), …, QuatW, …,
-    /// LinAccX (g), …`), whose accelerometer reads −1 g along z on a sensor lying level (its own
-    /// quaternion a pure yaw there): the direction of gravity, the opposite of the specific force.
-    /// Spelt exactly so: other loggers' `sensor_id`, `frame_number` and `acc_x` are no LPMS.
-    static let lpmsNames: Set<String> = [
-        "SensorId", "TimeStamp (s)", "FrameNumber", "AccX (g)", "QuatW", "LinAccX (g)",
-    ]
+    /// (OpenMAT and LpmsControl: `SensorId, TimeStamp (s), FrameNumber, AccX (g), …`, with
+    /// `QuatW`, `LinAccX (g)` and the others as the outputs enabled), whose accelerometer reads −1 g
+    /// along z on a sensor lying level (its own quaternion a pure yaw there): the direction of
+    /// gravity, the opposite of the specific force. Spelt exactly so: other loggers' `sensor_id`,
+    /// `frame_number` and `acc_x` are no LPMS.
+    static let lpmsNames: Set<String> = ["SensorId", "FrameNumber", "AccX (g)"]
 
     /// A maker whose accelerometer columns are written with gravity's sign, opposite to the
     /// specific force, whatever their unit.

@@ -33,6 +33,14 @@ extension ColumnLayout {
             let v = values[first].compactMap { $0 }
             if zip(v, v.dropFirst()).allSatisfy({ $0 < $1 }) { time = first }
         }
+        // Else a first column of date-times (a Garmin watch's `2019-10-16T12:09:01.702+02:00;…`
+        // without a header), which a time column reads as such.
+        let firstNumeric = (0..<count).first { numeric[$0] } ?? 0
+        if time == nil, let c = (0..<count).first(where: { !numeric[$0] }), c < firstNumeric, rows.count >= 2,
+            rows.allSatisfy({ c < $0.count && DateTimeText.seconds($0[c]) != nil })
+        {
+            time = c
+        }
         // What no sensor's column can be: a clock, a counter, a name ruled out (a position, a
         // quaternion), a unit no sensor is written in, or a bare axis (out of x, y, z order
         // when it is one of a triple not found below).

@@ -11,7 +11,7 @@ public enum DateTimeText {
     /// and an optional fraction, as seconds since midnight (``isTimeOfDay(_:)``). Nil for
     /// anything else, including out-of-range fields. With `monthFirst` (a file that states its date
     /// format so, ``Preamble/statesMonthFirstDates(_:)``), the date is `M/D/YYYY` (ActiLife's
-    /// `3/1/2024 10:00:00.000`) instead.
+    /// `3/1/2024 10:00:00.000`) unless it starts with a four-digit year.
     static func seconds(_ p: UnsafePointer<UInt8>, _ start: Int, _ end: Int, monthFirst: Bool = false) -> Double? {
         var i = start
         var e = end
@@ -41,7 +41,9 @@ public enum DateTimeText {
         }
         let timeOfDay = i + 2 < e && (p[i + 1] == 0x3A || p[i + 2] == 0x3A)
         var (year, month, day) = (1970, 1, 1)
-        if !timeOfDay && monthFirst {
+        // Month first only where stated, and a date with its year first still reads there.
+        let yearFirst = i + 4 < e && (0x30...0x39).contains(p[i + 2]) && (0x30...0x39).contains(p[i + 3])
+        if !timeOfDay && monthFirst && !yearFirst {
             guard let m = shortNumber(), expect(0x2F), let d = shortNumber(), expect(0x2F), let y = digits(4),
                 expect(0x54) || expect(0x20) || expect(0x74)
             else { return nil }

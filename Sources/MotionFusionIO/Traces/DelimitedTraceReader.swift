@@ -123,9 +123,10 @@ public final class DelimitedTraceReader: SampleReader {
         let file = lines.name
         let headerLocation = SourceLocation(file: file, line: rows.headerLine, column: 0)
         let names = rows.columnNames
+        var notes = [String]()
         var layout = try Self.layout(
             rows, names: names, file: file, headerLocation: headerLocation, options: options, known: known,
-            evident: evident)
+            evident: evident, notes: &notes)
         if let r = options.remap { layout.remap = r }
         hasGyroscope = layout.has(.gyroscopeX)
         hasAccelerometer = layout.has(.accelerometerX)
@@ -142,7 +143,6 @@ public final class DelimitedTraceReader: SampleReader {
                 "no sensor columns: expected gyr_x,gyr_y,gyr_z and/or acc_x,acc_y,acc_z and/or mag_x,mag_y,mag_z, or choose them with --columns; the header has: \(names.map { $0.escapedForMessage }.joined(separator: ","))\(proposal ?? "")"
             )
         }
-        var notes = [String]()
         // Axes numbered instead of lettered, read by their numbers: said, since the order is assumed.
         if known == nil, case let numbered = ColumnLayout.numberedAxisNames(names), !numbered.isEmpty {
             for group in ColumnLayout.groups.prefix(3) {
@@ -230,10 +230,13 @@ public final class DelimitedTraceReader: SampleReader {
                 "read lines \(rows.headerLine) and \(rows.headerLine + 1) as the header (the second names or gives the unit of each column); if line \(rows.headerLine + 1) is data, pass --header-rows 1",
                 note: true)
         }
-        if options.columns == nil, Preamble.isActiGraph(rows.preamble) {
-            let stated = Self.actiGraphUnits.filter { u in
-                layout.columns[u.slot].map { $0 < names.count && ColumnLayout.unitHint(names[$0]) == nil } ?? false
-            }
+        if known == nil, Preamble.isActiGraph(rows.preamble) {
+            // The units --units gives are its own, not ActiLife's.
+            let given = Set(
+                (options.units ?? "").split(separator: ",").map {
+                    String(String($0.split(separator: "=").first ?? "").trimmingSpaces.lowercased().prefix(3))
+                })
+            let stated = Self.actiGraphUnits(layout, names: names).filter { !given.contains($0.key) }
             if !stated.isEmpty {
                 notes.append(
                     "an ActiGraph export (ActiLife's preamble): \(stated.map { "\($0.key) in \($0.unit)" }.joined(separator: ", ")), as ActiLife writes them (--units overrides)"
@@ -295,6 +298,13 @@ public final class DelimitedTraceReader: SampleReader {
         ("acc", "g", .accelerometerX), ("gyr", "deg/s", .gyroscopeX), ("mag", "uT", .magnetometerX),
     ]
 
+    /// Those of ``actiGraphUnits`` whose sensor the layout reads from a column without a unit.
+    static func actiGraphUnits(_ layout: ColumnLayout, names: [String]) -> [(key: String, unit: String)] {
+        actiGraphUnits.filter { u in
+            layout.columns[u.slot].map { $0 < names.count && ColumnLayout.unitHint(names[$0]) == nil } ?? false
+        }.map { ($0.key, $0.unit) }
+    }
+
     /// The columns and units of the file: from the importer's `known` layout, or `--columns` and the
     /// header's names (their unit hints kept), or the header alone; then the units the readings
     /// proved (`evident`) and `--units`. A failure is a ``TraceError`` at the header, a usage error
@@ -302,7 +312,7 @@ public final class DelimitedTraceReader: SampleReader {
     static func layout(
         _ rows: DelimitedRows, names: [String], file: String, headerLocation: SourceLocation,
         options: DelimitedReadOptions, known: ((_ names: [String]) throws -> ColumnLayout)?,
-        evident: [UnitEvidence.Unit]
+        evident: [UnitEvidence.Unit], notes: inout [String]
     ) throws -> ColumnLayout {
         var layout: ColumnLayout
         // Whether a failure comes from the caller's --columns or --units rather than from the file.
@@ -347,15 +357,14 @@ public final class DelimitedTraceReader: SampleReader {
                 }
                 layout = try ColumnLayout.fromHeader(names, file: file)
                 // A file named for one sensor with bare axes in a unit of it (a `…_MAGN.txt` alone).
-                if let moved = SensorFilesImporter.bareAxesOfNamedSensor(layout, names, file: file) { layout = moved }
-                try refuseDerivedAcceleration(layout, names: names, file: file, headerLocation: headerLocation)
-                if Preamble.isActiGraph(rows.preamble) {
-                    for (key, unit, slot) in actiGraphUnits {
-                        guard let c = layout.columns[slot], c < names.count, ColumnLayout.unitHint(names[c]) == nil
-                        else { continue }
-                        try layout.units.set(key, unit, strictly: true)
-                    }
+                if let moved = SensorFilesImporter.bareAxesOfNamedSensor(layout, names, file: file) {
+                    layout = moved.layout
+                    notes.append(moved.note)
                 }
+                try refuseDerivedAcceleration(layout, names: names, file: file, headerLocation: headerLocation)
+            }
+            if known == nil, Preamble.isActiGraph(rows.preamble) {
+                for u in actiGraphUnits(layout, names: names) { try layout.units.set(u.key, u.unit, strictly: true) }
             }
             for unit in evident where !layout.units.explicit.contains(unit.key) {
                 try layout.units.set(unit.key, unit.unit, strictly: true)

@@ -286,8 +286,8 @@ extension Preamble {
     static func statedRate(_ preamble: [String]) -> (rate: Double, line: String)? {
         for line in preamble {
             let lower = line.lowercased()
-            if lower.contains("rate") || lower.contains("frequency") || isActiGraph([line]),
-                let hz = lower.firstRange(of: "hz"),
+            if isActiGraphLine(line), let rate = actiGraphRate(line) { return (rate, line.trimmingSpaces) }
+            if lower.contains("rate") || lower.contains("frequency"), let hz = lower.firstRange(of: "hz"),
                 let rate = number(before: hz.lowerBound, in: lower), rate > 0, rate.isFinite
             {
                 return (rate, line.trimmingSpaces)
@@ -306,8 +306,30 @@ extension Preamble {
     /// Whether the preamble is ActiLife's, above an ActiGraph export (`------------ Data File
     /// Created By ActiGraph Link IMU 9DOF Sensor ActiLife v6.13.4 … at 100 Hz  -----------`).
     static func isActiGraph(_ preamble: [String]) -> Bool {
-        guard let first = preamble.first(where: { !$0.trimmingSpaces.isEmpty }) else { return false }
-        return first.lowercased().contains("data file created by actigraph")
+        preamble.contains { isActiGraphLine($0) }
+    }
+
+    /// Whether `line` is ActiLife's first line (see ``isActiGraph(_:)``).
+    static func isActiGraphLine(_ line: String) -> Bool {
+        line.lowercased().contains("data file created by actigraph")
+    }
+
+    /// The rate of ActiLife's first line: the number in `at N Hz`.
+    static func actiGraphRate(_ line: String) -> Double? {
+        let lower = line.lowercased()
+        var from = lower.startIndex
+        while let at = lower[from...].firstRange(of: " at ") {
+            from = at.upperBound
+            var end = from
+            while end < lower.endIndex && lower[end].isASCII && (lower[end].isNumber || lower[end] == ".") {
+                end = lower.index(after: end)
+            }
+            guard end > from, let rate = Double(lower[from..<end]), rate > 0, rate.isFinite,
+                lower[end...].drop(while: { $0 == " " }).hasPrefix("hz")
+            else { continue }
+            return rate
+        }
+        return nil
     }
 
     /// Whether a line before the header states dates written month first (ActiLife's `date format
