@@ -846,6 +846,43 @@ final class LayoutTests: XCTestCase {
         XCTAssertEqual(trace.samples.last!.t - trace.samples[0].t, 0.04 * 59 + 2, accuracy: 1e-6)
     }
 
+    /// A table of one sensor per row, tagged by name in a column (an Android GnssLogger export's
+    /// `MessageType` of UncalAccel, UncalGyro and UncalMag rows), is refused naming the column and
+    /// the split, not given a `--columns` guess that would read every row as one sensor; split as
+    /// the message says, the folder reads all three sensors.
+    func testRowsTaggedBySensorAreRefusedWithTheSplit() throws {
+        let header =
+            "MessageType,utcTimeMillis,MeasurementX,MeasurementY,MeasurementZ,BiasX,BiasY,BiasZ,elapsedRealtimeNanos"
+        var rows = [String]()
+        for k in 0..<200 {
+            rows.append(
+                "UncalAccel,\(1_681_929_000_000 + 10 * k),0.1,0.2,9.8,0,0,0,\(123_456_789_000 + 10_000_000 * k)")
+            rows.append(
+                "UncalGyro,\(1_681_929_000_002 + 10 * k),0.001,0.002,0.003,0,0,0,\(123_458_789_000 + 10_000_000 * k)")
+            if k % 5 == 0 {
+                rows.append("UncalMag,\(1_681_929_000_003 + 10 * k),20,5,-40,1,1,1,\(123_459_789_000 + 10_000_000 * k)")
+            }
+        }
+        let p = TestData.writeTemporary(([header] + rows).joined(separator: "\n") + "\n", name: "device_imu.csv")
+        let r = CommandRunner.run(["info", p])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssert(
+            r.err.contains("tagged by sensor in column 'MessageType' ('UncalAccel', 'UncalGyro', 'UncalMag')"), r.err)
+        XCTAssert(r.err.contains("f=$1\".csv\""), r.err)
+        XCTAssertFalse(r.err.contains("--columns"), r.err)
+        let dir = TestData.temporaryDirectory() + "/split"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for tag in ["UncalAccel", "UncalGyro", "UncalMag"] {
+            let mine = rows.filter { $0.hasPrefix(tag + ",") }
+            try ([header] + mine).joined(separator: "\n").appending("\n").write(
+                toFile: dir + "/\(tag).csv", atomically: true, encoding: .utf8)
+        }
+        let trace = try TraceFormat.load(path: dir)
+        XCTAssertEqual(trace.samples.filter { $0.gyroscope != nil }.count, 200)
+        XCTAssertEqual(trace.samples.filter { $0.accelerometer != nil }.count, 200)
+        XCTAssertEqual(trace.samples.filter { $0.magnetometer != nil }.count, 40)
+    }
+
     /// Without a time column the error says so (not "unrecognised header") and proposes the rate.
     func testNoTimeColumnProposesTheRate() throws {
         let p = TestData.writeTemporary("AccX,AccY,AccZ\n0,0,9.8\n0,0,9.8\n")

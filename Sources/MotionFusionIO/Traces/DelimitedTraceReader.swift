@@ -134,6 +134,19 @@ public final class DelimitedTraceReader: SampleReader {
         addsGravity = hasAccelerometer && layout.columns[.gravityX] != nil
         guard hasGyroscope || hasAccelerometer || hasMagnetometer || (known != nil && layout.columns[.truthW] != nil)
         else {
+            // One sensor per row, tagged by name in a column (Android GnssLogger exports'
+            // `MessageType` of UncalAccel, UncalGyro and UncalMag rows): no one table reads it.
+            if options.columns == nil, let tags = Self.sensorTags(names: names, rows: Self.firstRows(rows)) {
+                let shown = tags.values.map { "'\($0.escapedForMessage)'" }.joined(separator: ", ")
+                let split =
+                    rows.dialect.separatorByte == UInt8(ascii: ",")
+                    ? " (e.g., run there: awk -F, 'NR==1{h=$0;next} {f=$\(tags.column + 1)\".csv\"; if(!(f in s)){print h > f; s[f]=1} print >> f}' FILE)"
+                    : ""
+                throw TraceError(
+                    .missingColumn, headerLocation,
+                    "the rows are tagged by sensor in column '\(names[tags.column].escapedForMessage)' (\(shown)): a table of one sensor per row is not read as one; split it by that column into one file per tag in an empty folder\(split), which reads as a recording of per-sensor files"
+                )
+            }
             // With --columns the call named no sensor (a usage error); otherwise the header did not.
             let proposal = ColumnLayout.proposal(names: names, rows: Self.firstRows(rows)).map {
                 "; the columns may be \($0) (a guess from the names and the first rows: check it)"
@@ -511,6 +524,25 @@ public final class DelimitedTraceReader: SampleReader {
     }
 
     /// The first data rows' fields (for a proposal in a message), consuming nothing.
+    /// A column whose first rows name sensors rather than hold numbers (`UncalAccel`, `UncalGyro`,
+    /// `UncalMag`): its number and the names, at least two of them naming a sensor; nil otherwise.
+    static func sensorTags(names: [String], rows: [[String]]) -> (column: Int, values: [String])? {
+        let words = ["acc", "gyr", "mag"]
+        for c in names.indices {
+            let values = rows.compactMap { c < $0.count ? $0[c].trimmingSpaces : nil }
+            guard values.count >= 2,
+                values.allSatisfy({ v in
+                    !v.isEmpty && Double(v) == nil && v.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+                })
+            else { continue }
+            var distinct = [String]()
+            for v in values where !distinct.contains(v) { distinct.append(v) }
+            let sensors = distinct.filter { v in words.contains { v.lowercased().contains($0) } }
+            if sensors.count >= 2 { return (c, distinct) }
+        }
+        return nil
+    }
+
     static func firstRows(_ rows: DelimitedRows) -> [[String]] {
         let split = FieldSplitter(dialect: rows.dialect)
         var out = [[String]]()
