@@ -120,17 +120,13 @@ enum SensorFilesImporter {
         return SensorKind.allCases.compactMap { s in chosen[s].map { ($0, s) } }
     }
 
-    /// The layout of a member file holding `sensor`: the time the header names, and the sensor's
-    /// axes as the header names them or as bare `x,y,z` (a common stem and the axis); units from
-    /// the names' hints, then `--units`.
-    /// A file without a header (``headerless(_:file:)``, `names` empty) has its clock in column
-    /// `headerlessClock.column` and the sensor's x, y and z in the others of the four from
-    /// `headerlessClock.offset`.
     /// Whether column `c` is a bare axis (`X [G]`, `x-axis (g)`) whose unit is also one of
-    /// `sensor`'s: Polar Sensor Logger's `X [G]` in a `…_MAGN.txt` is gauss, not g.
+    /// `sensor`'s: Polar Sensor Logger's `X [G]` in a `…_MAGN.txt` is gauss, not g. A lower-case
+    /// `g` or `mg` stays an acceleration, whatever the file's name: only `G` and `mG` are gauss.
     static func bareAxis(_ c: Int?, _ names: [String], fits sensor: SensorKind) -> Bool {
         guard let c, c < names.count, ["x", "xaxis"].contains(ColumnLayout.key(names[c])),
-            let hint = ColumnLayout.unitHint(names[c])
+            let hint = ColumnLayout.unitHint(names[c]),
+            sensor != .magnetometer || !["g", "mg"].contains(hint.trimmingSpaces)
         else { return false }
         let key = ColumnLayout.groups[SensorKind.allCases.firstIndex(of: sensor)!].key
         var probe = SensorUnits()
@@ -139,10 +135,8 @@ enum SensorFilesImporter {
 
     /// A single file named for one sensor (`…_MAGN.txt`) whose header names another by bare axes
     /// alone (`X [G]`, read as g) with a unit that is also the named sensor's: the layout with those
-    /// columns moved to the named sensor's, in that unit, and a note saying so; nil otherwise. A
-    /// lower-case `g` or `mg` stays an acceleration, whatever the file's name: only `G` and `mG`
-    /// are gauss here.
-    static func bareAxesOfNamedSensor(_ found: ColumnLayout, _ names: [String], file: String) -> (
+    /// columns moved to the named sensor's, in that unit, and a note saying so; nil otherwise.
+    static func bareAxesOfNamedSensor(_ found: ColumnLayout, _ names: [String], file: String) throws -> (
         layout: ColumnLayout, note: String
     )? {
         guard let sensor = sensor(ofFile: PathText.name(file)) else { return nil }
@@ -150,8 +144,7 @@ enum SensorFilesImporter {
         let others = ColumnLayout.groups.prefix(3).filter { found.has($0.slots[0]) }
         guard !found.has(group.slots[0]), others.count == 1, let other = others.first,
             bareAxis(found.columns[other.slots[0]], names, fits: sensor),
-            let hint = ColumnLayout.unitHint(names[found.columns[other.slots[0]]!]),
-            !["g", "mg"].contains(hint.trimmingSpaces)
+            let hint = ColumnLayout.unitHint(names[found.columns[other.slots[0]]!])
         else { return nil }
         var layout = found
         for (from, to) in zip(other.slots, group.slots) {
@@ -160,7 +153,7 @@ enum SensorFilesImporter {
         }
         layout.units = SensorUnits()
         layout.units.take("t", from: found.units)
-        try? layout.units.set(group.key, hint, strictly: true)
+        try layout.units.set(group.key, hint, strictly: true)
         let x = names[found.columns[other.slots[0]]!]
         return (
             layout,
@@ -168,6 +161,12 @@ enum SensorFilesImporter {
         )
     }
 
+    /// The layout of a member file holding `sensor`: the time the header names, and the sensor's
+    /// axes as the header names them or as bare `x,y,z` (a common stem and the axis); units from
+    /// the names' hints, then `--units`.
+    /// A file without a header (``headerless(_:file:)``, `names` empty) has its clock in column
+    /// `headerlessClock.column` and the sensor's x, y and z in the others of the four from
+    /// `headerlessClock.offset`.
     static func layout(
         _ names: [String], file: String, sensor: SensorKind, units: String?,
         headerlessClock: (column: Int, offset: Int)? = nil

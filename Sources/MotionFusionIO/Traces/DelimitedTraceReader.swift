@@ -370,7 +370,7 @@ public final class DelimitedTraceReader: SampleReader {
                 }
                 layout = try ColumnLayout.fromHeader(names, file: file)
                 // A file named for one sensor with bare axes in a unit of it (a `…_MAGN.txt` alone).
-                if let moved = SensorFilesImporter.bareAxesOfNamedSensor(layout, names, file: file) {
+                if let moved = try SensorFilesImporter.bareAxesOfNamedSensor(layout, names, file: file) {
                     layout = moved.layout
                     notes.append(moved.note)
                 }
@@ -523,7 +523,6 @@ public final class DelimitedTraceReader: SampleReader {
         }
     }
 
-    /// The first data rows' fields (for a proposal in a message), consuming nothing.
     /// A column whose first rows name sensors rather than hold numbers (`UncalAccel`, `UncalGyro`,
     /// `UncalMag`): its number and the names, at least two of them naming a sensor; nil otherwise.
     static func sensorTags(names: [String], rows: [[String]]) -> (column: Int, values: [String])? {
@@ -543,6 +542,7 @@ public final class DelimitedTraceReader: SampleReader {
         return nil
     }
 
+    /// The first data rows' fields (for a proposal in a message), consuming nothing.
     static func firstRows(_ rows: DelimitedRows) -> [[String]] {
         let split = FieldSplitter(dialect: rows.dialect)
         var out = [[String]]()
