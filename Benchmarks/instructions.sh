@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 DUMP=""
 if [ "${1:-}" = "--dump" ]; then DUMP=$2; shift 2; mkdir -p "$DUMP"; fi
 TRACE="${1:-../../shared/data/broad/21_undisturbed_fast_combined.csv}"
-swift build -c release --product MotionFusionBenchmarks >&2
+./build-package.sh . MotionFusionBenchmarks
 BIN=.build/release/MotionFusionBenchmarks
 OUT=$(mktemp)
 trap 'rm -f "$OUT"' EXIT

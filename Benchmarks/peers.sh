@@ -17,6 +17,6 @@ fi
 # MotionFusion's own Python package, rebuilt from these sources each run (release build, bundled).
 .venv/bin/pip install --quiet --force-reinstall --no-deps ../python >&2
 (cd .. && swift build -c release --product motionfusion >&2)
-swift build -c release --product MotionFusionBenchmarks >&2
+./build-package.sh . MotionFusionBenchmarks
 TRACE="${1:-../../shared/data/broad/21_undisturbed_fast_combined.csv}"
 exec env OPENBLAS_NUM_THREADS=1 .venv/bin/python peers.py "$TRACE"

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 (cd .. && swift build -c release --product motionfusion >&2)
-swift build -c release --product MotionFusionBenchmarks >&2
+./build-package.sh . MotionFusionBenchmarks
 BIN=.build/release/MotionFusionBenchmarks
 JSON=0
 case " $* " in *" --json "*) JSON=1 ;; esac

@@ -11,8 +11,8 @@ if [ ! -x "$ROOT/Benchmarks/.venv/bin/python" ]; then
     "$ROOT/Benchmarks/.venv/bin/pip" install --quiet --upgrade pip
     "$ROOT/Benchmarks/.venv/bin/pip" install --quiet numpy vqf imufusion ahrs
 fi
-# A path dependency gaining files is not always noticed: re-plan the build every time.
-rm -rf .build/release.yaml .build/*/release/AccuracyMatrix.build
-nice -n 10 swift build -c release --product AccuracyMatrix >&2
+# From clean whenever the root's sources changed (a path dependency's incremental build can keep
+# objects compiled against the root's earlier types).
+nice -n 10 "$ROOT/Benchmarks/build-package.sh" . AccuracyMatrix
 cd "$ROOT"
 exec nice -n 10 Benchmarks/accuracy/.build/release/AccuracyMatrix "$@"

@@ -7,8 +7,42 @@ public enum SymmetricEigen {
     public static func decompose(_ input: [Double], size n: Int) -> (values: [Double], vectors: [[Double]]) {
         var a = input
         var v = [Double](repeating: 0, count: n * n)
+        a.withUnsafeMutableBufferPointer { a in
+            v.withUnsafeMutableBufferPointer { v in jacobi(a.baseAddress!, v.baseAddress!, size: n) }
+        }
+        let values = (0..<n).map { a[$0 * n + $0] }
+        let vectors = (0..<n).map { col in (0..<n).map { v[$0 * n + col] } }
+        return (values, vectors)
+    }
+
+    /// The eigenvalues and unit eigenvectors (columns of the returned matrix) of a symmetric 3×3
+    /// matrix: the same rotations as ``decompose(_:size:)``, on the stack.
+    public static func decompose(_ m: Matrix3) -> (values: Vector3, vectors: Matrix3) {
+        var a = (m.row0.x, m.row0.y, m.row0.z, m.row1.x, m.row1.y, m.row1.z, m.row2.x, m.row2.y, m.row2.z)
+        var v = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        withUnsafeMutableBytes(of: &a) { a in
+            withUnsafeMutableBytes(of: &v) { v in
+                jacobi(
+                    a.baseAddress!.assumingMemoryBound(to: Double.self),
+                    v.baseAddress!.assumingMemoryBound(to: Double.self), size: 3)
+            }
+        }
+        return (
+            Vector3(a.0, a.4, a.8),
+            Matrix3(Vector3(v.0, v.1, v.2), Vector3(v.3, v.4, v.5), Vector3(v.6, v.7, v.8))
+        )
+    }
+
+    /// Cyclic Jacobi rotations of the row-major symmetric `n`×`n` matrix `a` in place, down to its
+    /// eigenvalues on the diagonal, with the rotations gathered in `v` (set to the identity first):
+    /// its columns are the unit eigenvectors.
+    @inline(__always)
+    static func jacobi(_ a: UnsafeMutablePointer<Double>, _ v: UnsafeMutablePointer<Double>, size n: Int) {
+        for i in 0..<(n * n) { v[i] = 0 }
         for i in 0..<n { v[i * n + i] = 1 }
-        let scale = max(input.reduce(0) { $0 + $1 * $1 }, .leastNormalMagnitude)
+        var sum = 0.0
+        for i in 0..<(n * n) { sum = sum + a[i] * a[i] }
+        let scale = max(sum, .leastNormalMagnitude)
         for _ in 0..<50 {
             var off = 0.0
             for p in 0..<n { for q in (p + 1)..<n { off += a[p * n + q] * a[p * n + q] } }
@@ -42,20 +76,6 @@ public enum SymmetricEigen {
                 }
             }
         }
-        let values = (0..<n).map { a[$0 * n + $0] }
-        let vectors = (0..<n).map { col in (0..<n).map { v[$0 * n + col] } }
-        return (values, vectors)
-    }
-
-    /// The eigenvalues and unit eigenvectors (columns of the returned matrix) of a symmetric 3×3
-    /// matrix.
-    public static func decompose(_ m: Matrix3) -> (values: Vector3, vectors: Matrix3) {
-        let (values, vectors) = decompose(
-            [m.row0.x, m.row0.y, m.row0.z, m.row1.x, m.row1.y, m.row1.z, m.row2.x, m.row2.y, m.row2.z], size: 3)
-        let columns = Matrix3(
-            Vector3(vectors[0][0], vectors[1][0], vectors[2][0]), Vector3(vectors[0][1], vectors[1][1], vectors[2][1]),
-            Vector3(vectors[0][2], vectors[1][2], vectors[2][2]))
-        return (Vector3(values[0], values[1], values[2]), columns)
     }
 
     /// Solves `A x = b` for a row-major symmetric positive definite `A` by Cholesky factorisation;

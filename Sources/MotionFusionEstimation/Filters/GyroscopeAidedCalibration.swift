@@ -259,9 +259,11 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             for k in 0..<3 { columns[5 + k] = Vector3(-a.row0[k], -a.row1[k], -a.row2[k]) }
             for i in 0..<8 {
                 atb[i] -= columns[i].dot(y)
-                for j in 0..<8 { ata[i * 8 + j] += columns[i].dot(columns[j]) }
+                for j in i..<8 { ata[i * 8 + j] += columns[i].dot(columns[j]) }
             }
         }
+        // The lower triangle: the same dot products, summed in the same order.
+        for i in 1..<8 { for j in 0..<i { ata[i * 8 + j] = ata[j * 8 + i] } }
         guard let x = SymmetricEigen.choleskySolve(ata, atb), x.allSatisfy(\.isFinite) else { return nil }
         var w = Matrix3.identity
         for j in 0..<5 { w += basis[j] * x[j] }

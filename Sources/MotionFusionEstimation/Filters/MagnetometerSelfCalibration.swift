@@ -131,14 +131,15 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         }
     }
 
-    /// For each square of the cube, the cells that can be nearest to a direction through it, in
-    /// increasing order: `cellCandidates[cellCandidateStart[k] ..< cellCandidateStart[k + 1]]`.
+    /// The ``cells``, and for each square of the cube the cells that can be nearest to a direction
+    /// through it, in increasing order: `candidates[start[k] ..< start[k + 1]]` (one table, so a
+    /// search checks one lazy global, not three).
     /// Every direction of a square lies within its radius ρ (the angle from its centre to its
     /// farthest corner) of the centre, so the nearest cell to any of them lies within
     /// (nearest to the centre) + 2ρ of the centre (triangle inequality). ρ is widened by 1e-6 rad,
     /// so a cell left out is worse by far more than rounding (about 1e-16, 1e-8 rad through the
     /// arc cosine below).
-    static let (cellCandidateStart, cellCandidates): ([Int], [UInt8]) = {
+    static let cellSearch: (cells: [Vector3], start: [Int], candidates: [UInt8]) = {
         let n = cubeDivisions
         var start = [0], list = [UInt8]()
         for face in 0..<6 {
@@ -157,7 +158,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
                 }
             }
         }
-        return (start, list)
+        return (cells, start, list)
     }()
 
     /// The first cell with the largest dot product with the unit vector `u`: what a search of all
@@ -165,7 +166,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     @inline(__always)
     static func nearestCell(_ u: Vector3) -> Int {
         let square = cubeSquare(u)
-        let cells = Self.cells, start = Self.cellCandidateStart, candidates = Self.cellCandidates
+        let (cells, start, candidates) = Self.cellSearch
         var best = 0
         var bestDot = -2.0
         for k in start[square]..<start[square + 1] {
@@ -372,23 +373,26 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// The sphere and ellipsoid fits over the kept readings, and the readings as they are: adopts
     /// the best when it beats the calibration in use; true when that moved the calibration.
     mutating func fitReadings() -> Bool {
-        let points = zip(kept, filled).filter { $0.1 }.map(\.0)
+        var points = [Vector3]()
+        points.reserveCapacity(kept.count)
+        for i in kept.indices where filled[i] { points.append(kept[i]) }
         guard points.count >= Self.sphereCells, Self.thickness(points) >= parameters.minimumThickness else {
             return false
         }
         var best: Fit?
-        for candidate in [
-            Self.sphere(points),
-            points.count >= Self.ellipsoidCells
-                ? Self.ellipsoid(points, maximumAxisRatio: parameters.maximumAxisRatio) : nil,
-        ] {
-            // A correction is made only from a fit of medium level or better.
-            guard let c = candidate, let judged = judge(c, points), judged.accuracy >= .medium else { continue }
+        // A correction is made only from a fit of medium level or better: the sphere's, then the
+        // ellipsoid's when it is better still.
+        func consider(_ candidate: Fit?) {
+            guard let c = candidate, let judged = judge(c, points), judged.accuracy >= .medium else { return }
             if best == nil || judged.accuracy > best!.accuracy
                 || (judged.accuracy == best!.accuracy && judged.residual < best!.residual)
             {
                 best = judged
             }
+        }
+        consider(Self.sphere(points))
+        if points.count >= Self.ellipsoidCells {
+            consider(Self.ellipsoid(points, maximumAxisRatio: parameters.maximumAxisRatio))
         }
         // The readings as they are (an already calibrated sensor) stay unless a fit is clearly better.
         let mean = points.reduce(0) { $0 + $1.norm } / Double(points.count)
