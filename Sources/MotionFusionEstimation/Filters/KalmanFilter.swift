@@ -366,6 +366,7 @@ public struct KalmanFilter: AttitudeFilter {
             return
         }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
+        let measured = state.restBias.established
         let verdict = state.restBias.judge(
             rest: state.rest, bias: state.bias,
             biasSigma: Vector3(
@@ -373,6 +374,7 @@ public struct KalmanFilter: AttitudeFilter {
             magnetometer: mag, dt: dt)
         if case .offset(let b) = verdict { takeOffset(b, magnetometer: mag) }
         state.use.atRest = verdict == .rest
+        if state.use.atRest && !measured && !state.headingReferenced { widenVerticalBiasForFirstRest() }
         if state.rest.still, let g = gyroscope, let a = accelerometer {
             state.noise.update(gyroscope: g, accelerometer: a, rest: state.rest, dt: dt, p.noise)
         }
@@ -401,6 +403,22 @@ public struct KalmanFilter: AttitudeFilter {
             limitMotionBias(&correction, step)
         }
         inject(correction)
+    }
+
+    /// Without a magnetometer referencing the heading (6D), a first rest is the one measurement of
+    /// the bias along the vertical (gravity shows the horizontal components through the tilt too,
+    /// a magnetometer the vertical one through the heading), so its reading is not pulled towards
+    /// the prior's mean (zero, or what was taught in motion): the bias variance along the sensor's
+    /// up axis becomes at least the square of the bound the rest judge allows
+    /// (``RestBiasJudge/Parameters/biasClip``). Kept at the prior's
+    /// ``Parameters/initialBiasUncertainty`` (0.5 °/s), a rest of 0.5 s after the 1.5 s the
+    /// detector waits took 5–10 % less than the vertical bias it measured, and the heading drifted
+    /// by the rest.
+    mutating func widenVerticalBiasForFirstRest() {
+        let up = state.attitude.inverseRotate(.unitZ)
+        let v = parameters.restBias.biasClip * parameters.restBias.biasClip
+        let along = up.dot(state.pbb * up)
+        if along < v { state.pbb += Matrix3.outer(up, up) * (v - along) }
     }
 
     /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as
