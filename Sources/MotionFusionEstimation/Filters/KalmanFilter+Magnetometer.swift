@@ -53,6 +53,18 @@ extension KalmanFilter {
         if !state.fieldDip.isFinite || abs(dip - state.fieldDip) > p.dipRejection { state.fieldDip = dip }
     }
 
+    /// Whether the reading `m` departs from the learnt field by more than the rejection limits of
+    /// its strength (``Parameters/fieldNormRejection``) or dip (``Parameters/dipRejection``) at
+    /// the current attitude; false while no field is learnt.
+    func departsFromField(_ m: Vector3) -> Bool {
+        let p = parameters
+        guard state.fieldNorm.isFinite, state.fieldDip.isFinite else { return false }
+        let mE = state.attitude.rotate(m)
+        let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+        return abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm
+            || abs(dip - state.fieldDip) > p.dipRejection
+    }
+
     /// The first magnetometer sample after an initialisation without one sets the heading at once
     /// (turning the attitude about the vertical), with the heading uncertainty of a magnetometer
     /// start.

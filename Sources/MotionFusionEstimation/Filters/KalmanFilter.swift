@@ -424,14 +424,23 @@ public struct KalmanFilter: AttitudeFilter {
     /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as
     /// uncertain as a fresh start. The device has been still, so the attitude starts again from the
     /// accelerometer (and magnetometer); without one the heading turned by the offset over the
-    /// still stretch is turned back.
+    /// still stretch is turned back. A magnetometer the filter is rejecting, or whose reading departs
+    /// from the learnt field (a disturbed field, a magnet brought near), sets no heading: the
+    /// heading is turned back as without one, and stays as referenced and as certain as it was.
     mutating func takeOffset(_ b: Vector3, magnetometer: Vector3?) {
         let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
+        let disturbed = magnetometer.map { state.rejectionTime > 0 || departsFromField($0) } ?? false
+        let (referenced, headingVariance) = (state.headingReferenced, state.pqq.row2.z)
         state.bias = b
         state.pqb = .zero
         state.pbb = Matrix3.diagonal(parameters.initialBiasUncertainty * parameters.initialBiasUncertainty)
-        initialise(accelerometer: state.rest.accelerometerSmoothed, magnetometer: magnetometer)
-        if magnetometer == nil { state.attitude = Quaternion(axis: .unitZ, angle: unturn) * state.attitude }
+        let field = disturbed ? nil : magnetometer
+        initialise(accelerometer: state.rest.accelerometerSmoothed, magnetometer: field)
+        if field == nil { state.attitude = Quaternion(axis: .unitZ, angle: unturn) * state.attitude }
+        if disturbed && state.initialised {
+            state.headingReferenced = referenced
+            state.pqq.row2.z = headingVariance
+        }
         state.accelerationLowPass.reset()
     }
 

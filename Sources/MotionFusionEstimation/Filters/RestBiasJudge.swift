@@ -213,8 +213,14 @@ public struct RestBiasJudge: Sendable, Codable {
             let across = (change - up * change.dot(up)).norm
             let turnedAboutTheVertical =
                 across > Self.turnedFieldChange * m0.norm && along < Self.turnedFieldLeak * across
+            // The same field up to a turn about the vertical: its strength and its vertical part
+            // kept, in the smoothed field and in this sample's reading.
+            let tolerance = Self.steadyFieldStrength * m0.norm
+            let sameField = [m1, magnetometer ?? m1].allSatisfy {
+                abs($0.norm - m0.norm) <= tolerance && abs($0.dot(up) - m0.dot(up)) <= tolerance
+            }
             verticalOffset =
-                h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !turnedAboutTheVertical
+                sameField && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !turnedAboutTheVertical
                 && Self.stayed(h0, h1, turning: vertical * stillTime, over: stillTime, p)
         } else {
             verticalOffset = horizontalOffset
@@ -315,6 +321,11 @@ public struct RestBiasJudge: Sendable, Codable {
     /// about the vertical leaves the field's vertical component; an object brought near changes
     /// it too).
     static let turnedFieldLeak = 0.6
+    /// Largest change of the field's strength, and of its vertical part, over a still stretch,
+    /// relative to its strength at the start, for its direction to prove anything: beyond it the
+    /// field itself changed (a magnet brought near or attached), and a disturbed direction that
+    /// happens to lie near the first proves no offset.
+    static let steadyFieldStrength = 0.1
 
     /// Whether a world-fixed vector seen in the sensor frame stayed where it was (`start` → `now`)
     /// although the gyroscope says the sensor turned by `rotation` (rotation vector, rad) over
