@@ -54,13 +54,14 @@ extension KalmanFilter {
     }
 
     /// Whether the reading `m` departs from the learnt field by more than the rejection limits of
-    /// its strength (``Parameters/fieldNormRejection``) or dip (``Parameters/dipRejection``) at
-    /// the current attitude; false while no field is learnt.
-    func departsFromField(_ m: Vector3) -> Bool {
+    /// its strength (``Parameters/fieldNormRejection``) or dip (``Parameters/dipRejection``), the
+    /// dip taken against the specific force `up` (a still device's up), not the filter's attitude,
+    /// which may be what is wrong; false while no field is learnt.
+    func departsFromField(_ m: Vector3, up: Vector3) -> Bool {
         let p = parameters
-        guard state.fieldNorm.isFinite, state.fieldDip.isFinite else { return false }
-        let mE = state.attitude.rotate(m)
-        let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+        guard state.fieldNorm.isFinite, state.fieldDip.isFinite, let u = up.normalized, m.norm > 0 else { return false }
+        let vertical = m.dot(u)
+        let dip = Double.atan2(-vertical, (m - u * vertical).norm)
         return abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm
             || abs(dip - state.fieldDip) > p.dipRejection
     }

@@ -414,22 +414,32 @@ public struct KalmanFilter: AttitudeFilter {
     /// ``Parameters/initialBiasUncertainty`` (0.5 °/s), a rest of 0.5 s after the 1.5 s the
     /// detector waits took 5–10 % less than the vertical bias it measured, and the heading drifted
     /// by the rest.
+    ///
+    /// The wider variance is added as if it had held since the still stretch began: a bias along
+    /// up integrated over that time turned the heading, so the heading's variance and its
+    /// correlation with that bias grow with it (a rank-one addition, `Δ·w·wᵀ` with
+    /// `w = (−t·ẑ, up)`), and the rest's reading then turns back the heading the bias turned.
     mutating func widenVerticalBiasForFirstRest() {
         let up = state.attitude.inverseRotate(.unitZ)
         let v = parameters.restBias.biasClip * parameters.restBias.biasClip
         let along = up.dot(state.pbb * up)
-        if along < v { state.pbb += Matrix3.outer(up, up) * (v - along) }
+        guard along < v else { return }
+        let added = v - along
+        let t = state.rest.stillTime
+        state.pbb += Matrix3.outer(up, up) * added
+        state.pqb.row2 -= up * (added * t)
+        state.pqq.row2.z += added * t * t
     }
 
     /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as
     /// uncertain as a fresh start. The device has been still, so the attitude starts again from the
     /// accelerometer (and magnetometer); without one the heading turned by the offset over the
-    /// still stretch is turned back. A magnetometer the filter is rejecting, or whose reading departs
-    /// from the learnt field (a disturbed field, a magnet brought near), sets no heading: the
-    /// heading is turned back as without one, and stays as referenced and as certain as it was.
+    /// still stretch is turned back. A magnetometer reading that departs from the learnt field (a
+    /// disturbed field, a magnet brought near) sets no heading: the heading is turned back as
+    /// without one, stays referenced, and is as uncertain as it was plus the turn undone.
     mutating func takeOffset(_ b: Vector3, magnetometer: Vector3?) {
         let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
-        let disturbed = magnetometer.map { state.rejectionTime > 0 || departsFromField($0) } ?? false
+        let disturbed = magnetometer.map { departsFromField($0, up: state.rest.accelerometerSmoothed) } ?? false
         let (referenced, headingVariance) = (state.headingReferenced, state.pqq.row2.z)
         state.bias = b
         state.pqb = .zero
@@ -439,7 +449,7 @@ public struct KalmanFilter: AttitudeFilter {
         if field == nil { state.attitude = Quaternion(axis: .unitZ, angle: unturn) * state.attitude }
         if disturbed && state.initialised {
             state.headingReferenced = referenced
-            state.pqq.row2.z = headingVariance
+            state.pqq.row2.z = min(maximumHeadingVariance, headingVariance + unturn * unturn)
         }
         state.accelerationLowPass.reset()
     }
