@@ -277,13 +277,8 @@ final class ScenarioSuiteTests: XCTestCase {
     /// (a first version) left that turn as a step (2.7° on a similar trace); over 8 s still it moves
     /// by less than 0.5°.
     func testFirstRestTurnsBackTheHeadingItsBiasTurned() {
-        var s = MotionSimulator.Settings()
-        s.scenario = .rest
-        s.duration = 8
-        s.rate = 100
-        s.errors = Self.errors(bias: Vector3(0, 0, 1.9) * (.pi / 180))
-        s.seed = 23
-        let trace = MotionSimulator(settings: s).run()
+        let trace = Self.simulated(
+            .rest, duration: 8, errors: Self.errors(bias: Vector3(0, 0, 1.9) * (.pi / 180)), rate: 100)
         let q = RunConfiguration(.ekf, mode: .sixD).attitudes(trace.samples)
         let turned = Self.headingError(q.last!, q[1])
         XCTAssertLessThan(abs(turned), 0.5, "6D heading change (°) over 8 s still")
@@ -335,14 +330,15 @@ final class ScenarioSuiteTests: XCTestCase {
     /// A scenario at `rate` Hz (default 50) with the suite's fixed errors (``errors(bias:)``) or `errors`,
     /// seed 23.
     static func simulated(
-        _ scenario: MotionSimulator.Scenario, duration: Double, errors: SensorErrorModel = errors(), rate: Double = 50
+        _ scenario: MotionSimulator.Scenario, duration: Double, errors: SensorErrorModel = errors(), rate: Double = 50,
+        seed: UInt64 = 23
     ) -> Trace {
         var s = MotionSimulator.Settings()
         s.scenario = scenario
         s.duration = duration
         s.rate = rate
         s.errors = errors
-        s.seed = 23
+        s.seed = seed
         return MotionSimulator(settings: s).run()
     }
 
@@ -486,13 +482,8 @@ final class ScenarioSuiteTests: XCTestCase {
     /// A gyroscope offset far beyond any bias (10 °/s per axis on a level device at rest) is taken
     /// from the first still stretch: after 5 s the tilt is within 1° and the bias within 0.2 °/s.
     func testGyroscopeOffsetTakenFromTheFirstRest() {
-        var s = MotionSimulator.Settings()
-        s.scenario = .rest
-        s.duration = 20
-        s.rate = 50
-        s.errors = Self.errors(bias: Vector3(10, -7, 5) * (.pi / 180))
-        s.seed = 23
-        let trace = MotionSimulator(settings: s).run()
+        let bias = Vector3(10, -7, 5) * (.pi / 180)
+        let trace = Self.simulated(.rest, duration: 20, errors: Self.errors(bias: bias))
         for kind in Self.biasKinds {
             for mode in kind.modes {
                 let estimates = RunConfiguration(kind, mode: mode).estimates(trace.samples)
@@ -501,7 +492,7 @@ final class ScenarioSuiteTests: XCTestCase {
                         Self.tiltError(e.attitude, sample.truth!), 1,
                         "\(kind) \(mode.rawValue): tilt (°) at \(sample.t) s")
                     XCTAssertLessThan(
-                        (e.gyroscopeBias - s.errors.fixedGyroscopeBias!).norm.degrees, 0.2,
+                        (e.gyroscopeBias - bias).norm.degrees, 0.2,
                         "\(kind) \(mode.rawValue): bias error (°/s) at \(sample.t) s")
                 }
             }
@@ -517,16 +508,11 @@ final class ScenarioSuiteTests: XCTestCase {
     /// from the learnt field sets no heading: the 9D heading stays within 8° of the truth (what a
     /// bias held at its bound drifts while the field is rejected).
     func testAMagnetBroughtNearSetsNoHeadingAtAnOffset() {
-        var s = MotionSimulator.Settings()
-        s.scenario = .rest
-        s.duration = 60
-        s.rate = 100
-        s.errors = .ideal
-        s.errors.fixedGyroscopeBias = Vector3(0.3, -0.2, 2.15) * (.pi / 180)
-        s.errors.gyroscopeNoiseDensity = 0.0002
-        s.errors.magnetometerNoise = 0.3
-        s.seed = 1
-        var trace = MotionSimulator(settings: s).run()
+        var errors = SensorErrorModel.ideal
+        errors.fixedGyroscopeBias = Vector3(0.3, -0.2, 2.15) * (.pi / 180)
+        errors.gyroscopeNoiseDensity = 0.0002
+        errors.magnetometerNoise = 0.3
+        var trace = Self.simulated(.rest, duration: 60, errors: errors, rate: 100, seed: 1)
         let turn = Quaternion(axis: .unitZ, angle: 40.0.radians)
         for i in trace.samples.indices where trace.samples[i].t >= 20 {
             trace.samples[i].magnetometer = trace.samples[i].magnetometer.map { turn.rotate($0) * 0.5 }

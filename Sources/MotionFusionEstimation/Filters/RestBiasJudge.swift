@@ -216,9 +216,10 @@ public struct RestBiasJudge: Sendable, Codable {
             // The same field up to a turn about the vertical: its strength and its vertical part
             // kept, in the smoothed field and in this sample's reading.
             let tolerance = Self.steadyFieldStrength * m0.norm
-            let sameField = [m1, magnetometer ?? m1].allSatisfy {
-                abs($0.norm - m0.norm) <= tolerance && abs($0.dot(up) - m0.dot(up)) <= tolerance
+            func kept(_ m: Vector3) -> Bool {
+                abs(m.norm - m0.norm) <= tolerance && abs(m.dot(up) - m0.dot(up)) <= tolerance
             }
+            let sameField = kept(m1) && kept(magnetometer ?? m1)
             verticalOffset =
                 sameField && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !turnedAboutTheVertical
                 && Self.stayed(h0, h1, turning: vertical * stillTime, over: stillTime, p)
