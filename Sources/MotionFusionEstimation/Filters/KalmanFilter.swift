@@ -42,8 +42,14 @@ public struct KalmanFilter: AttitudeFilter {
         /// Relative rate error (scale factor, misalignment), dimensionless; adds `(s·|ω|)²·1 s` to
         /// the attitude error growth rate. Default 0.
         public var rateScaleUncertainty = 0.0
-        /// Gyroscope bias random walk, rad/s/√s. Default 0.000003.
-        public var biasRandomWalk = 0.000003
+        /// Gyroscope bias random walk in 9D, rad/s/√s: what lets the bias follow its wander (with
+        /// temperature, over long runs) between rests, with the magnetometer and the accelerometer
+        /// showing every axis. Default 0.00003 (a consumer part wanders faster still).
+        public var biasRandomWalk = 0.00003
+        /// Gyroscope bias random walk in 6D, rad/s/√s. Smaller than ``biasRandomWalk``: without a
+        /// magnetometer the tilt corrections in motion are the one teacher of the bias between
+        /// rests, and a faster walk lets them take accelerations for bias. Default 0.000003.
+        public var sixDBiasRandomWalk = 0.000003
         /// Initial bias standard deviation, rad/s. Default 0.5 °/s.
         public var initialBiasUncertainty = 0.5.radians
         /// Initial tilt standard deviation per axis, rad. Default 3°.
@@ -191,7 +197,8 @@ public struct KalmanFilter: AttitudeFilter {
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
             "gyroscopeNoise": .above(0, upTo: 1), "rateScaleUncertainty": ParameterRange(0...0.5),
-            "biasRandomWalk": ParameterRange(0...0.1), "initialBiasUncertainty": .above(0, upTo: 10),
+            "biasRandomWalk": ParameterRange(0...0.1), "sixDBiasRandomWalk": ParameterRange(0...0.1),
+            "initialBiasUncertainty": .above(0, upTo: 10),
             "initialTiltUncertainty": .angle, "initialHeadingUncertainty": .angle,
             "unreferencedHeadingUncertainty": .angle, "maximumHeadingUncertainty": .angle,
             "accelerometerNoise": .above(0, upTo: 1), "accelerationTolerance": .above(0, upTo: 100),
@@ -510,7 +517,8 @@ public struct KalmanFilter: AttitudeFilter {
         pqq.row2.z += qTheta
         state.pqq = pqq.symmetrized
         state.pqb = state.pqb + gPbb
-        let qb = p.biasRandomWalk * p.biasRandomWalk * dt
+        let walk = p.mode == .nineD ? p.biasRandomWalk : p.sixDBiasRandomWalk
+        let qb = walk * walk * dt
         state.pbb.row0.x += qb
         state.pbb.row1.y += qb
         state.pbb.row2.z += qb
