@@ -24,8 +24,7 @@
 /// component along gravity cannot be told from a turn; it is taken with a proven perpendicular
 /// offset (a sensor without its zero calibration lacks it on every axis) and otherwise left alone.
 ///
-/// The bias estimate is kept within ``Parameters/biasClip`` of that initial offset (``clip(_:)``),
-/// which a rest measuring a bias beyond the bound moves just far enough to hold it.
+/// The bias estimate is kept within ``Parameters/biasClip`` of that initial offset (``clip(_:)``).
 public struct RestBiasJudge: Sendable, Codable {
     /// Tuning; rates in rad/s, angles in rad, times in s.
     public struct Parameters: Sendable, Codable, ParameterRanges {
@@ -89,8 +88,7 @@ public struct RestBiasJudge: Sendable, Codable {
 
     /// Tuning.
     public var parameters: Parameters
-    /// Initial offset, rad/s: zero until an offset is proven, and moved by rests that measure a
-    /// bias beyond the bound around it (``holdRestRate(_:)``); the bias stays within
+    /// Initial offset taken from the first rest or proven offset, rad/s; the bias stays within
     /// ``Parameters/biasClip`` of it.
     public private(set) var offset = Vector3.zero
     /// Whether a rest has measured the bias.
@@ -106,10 +104,6 @@ public struct RestBiasJudge: Sendable, Codable {
     public private(set) var steadyTurn = false
     /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
     var restAnchor: Vector3?
-    /// Whether the current rest came after an earlier one had measured the bias, so that it moves
-    /// the bound's centre (``holdRestRate(_:)``); nil outside a rest (and in states saved before it
-    /// was kept).
-    var restHoldsBound: Bool?
     /// Whether the current still stretch has been judged a turn.
     var turning = false
     /// Largest bias error the estimate may still have, rad/s: ``Parameters/biasClip`` before a
@@ -164,10 +158,7 @@ public struct RestBiasJudge: Sendable, Codable {
         guard rest.atRest else { return .motion }
         if let anchor = restAnchor {
             let drift = rest.gyroscopeMean - anchor
-            if max(abs(drift.x), abs(drift.y), abs(drift.z)) <= p.restDrift {
-                if restHoldsBound == true { holdRestRate(rest.gyroscopeMean) }
-                return .rest
-            }
+            if max(abs(drift.x), abs(drift.y), abs(drift.z)) <= p.restDrift { return .rest }
             restAnchor = nil
             turning = true
         }
@@ -187,10 +178,6 @@ public struct RestBiasJudge: Sendable, Codable {
             if !(abs(judged[k]) <= limit) { consistent = false }
         }
         if consistent {
-            // A first rest is judged against the bound itself (a steady turn slower than it, from
-            // the first sample, may be taken for one): only later rests move it.
-            restHoldsBound = established
-            if established { holdRestRate(rest.gyroscopeMean) }
             established = true
             steadyTurn = false
             restAnchor = rest.gyroscopeMean
@@ -309,17 +296,6 @@ public struct RestBiasJudge: Sendable, Codable {
         return Vector3(
             min(offset.x + c, max(offset.x - c, bias.x)), min(offset.y + c, max(offset.y - c, bias.y)),
             min(offset.z + c, max(offset.z - c, bias.z)))
-    }
-
-    /// A rest after the first measures the bias: where its rate lies beyond ``Parameters/biasClip``
-    /// of the initial offset on an axis (a bias that wandered past the bound over a long run, with
-    /// temperature), the bound's centre moves just far enough to hold it. Such a rest is judged
-    /// within ``Parameters/rateTolerance`` (or a few bias standard deviations) of the estimate, so
-    /// no still stretch moves it much further than that.
-    mutating func holdRestRate(_ rate: Vector3) {
-        let c = parameters.biasClip
-        func held(_ centre: Double, _ r: Double) -> Double { min(r + c, max(r - c, centre)) }
-        offset = Vector3(held(offset.x, rate.x), held(offset.y, rate.y), held(offset.z, rate.z))
     }
 
     /// Makes the judge one for the same gyroscope run backwards in time, whose rates are negated:

@@ -408,7 +408,7 @@ public struct MotionSimulator: Sendable {
                     Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian())
                     * (e.gyroscopeBiasRandomWalk * dtNominal.squareRoot())
             }
-            var gyro = gyroMatrix * omega + gyroBias + e.gyroscopeBiasDrift * t
+            var gyro = gyroMatrix * omega + gyroBias
             gyro += Vector3(rng.gaussian(), rng.gaussian(), rng.gaussian()) * gyroSigma
             var specificForce = q.inverseRotate(motion.acceleration(t) + g)
             if drives { specificForce += motion.bodyAcceleration(t) }

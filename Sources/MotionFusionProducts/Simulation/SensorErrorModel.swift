@@ -29,9 +29,6 @@ public struct SensorErrorModel: Sendable {
     public var timestampJitter = 0.0002
     /// Probability that a sensor's value is missing in a sample. Default 0.002.
     public var dropoutProbability = 0.002
-    /// Steady change of the gyroscope bias, rad/s per s, added to the drawn or fixed bias and its
-    /// walk (a part warming up). Default zero.
-    public var gyroscopeBiasDrift = Vector3.zero
     /// Gyroscope bias, rad/s, used instead of a drawn one when set (it still walks). Default nil.
     public var fixedGyroscopeBias: Vector3?
     /// Hard-iron offset, µT, used instead of a drawn one when set. Default nil.
