@@ -26,8 +26,9 @@ extension BatchAttitudeEstimator {
         /// attitude noise between knots. Default 0.0015 (with the gyroscope noise, it sets the
         /// one-sigma uncertainty so that 70 % of the BROAD samples lie within it).
         public var rateScaleUncertainty = 0.0015
-        /// Gyroscope bias random walk, rad/s/√s. Default 1e-5.
-        public var biasRandomWalk = 1e-5
+        /// Gyroscope bias random walk, rad/s/√s: lets the bias follow its wander over a long run
+        /// (through a magnetometer rejected for minutes, the heading then rests on it). Default 3e-5.
+        public var biasRandomWalk = 3e-5
         /// Standard deviation of the zero-mean prior on the first bias, rad/s. Default 5 °/s.
         public var initialBiasUncertainty = 5.0.radians
         /// Noise density of the integrated specific force (accelerometer noise and model error),
