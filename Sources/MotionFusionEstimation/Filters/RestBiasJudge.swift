@@ -88,8 +88,8 @@ public struct RestBiasJudge: Sendable, Codable {
 
     /// Tuning.
     public var parameters: Parameters
-    /// Initial offset taken from the first rest or proven offset, rad/s; the bias stays within
-    /// ``Parameters/biasClip`` of it.
+    /// Initial offset, rad/s: zero until a still stretch proves an offset (a rest within the bound
+    /// leaves it at zero); the bias stays within ``Parameters/biasClip`` of it.
     public private(set) var offset = Vector3.zero
     /// Whether a rest has measured the bias.
     public private(set) var established = false
