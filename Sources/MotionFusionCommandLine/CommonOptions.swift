@@ -143,6 +143,7 @@ struct RunSettings {
     var declination: Double?
     var location = LocationSettings()
     var calibrationPath: String?
+    var lookAhead: Double?
     var parameters: String?
     /// The configuration built by ``build(batchParameters:)``.
     var configuration = RunConfiguration()
@@ -179,6 +180,13 @@ struct RunSettings {
                 \.declination, in: -180...180, conflicts: ["lat", "lon"]),
         ]
         list += LocationSettings.options.map { $0.lifted(\.location) }
+        if filters {
+            list.append(
+                .number(
+                    "look-ahead", value: "SECONDS",
+                    "longest opening stretch of a file over which the magnetometer calibration the filter starts with is decided (default 120; 0: strictly sample by sample, as standard input and pipes always run)",
+                    \.lookAhead, in: 0...3600))
+        }
         list += [
             .text(
                 "calibration", value: "CAL.json", "apply a sensor calibration written by `motionfusion calibrate`",
@@ -213,6 +221,7 @@ struct RunSettings {
         }
         c.frame = frame ?? .enu
         c.outputRate = rate
+        if let lookAhead { c.magnetometerLookAhead = lookAhead }
         c.declinationDegrees = declination
         if let place = try location.resolved() {
             let r = place.evaluate()

@@ -237,7 +237,9 @@ enum TraceRunCommand {
         // A calibration file with a gyroscope bias corrects the offset the unit check names.
         let calibratedGyroscope = s.run.configuration.calibration?.gyroscopeBias != nil
         let printed = printWarnings(reader, from: 0, console, calibratedGyroscope: calibratedGyroscope)
-        let run = try adjusted(s.run.configuration, for: reader, s, console)
+        var run = try adjusted(s.run.configuration, for: reader, s, console)
+        // Live input runs strictly sample by sample: each estimate goes out as its row arrives.
+        if liveInput { run.magnetometerLookAhead = 0 }
         let output = try target.open()
         let writer = EstimateWriter(output: output, configuration: run, uncertainty: uncertainty(run))
         // Rows go out as they are computed to a terminal, and to a pipe when the input is live

@@ -38,10 +38,13 @@ final class GzipInputTests: XCTestCase {
         XCTAssertEqual(
             try String(contentsOfFile: dir + "/gz.csv", encoding: .utf8),
             try String(contentsOfFile: dir + "/plain.csv", encoding: .utf8))
+        // Standard input runs sample by sample, as the file does with `--look-ahead 0`.
+        let sampleBySample = ["replay", plain, "--look-ahead", "0", "--output", dir + "/plain0.csv"]
+        XCTAssertEqual(CommandRunner.run(sampleBySample).status, 0)
         let piped = try CommandRunner.process(
             ["replay", "-", "--output", "-"], input: try Data(contentsOf: URL(fileURLWithPath: compressed)))
         XCTAssertEqual(piped.status, 0, piped.err)
-        XCTAssertEqual(piped.out, try String(contentsOfFile: dir + "/plain.csv", encoding: .utf8))
+        XCTAssertEqual(piped.out, try String(contentsOfFile: dir + "/plain0.csv", encoding: .utf8))
 
         // Concatenated members read as one stream (`cat a.gz b.gz`): a recording split in two.
         let lines = try String(contentsOfFile: plain, encoding: .utf8).split(

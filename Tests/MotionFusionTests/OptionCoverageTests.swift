@@ -36,7 +36,9 @@ final class OptionCoverageTests: XCTestCase {
             "info": ([trace], input.merging(["json": ["--json"]]) { a, _ in a }),
             "replay": (
                 [trace, "--output", out],
-                input.merging(run) { a, _ in a }.merging(["output": ["--output", out], "score": ["--score"]]) { a, _ in
+                input.merging(run) { a, _ in a }.merging([
+                    "output": ["--output", out], "score": ["--score"], "look-ahead": ["--look-ahead", "0"],
+                ]) { a, _ in
                     a
                 }
             ),

@@ -111,6 +111,8 @@ extension BatchAttitudeEstimator {
                 // The run path's own loop.
                 var forward = RunConfiguration()
                 forward.filter = .ekf(p.filter)
+                // The batch decides the calibration itself (jointly, or from the whole recording).
+                forward.magnetometerLookAhead = 0
                 try forward.run(next: input) { e, input in
                     try accept(AttitudeSmoother.Sample(estimate: e, input: input), progress: progress, body)
                 }

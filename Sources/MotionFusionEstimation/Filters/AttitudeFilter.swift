@@ -122,9 +122,19 @@ public protocol AttitudeFilter {
     /// Forgets the attitude so the next sample re-initialises it from the accelerometer (and
     /// magnetometer), keeping the gyroscope bias estimate.
     mutating func reinitialise()
+    /// The on-line magnetometer calibration, nil for filters without one.
+    var magnetometerSelfCalibration: MagnetometerSelfCalibration? { get }
+    /// Starts with the calibration in use of `calibration` (see
+    /// ``MagnetometerSelfCalibration/start(with:)``), before the first sample.
+    mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration)
 }
 
 extension AttitudeFilter {
+    /// None.
+    public var magnetometerSelfCalibration: MagnetometerSelfCalibration? { nil }
+    /// Nothing to start.
+    public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {}
+
     /// Sensors fused.
     public var mode: FusionMode { parameters.mode }
 

@@ -110,6 +110,16 @@ public struct ComplementaryFilter: AttitudeFilter {
     public var attitude: Quaternion { state.attitude }
     /// Gyroscope bias estimate, rad/s.
     public var gyroscopeBias: Vector3 { state.bias }
+    /// The on-line magnetometer calibration (9D).
+    public var magnetometerSelfCalibration: MagnetometerSelfCalibration? {
+        parameters.mode == .nineD ? state.magnetometerCalibration : nil
+    }
+
+    /// Starts with the calibration in use of `calibration`.
+    public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
+        state.magnetometerCalibration.start(with: calibration)
+    }
+
     /// Diagnostics of the last update.
     public var diagnostics: FilterDiagnostics {
         var d = FilterDiagnostics(state.use, initialised: state.initialised)

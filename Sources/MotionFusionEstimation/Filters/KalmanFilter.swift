@@ -333,6 +333,18 @@ public struct KalmanFilter: AttitudeFilter {
         state.accelerationDepartureTime = 0
     }
 
+    /// The on-line magnetometer calibration (9D).
+    public var magnetometerSelfCalibration: MagnetometerSelfCalibration? {
+        parameters.mode == .nineD ? state.magnetometerCalibration : nil
+    }
+
+    /// Starts with the calibration in use of `calibration`; the heading is then taken from
+    /// calibrated readings from the first sample on.
+    public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
+        state.magnetometerCalibration.start(with: calibration)
+        state.calibratedHeading = true
+    }
+
     /// Diagnostics of the last update, with the one-sigma attitude and heading uncertainty.
     public var diagnostics: FilterDiagnostics {
         var d = FilterDiagnostics(state.use, initialised: state.initialised)

@@ -18,6 +18,15 @@ public struct RunConfiguration: Sendable {
     public var calibration: SensorCalibration?
     /// How samples are fed to the filter (gaps, held gyroscope values).
     public var runner = FilterRunnerSettings()
+    /// Longest opening stretch of a recording, s, over which the magnetometer calibration the
+    /// filter starts with is decided (EKF and complementary filter, 9D). A copy of the run goes
+    /// ahead, held samples and all, until its on-line calibration reaches medium level, the
+    /// stretch ends, or ``MagnetometerLookAhead/mostSamples`` are held; the calibration then in
+    /// use, if every reading held bears it out, is in use from the first sample, as in a device
+    /// calibrated before the recording started. Everything else runs sample by sample. 0 runs
+    /// strictly sample by sample; the command line does so for live input (standard input, a
+    /// FIFO). Default 120.
+    public var magnetometerLookAhead = 120.0
     /// Output rate, Hz: estimates are interpolated onto a regular grid from the first sample's time,
     /// so the number of outputs follows the duration, not the input rows. `nil` gives one estimate
     /// per input sample. Default nil.

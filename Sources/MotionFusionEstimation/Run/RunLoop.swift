@@ -1,5 +1,7 @@
 /// The one per-sample loop of every run of a ``RunConfiguration``: each sample of `source`,
-/// calibrated, through a ``FilterRunner`` of the configured filter, to `sink`. Specialised for each
+/// calibrated, through a ``FilterRunner`` of the configured filter, to `sink`, after the opening
+/// stretch that decides the magnetometer calibration the filter starts with
+/// (``MagnetometerLookAhead``). Specialised for each
 /// filter type (``FilterSetup/withFilter(_:)``) and for each source and sink, so that nothing is
 /// called through a closure or a protocol per sample unless the caller's own code is one.
 struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
@@ -14,9 +16,11 @@ struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
         // The calibration is decided once, not per sample, so that an uncalibrated run copies no
         // sample.
         if let calibration = configuration.calibration {
-            try Self.drive(&runner, source, &sink) { calibration.apply($0) }
+            try Self.drive(&runner, source, &sink, lookAhead: configuration.magnetometerLookAhead) {
+                calibration.apply($0)
+            }
         } else {
-            try Self.drive(&runner, source, &sink) { $0 }
+            try Self.drive(&runner, source, &sink, lookAhead: configuration.magnetometerLookAhead) { $0 }
         }
         return sink
     }
@@ -24,11 +28,12 @@ struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
     /// The loop itself, with `prepare` applied to each sample before the runner.
     @inline(__always)
     static func drive<Filter: AttitudeFilter>(
-        _ runner: inout FilterRunner<Filter>, _ source: Source, _ sink: inout Sink,
+        _ runner: inout FilterRunner<Filter>, _ source: Source, _ sink: inout Sink, lookAhead: Double,
         _ prepare: (SensorSample) -> SensorSample
     ) throws {
         let attitudeOnly = sink.attitudeOnly
-        try source.forEach { input in
+        @inline(__always)
+        func run(_ input: SensorSample) throws {
             if attitudeOnly {
                 runner.step(prepare(input), diagnostics: false)
                 try sink.take(nil, runner.filter.attitude, input: input)
@@ -36,6 +41,23 @@ struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
                 let e = runner.update(prepare(input))
                 try sink.take(e, e.attitude, input: input)
             }
+        }
+        guard lookAhead > 0, let opening = MagnetometerLookAhead(runner, lookAhead: lookAhead) else {
+            try source.forEach(run)
+            return
+        }
+        var ahead: MagnetometerLookAhead<Filter>? = opening
+        try source.forEach { input in
+            guard ahead != nil else { return try run(input) }
+            guard ahead!.observe(input, prepared: prepare(input)) else { return }
+            if let c = ahead!.decided(prepare) { runner.filter.startCalibrated(c) }
+            let held = ahead!.held
+            ahead = nil
+            for s in held { try run(s) }
+        }
+        if let rest = ahead {
+            if let c = rest.decided(prepare) { runner.filter.startCalibrated(c) }
+            for s in rest.held { try run(s) }
         }
     }
 }

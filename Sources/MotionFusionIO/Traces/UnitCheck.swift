@@ -1,37 +1,11 @@
+import MotionFusionMath
+
 /// Guesses whether each sensor's values are in the units the reader assumed, from magnitudes at
 /// rest, and warns with the exact `--units` flag that fixes them; also names a gyroscope zero
 /// offset too large for any bias (``gyroscopeOffset(_:)``) and its fix. Never changes the data.
 public enum UnitCheck {
-    /// Median (upper middle element) of a list by quickselect: linear time, one copy; nil when empty.
-    public static func median(_ values: [Double]) -> Double? {
-        guard !values.isEmpty else { return nil }
-        var a = values
-        let k = a.count / 2
-        var lo = 0
-        var hi = a.count - 1
-        while lo < hi {
-            let pivot = a[(lo + hi) / 2]
-            var i = lo
-            var j = hi
-            while i <= j {
-                while a[i] < pivot { i += 1 }
-                while a[j] > pivot { j -= 1 }
-                if i <= j {
-                    a.swapAt(i, j)
-                    i += 1
-                    j -= 1
-                }
-            }
-            if k <= j {
-                hi = j
-            } else if k >= i {
-                lo = i
-            } else {
-                break
-            }
-        }
-        return a[k]
-    }
+    /// Median (upper middle element) of a list (``Quickselect/median(_:)``); nil when empty.
+    public static func median(_ values: [Double]) -> Double? { Quickselect.median(values) }
 
     /// Gyroscope magnitude below which a sample counts as at rest for the norms, rad/s.
     public static let restRate = 0.05
