@@ -74,7 +74,8 @@ def replay(
     outputs: Sequence[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """Runs a filter over a whole recording in one call: the same run, sample for sample, as
-    ``motionfusion replay``.
+    ``motionfusion replay`` of a file, which starts with the magnetometer calibration its filter
+    comes to trust within the opening 120 s (:class:`Filter`, like live input, starts uncalibrated).
 
     Inputs are numpy arrays (or anything numpy converts), read in place without a copy when they
     are C-contiguous float64: ``t`` (N,) in seconds, ``gyr`` (N, 3) rad/s, ``acc`` (N, 3) m/s², ``mag``
