@@ -184,7 +184,7 @@ struct RunSettings {
             list.append(
                 .number(
                     "look-ahead", value: "SECONDS",
-                    "longest opening stretch of a file over which the magnetometer calibration the filter starts with is decided (default 120; 0: strictly sample by sample, as standard input and pipes always run)",
+                    "longest opening stretch of a file over which the magnetometer calibration the filter (ekf, complementary; 9d) starts with is decided, at most 40000 samples (default 120; 0: strictly sample by sample, as standard input and pipes always run)",
                     \.lookAhead, in: 0...3600))
         }
         list += [

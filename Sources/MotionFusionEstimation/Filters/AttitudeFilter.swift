@@ -124,8 +124,8 @@ public protocol AttitudeFilter {
     mutating func reinitialise()
     /// The on-line magnetometer calibration, nil for filters without one.
     var magnetometerSelfCalibration: MagnetometerSelfCalibration? { get }
-    /// Starts with the calibration in use of `calibration` (see
-    /// ``MagnetometerSelfCalibration/start(with:)``), before the first sample.
+    /// Starts with `calibration` (a copy of the filter's own, as it stood later in the same
+    /// recording: ``MagnetometerLookAhead``), before the first sample.
     mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration)
 }
 

@@ -115,9 +115,11 @@ public struct ComplementaryFilter: AttitudeFilter {
         parameters.mode == .nineD ? state.magnetometerCalibration : nil
     }
 
-    /// Starts with the calibration in use of `calibration`.
+    /// Starts with `calibration` (its calibration in use and what it has learnt).
     public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
-        state.magnetometerCalibration.start(with: calibration)
+        state.magnetometerCalibration = calibration
+        // The turn in progress at the end of the stretch does not go on from the first sample.
+        state.magnetometerCalibration.interruptTurns()
     }
 
     /// Diagnostics of the last update.

@@ -338,10 +338,12 @@ public struct KalmanFilter: AttitudeFilter {
         parameters.mode == .nineD ? state.magnetometerCalibration : nil
     }
 
-    /// Starts with the calibration in use of `calibration`; the heading is then taken from
-    /// calibrated readings from the first sample on.
+    /// Starts with `calibration` (its calibration in use and what it has learnt); the heading is
+    /// then taken from calibrated readings from the first sample on.
     public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
-        state.magnetometerCalibration.start(with: calibration)
+        state.magnetometerCalibration = calibration
+        // The turn in progress at the end of the stretch does not go on from the first sample.
+        state.magnetometerCalibration.interruptTurns()
         state.calibratedHeading = true
     }
 

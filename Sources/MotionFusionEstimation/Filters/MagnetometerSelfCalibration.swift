@@ -219,17 +219,6 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// Creates a calibration that learns from the readings.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    /// Takes the calibration in use from `other` (one the device had before this run: stored from
-    /// earlier use, or the first one trusted over a recording's opening stretch), keeping this
-    /// one's readings and turns.
-    public mutating func start(with other: MagnetometerSelfCalibration) {
-        _ = adopt(
-            Fit(
-                hardIron: other.hardIron, softIron: other.softIron, strength: other.strength,
-                accuracy: other.accuracy, coverage: other.coverage, residual: other.residual, ellipsoid: true,
-                turned: other.turnedInUse))
-    }
-
     /// The calibrated reading (the raw one while uncalibrated).
     @inline(__always)
     public func apply(_ raw: Vector3) -> Vector3 {

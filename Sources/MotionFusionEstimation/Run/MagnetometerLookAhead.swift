@@ -5,8 +5,10 @@ struct MagnetometerLookAhead<Filter: AttitudeFilter> {
     var scout: FilterRunner<Filter>
     /// Longest stretch, s (``RunConfiguration/magnetometerLookAhead``).
     let lookAhead: Double
-    /// Most samples held (about 3 MB): 200 s at 100 Hz, 70 s at 285 Hz.
-    static var mostSamples: Int { 20_000 }
+    /// Most samples held (about 6 MB): the whole stretch up to 333 Hz, 40 s at 1000 Hz.
+    static var mostSamples: Int { 40_000 }
+    /// Length of the blocks of the stretch whose readings must each bear the calibration out, s.
+    static var block: Double { 2 }
     /// The samples held, as given.
     var held = [SensorSample]()
     /// Time of the first sample with a finite time.
@@ -19,24 +21,38 @@ struct MagnetometerLookAhead<Filter: AttitudeFilter> {
         self.lookAhead = lookAhead
     }
 
-    /// The calibration to start with: the one in use at the end of the stretch, if it is trusted
-    /// (medium level or better) and the readings held (`prepare`d as the run does) bear it out:
-    /// the median departure of their calibrated strength from the fitted strength within the low
-    /// level's residual (``MagnetometerSelfCalibration/Parameters/lowResidual``), so a passing
-    /// disturbance does not count but a change of the device's own iron within the stretch (a
-    /// magnet attached) does. Otherwise the filter adopts its calibrations when it comes to them.
+    /// The calibration to start with, with the rest of the scout's calibration state (its kept
+    /// readings and turns, so that it goes on exactly as the scout would have): the one in use at
+    /// the end of the stretch, if it is trusted (medium level or better) and the readings held
+    /// (`prepare`d as the run does) bear it out from the start. In every ``block`` of the
+    /// stretch the median departure of the calibrated strength from the fitted strength is within
+    /// the low level's residual (``MagnetometerSelfCalibration/Parameters/lowResidual``): a
+    /// disturbance shorter than half a block does not count, but a change of the device's own iron
+    /// within the stretch (a magnet attached or taken off, an iron that drifts) does. Otherwise
+    /// the filter adopts its calibrations when it comes to them.
     func decided(_ prepare: (SensorSample) -> SensorSample) -> MagnetometerSelfCalibration? {
         guard let c = scout.filter.magnetometerSelfCalibration, c.accuracy >= .medium, c.strength > 0 else {
             return nil
         }
         var departures = [Double]()
-        departures.reserveCapacity(held.count)
+        var blockStart = start ?? 0
+        var borneOut = true
+        var any = false
+        func closeBlock() {
+            if let median = Quickselect.median(departures), !(median <= c.parameters.lowResidual) { borneOut = false }
+            departures.removeAll(keepingCapacity: true)
+        }
         for s in held {
+            if s.t.isFinite, s.t - blockStart >= Self.block {
+                closeBlock()
+                blockStart = s.t
+            }
             guard let m = prepare(s).magnetometer, m.isFinite else { continue }
             departures.append(abs(c.apply(m).norm / c.strength - 1))
+            any = true
         }
-        guard let median = Quickselect.median(departures) else { return nil }
-        return median <= c.parameters.lowResidual ? c : nil
+        closeBlock()
+        return any && borneOut ? c : nil
     }
 
     /// Holds `input` and runs it (`prepared`) through the scout; true when the stretch is over.

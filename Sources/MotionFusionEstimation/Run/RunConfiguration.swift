@@ -20,12 +20,13 @@ public struct RunConfiguration: Sendable {
     public var runner = FilterRunnerSettings()
     /// Longest opening stretch of a recording, s, over which the magnetometer calibration the
     /// filter starts with is decided (EKF and complementary filter, 9D). A copy of the run goes
-    /// ahead, held samples and all, until its on-line calibration reaches medium level, the
-    /// stretch ends, or ``MagnetometerLookAhead/mostSamples`` are held; the calibration then in
-    /// use, if every reading held bears it out, is in use from the first sample, as in a device
-    /// calibrated before the recording started. Everything else runs sample by sample. 0 runs
-    /// strictly sample by sample; the command line does so for live input (standard input, a
-    /// FIFO). Default 120.
+    /// ahead, holding the samples, until its on-line calibration reaches medium level, the
+    /// stretch ends, or ``MagnetometerLookAhead/mostSamples`` (40 000) are held; that calibration,
+    /// when the held readings bear it out from the start (``MagnetometerLookAhead/decided(_:)``),
+    /// is in use from the first sample, as in a device calibrated before the recording started.
+    /// Each sample is then run once, in order. 0 runs strictly sample by sample, as live data
+    /// needs (no estimate waits for later samples); the command line does so for standard input
+    /// and FIFOs. Default 120.
     public var magnetometerLookAhead = 120.0
     /// Output rate, Hz: estimates are interpolated onto a regular grid from the first sample's time,
     /// so the number of outputs follows the duration, not the input rows. `nil` gives one estimate
@@ -59,7 +60,8 @@ public struct RunConfiguration: Sendable {
     /// Runs the configured filter over the samples `next` yields until it returns nil, calling
     /// `body` with each estimate and the input it belongs to (for resampled outputs, the input
     /// interpolated to the output time: ground truth slerped, sensors absent). `eachSample`, when
-    /// given, sees every input sample's own estimate, before any resampling. Memory is constant.
+    /// given, sees every input sample's own estimate, before any resampling. Memory is bounded:
+    /// at most the ``magnetometerLookAhead`` stretch is held (set it to 0 for live data).
     public func run(
         next: () throws -> SensorSample?, eachSample: ((MotionEstimate, SensorSample) -> Void)? = nil,
         _ body: (MotionEstimate, SensorSample) throws -> Void
