@@ -69,6 +69,10 @@ void mf_string_free(char *string);
  *   sigma_attitude_deg[n], sigma_heading_deg[n]
  *                      one-sigma uncertainties, degrees (180 while unknown); NaN for filters
  *                      without an uncertainty (all but the EKF)
+ *
+ * As `motionfusion replay` of a file, the run starts with the magnetometer calibration its filter
+ * (EKF, complementary; 9D) comes to trust within the opening 120 s, at most 40 000 samples, when
+ * the readings before it bear it out (docs/Filters.md).
  */
 int32_t mf_replay(const char *filter, const char *mode, const char *parameters, const char *frame,
                   double declination_deg, size_t n, const double *t, const double *gyr,
@@ -217,7 +221,9 @@ int32_t mf_filter_create(const char *kind, const char *mode, const char *paramet
  * path of mf_replay: the step is taken from the timestamps, the
  * last gyroscope value is held (up to 0.1 s) for a sample without one, a time that does not
  * increase integrates nothing and a gap over 1 s re-initialises, so that updating a filter with the
- * rows of a recording gives mf_replay's attitudes (ENU, mode as created), sample for sample. A
+ * rows of a recording gives mf_replay's attitudes (ENU, mode as created), sample for sample, but
+ * for the magnetometer calibration mf_replay starts with (a filter stepped sample by sample starts
+ * uncalibrated, as live input does). A
  * non-finite value (NaN) means "no value of that sensor at this sample". Samples are screened as a
  * trace file's values are: a value beyond any sensor's range (|gyr| > 100 rad/s, |acc| > 2000 m/s^2,
  * |mag| > 1e5 uT) counts as none, and the first samples' units are checked. Writes the attitude
