@@ -115,6 +115,20 @@ public struct ComplementaryFilter: AttitudeFilter {
         parameters.mode == .nineD ? state.magnetometerCalibration : nil
     }
 
+    /// A new calibration (at the raw reading `m`): learn the field strength and dip again from
+    /// calibrated readings, and let a large correction set the heading at once when the calibrated
+    /// reading puts north more than 30° from where the heading has it (closer, the heading
+    /// corrections converge on it over many readings, where one reading taken in fast motion could
+    /// set it several degrees off).
+    mutating func calibrationChanged(_ m: Vector3) {
+        state.fieldNorm = .nan
+        let c = state.magnetometerCalibration
+        let mE = state.attitude.rotate(c.apply(m))
+        if c.hardIron.norm > 0.1 * c.strength && abs(Double.atan2(mE.x, mE.y)) > 30.0.radians {
+            state.headingReferenced = false
+        }
+    }
+
     /// Starts with `calibration` (its calibration in use and what it has learnt).
     public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
         state.magnetometerCalibration = calibration
@@ -135,17 +149,7 @@ public struct ComplementaryFilter: AttitudeFilter {
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
             if state.magnetometerCalibration.observe(m, rate: gyroscope.map { $0 - state.bias }, dt: dt) {
-                // A new calibration: learn the field strength and dip again from calibrated readings,
-                // and let a large correction set the heading at once when the calibrated reading puts
-                // north more than 30° from where the heading has it (closer, the heading corrections
-                // converge on it over many readings, where one reading taken in fast motion could
-                // set it several degrees off).
-                state.fieldNorm = .nan
-                let c = state.magnetometerCalibration
-                let mE = state.attitude.rotate(c.apply(m))
-                if c.hardIron.norm > 0.1 * c.strength && abs(Double.atan2(mE.x, mE.y)) > 30.0.radians {
-                    state.headingReferenced = false
-                }
+                calibrationChanged(m)
             }
             mag = state.magnetometerCalibration.apply(m)
         } else if p.mode == .nineD, let g = gyroscope {

@@ -338,8 +338,9 @@ public struct KalmanFilter: AttitudeFilter {
         parameters.mode == .nineD ? state.magnetometerCalibration : nil
     }
 
-    /// Starts with `calibration` (its calibration in use and what it has learnt); the heading is
-    /// then taken from calibrated readings from the first sample on.
+    /// Starts with `calibration` (its calibration in use and what it has learnt): the heading is
+    /// taken from calibrated readings from the first sample on, so no later calibration sets it
+    /// at once (``calibrationChanged(_:)``).
     public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
         state.magnetometerCalibration = calibration
         // The turn in progress at the end of the stretch does not go on from the first sample.

@@ -46,19 +46,20 @@ struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
             try source.forEach(run)
             return
         }
+        // The held samples, run with the calibration decided over them.
+        func release(_ opening: MagnetometerLookAhead<Filter>) throws {
+            if let c = opening.decided(prepare) { runner.filter.startCalibrated(c) }
+            for s in opening.held { try run(s) }
+        }
         var ahead: MagnetometerLookAhead<Filter>? = opening
         try source.forEach { input in
             guard ahead != nil else { return try run(input) }
             guard ahead!.observe(input, prepared: prepare(input)) else { return }
-            if let c = ahead!.decided(prepare) { runner.filter.startCalibrated(c) }
-            let held = ahead!.held
+            let held = ahead!
             ahead = nil
-            for s in held { try run(s) }
+            try release(held)
         }
-        if let rest = ahead {
-            if let c = rest.decided(prepare) { runner.filter.startCalibrated(c) }
-            for s in rest.held { try run(s) }
-        }
+        if let rest = ahead { try release(rest) }
     }
 }
 
