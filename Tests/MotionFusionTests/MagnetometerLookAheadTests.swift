@@ -114,4 +114,27 @@ final class MagnetometerLookAheadTests: XCTestCase {
         XCTAssertLessThan(total(ahead.err), 3)
         XCTAssertGreaterThan(total(causal.err), 10)
     }
+    /// A consumer part's iron (`simulate --scenario mixed --errors consumer --seed 2`): the
+    /// gyroscope's turns give the hard iron across one axis (low level) at 37 s, and with that
+    /// partial calibration the EKF rejected nearly half the readings; while they counted as
+    /// disturbed the calibration learnt only from the turns and never reached medium (12.2° over
+    /// the run). Kept, and their fit checked against the turns, they reach it: over the last
+    /// minute the 9D heading is within 3° at medium level or better, as the complementary filter's
+    /// is, which rejects no readings.
+    func testAPartialCalibrationWhoseReadingsTheEKFRejectsStillLearnsFromThem() {
+        var s = MotionSimulator.Settings()
+        s.scenario = .mixed
+        s.duration = 120
+        s.rate = 100
+        s.errors = SensorErrorModel()  // the consumer grade
+        s.seed = 2
+        let trace = MotionSimulator(settings: s).run()
+        for kind in ScenarioSuiteTests.biasKinds {
+            let estimates = RunConfiguration(kind, mode: .nineD).estimates(trace.samples)
+            XCTAssertGreaterThanOrEqual(estimates.last!.diagnostics.magnetometerAccuracy, .medium, "\(kind)")
+            XCTAssertLessThan(
+                ScenarioSuiteTests.rmsHeadingError(estimates, trace, from: 60, to: 120), 3,
+                "\(kind): RMS heading error (°) over the last minute")
+        }
+    }
 }

@@ -20,8 +20,10 @@
 ///   steady for ``Parameters/newFieldTime`` while the device turns is adopted, and after
 ///   ``Parameters/maximumRejectionTime`` one steady for ``Parameters/shortNewFieldTime`` is; a
 ///   field that never steadies is then used down-weighted
-///   (``Parameters/longRejectionNoiseFactor``). While a calibrated magnetometer is rejected the
-///   on-line calibration does not learn (the disturbance is not the device's iron). The first
+///   (``Parameters/longRejectionNoiseFactor``). While a magnetometer calibrated at medium level or
+///   better is rejected the on-line calibration learns only from the turns (the disturbance is not
+///   the device's iron); at low level the readings are kept, and a fit from them must fit the
+///   turns too. The first
 ///   magnetometer sample after a start without one sets the heading at once.
 /// - At rest the low-passed gyroscope observes the bias directly. Rest is judged in physical units
 ///   (``RestBiasJudge``): a steady turn is never taken for a bias, a gyroscope offset far beyond
@@ -364,15 +366,18 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
-            // While a calibrated magnetometer is rejected, the field is disturbed around the device:
-            // its readings say nothing about the device's own iron, so the calibration follows only
-            // the turns. Since the field changed during a rest (a device's own iron turns with it,
-            // so a change without a turn happened around it), no calibration is taken from the
-            // turns.
-            let disturbed = state.rejectionTime > 0 && state.magnetometerCalibration.accuracy > .uncalibrated
+            // While a magnetometer calibrated at medium level or better is rejected, the field is
+            // disturbed around the device: its readings say nothing about the device's own iron, so
+            // the calibration follows only the turns. A low level's partial calibration (the hard
+            // iron across one turn axis) can itself be what the readings disagree with, so they are
+            // kept, and a fit from them must fit the turns too. Since the field changed during a
+            // rest (a device's own iron turns with it, so a change without a turn happened around
+            // it), no calibration is taken from the turns.
+            let accuracy = state.magnetometerCalibration.accuracy
             if state.magnetometerCalibration.observe(
-                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, disturbed: disturbed,
-                changedAround: state.fieldChangedAtRest == true)
+                m, rate: gyroscope.map { $0 - state.bias }, dt: dt,
+                disturbed: state.rejectionTime > 0 && accuracy >= .medium,
+                rejected: state.rejectionTime > 0 && accuracy == .low, changedAround: state.fieldChangedAtRest == true)
             {
                 calibrationChanged(m)
             }

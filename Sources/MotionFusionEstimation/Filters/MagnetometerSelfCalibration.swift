@@ -212,6 +212,10 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     var sinceFit = 0.0
     var fresh = false
     var earlyFitAt: Double?
+    /// Whether readings the filter rejected at low level were kept since the last adoption (nil:
+    /// none, and in states saved before they were): a fit from the readings must then fit the
+    /// gyroscope's turns too.
+    var suspectReadings: Bool?
     /// The gyroscope-aided calibration's equations (nil until the first reading with a rate, and in
     /// states saved before it existed).
     var turns: GyroscopeAidedCalibration?
@@ -232,13 +236,19 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     ///   magnetometer) the readings say nothing about the device's own iron, and only the turns are
     ///   followed: a field that moves with the device (a magnet attached and then taken off)
     ///   changes them as it changes a hard iron.
+    /// - While the filter `rejected` the reading at low level (a partial calibration, the hard iron
+    ///   across one turn axis, can itself be what the reading disagrees with), it is kept, but a
+    ///   fit from the readings must then fit the turns too: readings kept through a disturbance
+    ///   around the device do not.
     /// - While `changedAround` (the field changed during a rest of the device, so the change
     ///   happened around it, not in its own iron), no new calibration is taken from the turns; a
     ///   calibration from them still gives way to the raw readings.
     public mutating func observe(
-        _ raw: Vector3, rate: Vector3? = nil, dt: Double, disturbed: Bool = false, changedAround: Bool = false
+        _ raw: Vector3, rate: Vector3? = nil, dt: Double, disturbed: Bool = false, rejected: Bool = false,
+        changedAround: Bool = false
     ) -> Bool {
         guard parameters.enabled, raw.isFinite else { return false }
+        if rejected && accuracy == .low { suspectReadings = true }
         var turnsDue = false
         if followsTurns {
             if turns == nil { turns = GyroscopeAidedCalibration() }
@@ -359,6 +369,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     mutating func adopt(_ fit: Fit) -> Bool {
         let moved = fit.hardIron != hardIron || fit.softIron != softIron
         turned = fit.turned
+        suspectReadings = nil
         // A fit of medium level from the readings ends the turns; they start afresh if it is lost.
         if !fit.turned && fit.accuracy >= .medium { turns = nil }
         hardIron = fit.hardIron
@@ -404,6 +415,15 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             best = r
         }
         guard let fit = best else { return false }
+        // Readings the filter rejected at low level are kept: a new fit from the readings must
+        // then also fit the gyroscope's turns (readings kept through a disturbance around the
+        // device do not).
+        if suspectReadings == true, accuracy == .low, fit.hardIron != .zero || fit.softIron != .identity,
+            let turns, turns.equations.count >= GyroscopeAidedCalibration.fewest,
+            !turns.fits(fit.hardIron, fit.softIron)
+        {
+            return false
+        }
         if accuracy != .uncalibrated {
             let current = Self.residual(points, hardIron, softIron, strength)
             let stale = !(current <= parameters.lowResidual)
