@@ -366,18 +366,13 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         if let m = mag {
-            // While a magnetometer calibrated at medium level or better is rejected, the field is
-            // disturbed around the device: its readings say nothing about the device's own iron, so
-            // the calibration follows only the turns. A low level's partial calibration (the hard
-            // iron across one turn axis) can itself be what the readings disagree with, so they are
-            // kept, and a fit from them must fit the turns too. Since the field changed during a
-            // rest (a device's own iron turns with it, so a change without a turn happened around
-            // it), no calibration is taken from the turns.
-            let accuracy = state.magnetometerCalibration.accuracy
+            // While the magnetometer is rejected the calibration judges what that says of the
+            // readings (``MagnetometerSelfCalibration/observe(_:rate:dt:rejected:changedAround:)``).
+            // Since the field changed during a rest (a device's own iron turns with it, so a change
+            // without a turn happened around it), no calibration is taken from the turns.
             if state.magnetometerCalibration.observe(
-                m, rate: gyroscope.map { $0 - state.bias }, dt: dt,
-                disturbed: state.rejectionTime > 0 && accuracy >= .medium,
-                rejected: state.rejectionTime > 0 && accuracy == .low, changedAround: state.fieldChangedAtRest == true)
+                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, rejected: state.rejectionTime > 0,
+                changedAround: state.fieldChangedAtRest == true)
             {
                 calibrationChanged(m)
             }

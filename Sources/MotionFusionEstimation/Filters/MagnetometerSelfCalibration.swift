@@ -232,22 +232,22 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// Feeds one raw reading `dt` seconds after the previous sample, with the bias-corrected
     /// angular rate over those seconds (rad/s) when there is one; true when a new calibration was
     /// adopted (the field reference learnt from calibrated readings must be learnt again).
-    /// - While the field is `disturbed` around the device (the filter rejects a calibrated
-    ///   magnetometer) the readings say nothing about the device's own iron, and only the turns are
-    ///   followed: a field that moves with the device (a magnet attached and then taken off)
-    ///   changes them as it changes a hard iron.
-    /// - While the filter `rejected` the reading at low level (a partial calibration, the hard iron
-    ///   across one turn axis, can itself be what the reading disagrees with), it is kept, but a
-    ///   fit from the readings must then fit the turns too: readings kept through a disturbance
-    ///   around the device do not.
+    /// - When the filter `rejected` the reading (it disagrees with the field the filter learnt),
+    ///   what that means depends on the calibration in use. From medium level up the field is
+    ///   disturbed around the device: the readings say nothing about the device's own iron, and
+    ///   only the turns are followed (a field that moves with the device, a magnet attached and
+    ///   then taken off, changes them as it changes a hard iron). At low level a partial
+    ///   calibration (the hard iron across one turn axis) can itself be what the reading disagrees
+    ///   with: it is kept, but a fit from the readings must then fit the turns too (readings kept
+    ///   through a disturbance around the device do not). Uncalibrated, it is kept.
     /// - While `changedAround` (the field changed during a rest of the device, so the change
     ///   happened around it, not in its own iron), no new calibration is taken from the turns; a
     ///   calibration from them still gives way to the raw readings.
     public mutating func observe(
-        _ raw: Vector3, rate: Vector3? = nil, dt: Double, disturbed: Bool = false, rejected: Bool = false,
-        changedAround: Bool = false
+        _ raw: Vector3, rate: Vector3? = nil, dt: Double, rejected: Bool = false, changedAround: Bool = false
     ) -> Bool {
         guard parameters.enabled, raw.isFinite else { return false }
+        let disturbed = rejected && accuracy >= .medium
         if rejected && accuracy == .low { suspectReadings = true }
         var turnsDue = false
         if followsTurns {
