@@ -93,12 +93,48 @@ extension KalmanFilter {
     }
 
     /// At rest, the low-passed gyroscope measures the bias directly.
+    ///
+    /// A rest that begins a still stretch after an earlier rest measured the bias
+    /// (``State/restDeparture``) also checks the estimate: once the low-pass has settled
+    /// (``RestDetector/Parameters/filterTime`` twice over after the rest began), the mean departure
+    /// of the low-passed rate from the estimate is compared, per axis, with
+    /// ``RestBiasJudge/Parameters/gate`` standard deviations of the estimate and of that mean (the
+    /// gyroscope noise density measured while still, ``restBiasNoise`` until then, over the time
+    /// averaged, at least the low-pass's). Beyond them the bias wandered further than the random
+    /// walk allows (a part warming up over a long run, the vertical part unobservable in motion
+    /// without a magnetometer): that axis's variance is raised to the squared departure, so the
+    /// rest measures the bias afresh instead of nudging an estimate the walk keeps overconfident,
+    /// and the average starts again.
     mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
         let p = parameters
         let mean = state.rest.gyroscopeMean
-        let r = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero) / dt
-        biasUpdate(axis: 0, nu: mean.x - state.bias.x, r: r, &c)
-        biasUpdate(axis: 1, nu: mean.y - state.bias.y, r: r, &c)
-        biasUpdate(axis: 2, nu: mean.z - state.bias.z, r: r, &c)
+        let density = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero)
+        let r = density / dt
+        guard var departure = state.restDeparture,
+            state.rest.stillTime >= p.rest.minimumDuration + 2 * p.rest.filterTime
+        else {
+            biasUpdate(axis: 0, nu: mean.x - state.bias.x, r: r, &c)
+            biasUpdate(axis: 1, nu: mean.y - state.bias.y, r: r, &c)
+            biasUpdate(axis: 2, nu: mean.z - state.bias.z, r: r, &c)
+            return
+        }
+        departure.time += dt
+        let noise = state.noise.gyroscopeDensitySquared
+        let meanVariance =
+            (noise.isFinite && noise > 0 ? noise : p.restBiasNoise * p.restBiasNoise)
+            / max(departure.time, 2 * p.rest.filterTime)
+        let gate = p.restBias.gate * p.restBias.gate
+        var fresh = false
+        for axis in 0..<3 {
+            let nu = mean[axis] - state.bias[axis]
+            departure.angle[axis] += (nu - c.bias[axis]) * dt
+            let average = departure.angle[axis] / departure.time
+            if average * average > gate * (state.pbb[axis, axis] + meanVariance) {
+                state.pbb[axis, axis] = average * average
+                fresh = true
+            }
+            biasUpdate(axis: axis, nu: nu, r: r, &c)
+        }
+        state.restDeparture = fresh ? RestDeparture() : departure
     }
 }

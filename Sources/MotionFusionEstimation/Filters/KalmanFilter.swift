@@ -274,6 +274,10 @@ public struct KalmanFilter: AttitudeFilter {
         /// since, and that first reading (nil outside a rest, and in states saved before them).
         public var fieldChangedAtRest: Bool?
         public var restField: Vector3?
+        /// How far the current rest's rate has departed from the bias estimate, integrated since the
+        /// rest began or since its last fresh measurement (rad per axis), and over how long (s); nil
+        /// outside a rest (``correctBiasAtRest(_:_:)``).
+        public var restDeparture: RestDeparture?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// What the last update did with the sensors.
@@ -288,6 +292,14 @@ public struct KalmanFilter: AttitudeFilter {
         public var integrator = GyroscopeIntegrator()
         /// Sensor noise measured while still.
         public var noise = NoiseEstimator()
+    }
+
+    /// The integral of a rest's departure from the bias estimate (``State/restDeparture``).
+    public struct RestDeparture: Sendable, Codable {
+        /// Departure integrated per axis, rad.
+        public var angle = Vector3.zero
+        /// Time integrated over, s.
+        public var time = 0.0
     }
 
     /// Error-state estimate accumulated by the sequential scalar updates of one sample.
@@ -330,6 +342,7 @@ public struct KalmanFilter: AttitudeFilter {
         state.bias = state.bias * -1
         state.pqb = state.pqb * -1
         state.rest.reset()
+        state.restDeparture = nil
         state.restBias.reverseTime()
         state.integrator.reverseTime()
         state.accelerationDepartureTime = 0
@@ -396,6 +409,12 @@ public struct KalmanFilter: AttitudeFilter {
             magnetometer: mag, dt: dt)
         if case .offset(let b) = verdict { takeOffset(b, magnetometer: mag) }
         state.use.atRest = verdict == .rest
+        if !state.use.atRest {
+            state.restDeparture = nil
+        } else if measured && state.restDeparture == nil && state.rest.stillTime < p.rest.minimumDuration + dt {
+            // A rest that begins a still stretch after an earlier one measured the bias.
+            state.restDeparture = RestDeparture()
+        }
         if state.use.atRest && !measured && !state.headingReferenced { widenVerticalBiasForFirstRest() }
         if state.rest.still, let g = gyroscope, let a = accelerometer {
             state.noise.update(gyroscope: g, accelerometer: a, rest: state.rest, dt: dt, p.noise)
