@@ -94,7 +94,7 @@ extension KalmanFilter {
 
     /// At rest, the low-passed gyroscope measures the bias directly.
     ///
-    /// A rest that begins a still stretch after an earlier rest measured the bias
+    /// In 6D, a rest that begins a still stretch after an earlier rest measured the bias
     /// (``State/restDeparture``) also checks the estimate: once the low-pass has settled
     /// (``RestDetector/Parameters/filterTime`` twice over after the rest began), the mean departure
     /// of the low-passed rate from the estimate is compared, per axis, with
@@ -102,9 +102,10 @@ extension KalmanFilter {
     /// gyroscope noise density measured while still, ``restBiasNoise`` until then, over the time
     /// averaged, at least the low-pass's). Beyond them the bias wandered further than the random
     /// walk allows (a part warming up over a long run, the vertical part unobservable in motion
-    /// without a magnetometer): that axis's variance is raised to the squared departure, so the
-    /// rest measures the bias afresh instead of nudging an estimate the walk keeps overconfident,
-    /// and the average starts again.
+    /// without a magnetometer; in 9D the field shows it, and a slow turn the judge took for a rest
+    /// would be learnt against the field): that axis's variance is raised to the squared
+    /// departure, so the rest measures the bias afresh instead of nudging an estimate the walk
+    /// keeps overconfident, and the average starts again.
     mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
         let p = parameters
         let mean = state.rest.gyroscopeMean

@@ -411,8 +411,12 @@ public struct KalmanFilter: AttitudeFilter {
         state.use.atRest = verdict == .rest
         if !state.use.atRest {
             state.restDeparture = nil
-        } else if measured && state.restDeparture == nil && state.rest.stillTime < p.rest.minimumDuration + dt {
-            // A rest that begins a still stretch after an earlier one measured the bias.
+        } else if p.mode == .sixD && measured && state.restDeparture == nil
+            && state.rest.stillTime < p.rest.minimumDuration + dt
+        {
+            // A rest that begins a still stretch after an earlier one measured the bias; in 6D
+            // only (in 9D the field shows the vertical bias in motion, and a slow turn taken for a
+            // rest would be learnt against it).
             state.restDeparture = RestDeparture()
         }
         if state.use.atRest && !measured && !state.headingReferenced { widenVerticalBiasForFirstRest() }
