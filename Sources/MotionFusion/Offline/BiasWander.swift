@@ -21,7 +21,8 @@ struct BiasWander {
     private var sum = Vector3.zero, count = 0, start = Double.nan, end = Double.nan
     /// Middle time and mean rate of each rest that counted.
     private var rests: [(t: Double, rate: Vector3)] = []
-    /// Squared change per axis and second between consecutive rests, rad²/s³.
+    /// Squared change per axis and second from each rest to the latest one at least
+    /// ``minimumSeparation`` before it, rad²/s³.
     private var changes: [Double] = []
 
     /// Takes one sample: its time, gyroscope rate (rad/s) and whether it is at rest.

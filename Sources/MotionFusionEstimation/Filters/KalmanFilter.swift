@@ -274,9 +274,10 @@ public struct KalmanFilter: AttitudeFilter {
         /// since, and that first reading (nil outside a rest, and in states saved before them).
         public var fieldChangedAtRest: Bool?
         public var restField: Vector3?
-        /// How far the current rest's rate has departed from the bias estimate, integrated since the
-        /// rest began or since its last fresh measurement (rad per axis), and over how long (s); nil
-        /// outside a rest (``correctBiasAtRest(_:_:)``).
+        /// How far the current rest's rate has departed from the bias estimate (rad per axis),
+        /// integrated from when the rest's low-pass settled or its last fresh measurement, and over
+        /// how long (s); nil outside a rest and in a rest that does not check the estimate
+        /// (``correctBiasAtRest(_:_:)``).
         public var restDeparture: RestDeparture?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
