@@ -55,9 +55,6 @@ extension BatchAttitudeEstimator {
         var prior: BatchWindow.Prior?
         var magnetometerDelay = 0.0
         var emitted = 0
-        /// The bias's wander as the rests so far show it (the windows' bias random walk is at least
-        /// its walk).
-        var wander = BiasWander()
         /// Longest lookahead gap seen (for window triggering).
         var latestTime = -Double.infinity
         /// The latest finite time of the current solution (the clock it follows).
@@ -141,7 +138,6 @@ extension BatchAttitudeEstimator {
             }
             pending.append(s)
             pendingTurned.append(followOnLineCalibration(s))
-            wander.add(t: s.t, gyroscope: s.input.gyroscope, atRest: s.estimate.diagnostics.atRest)
             if calibration == nil {
                 // Bias-corrected with the initialiser's bias.
                 turns.add(

@@ -27,10 +27,7 @@ extension BatchAttitudeEstimator {
         /// one-sigma uncertainty so that 70 % of the BROAD samples lie within it).
         public var rateScaleUncertainty = 0.0015
         /// Gyroscope bias random walk, rad/s/√s: lets the bias follow its wander over a long run
-        /// (through a magnetometer rejected for minutes, the heading then rests on it); in 9D each
-        /// window uses the larger of this and the walk the recording's rests so far show
-        /// (``BiasWander``).
-        /// Default 3e-5.
+        /// (through a magnetometer rejected for minutes, the heading then rests on it). Default 3e-5.
         public var biasRandomWalk = 3e-5
         /// Standard deviation of the zero-mean prior on the first bias, rad/s. Default 5 °/s.
         public var initialBiasUncertainty = 5.0.radians

@@ -38,14 +38,8 @@ extension BatchAttitudeEstimator.Driver {
 
     /// Builds a window from samples and knots, with the initial states.
     func makeWindow(_ samples: ArraySlice<AttitudeSmoother.Sample>, knots: [Int]) -> BatchWindow {
-        var windowParameters = parameters
-        // In 9D the field shows every axis of the bias between rests, so a faster walk is followed
-        // through the motion; in 6D only rests show its vertical part, and a window cannot spread a
-        // change the next rest reveals over the motion it has already emitted.
-        if useMagnetometer { windowParameters.biasRandomWalk = max(parameters.biasRandomWalk, wander.walk) }
         var w = BatchWindow(
-            parameters: windowParameters, useMagnetometer: useMagnetometer,
-            calibrating: calibration?.enabled ?? false)
+            parameters: parameters, useMagnetometer: useMagnetometer, calibrating: calibration?.enabled ?? false)
         readMotion(samples, into: &w)
         readMagnetometer(samples, into: &w)
         setInitialStates(samples, knots: knots, into: &w)
