@@ -131,9 +131,7 @@ public struct ComplementaryFilter: AttitudeFilter {
 
     /// Starts with `calibration` (its calibration in use and what it has learnt).
     public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
-        state.magnetometerCalibration = calibration
-        // The turn in progress at the end of the stretch does not go on from the first sample.
-        state.magnetometerCalibration.interruptTurns()
+        state.magnetometerCalibration.resume(from: calibration)
     }
 
     /// Diagnostics of the last update.

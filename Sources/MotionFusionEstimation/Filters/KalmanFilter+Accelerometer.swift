@@ -109,33 +109,31 @@ extension KalmanFilter {
     mutating func correctBiasAtRest(_ dt: Double, _ c: inout Correction) {
         let p = parameters
         let mean = state.rest.gyroscopeMean
-        let density = max(p.restBiasNoise * p.restBiasNoise, state.noise.gyroscopeDensitySquared.finiteOrZero)
-        let r = density / dt
-        guard var departure = state.restDeparture,
-            state.rest.stillTime >= p.rest.minimumDuration + 2 * p.rest.filterTime
-        else {
-            biasUpdate(axis: 0, nu: mean.x - state.bias.x, r: r, &c)
-            biasUpdate(axis: 1, nu: mean.y - state.bias.y, r: r, &c)
-            biasUpdate(axis: 2, nu: mean.z - state.bias.z, r: r, &c)
-            return
+        let floor = p.restBiasNoise * p.restBiasNoise
+        let measured = state.noise.gyroscopeDensitySquared
+        let r = max(floor, measured.finiteOrZero) / dt
+        // The check, once the rest's low-pass has settled.
+        var departure =
+            state.rest.stillTime >= p.rest.minimumDuration + 2 * p.rest.filterTime ? state.restDeparture : nil
+        departure?.time += dt
+        let meanVariance = departure.map {
+            (measured.isFinite && measured > 0 ? measured : floor) / max($0.time, 2 * p.rest.filterTime)
         }
-        departure.time += dt
-        let noise = state.noise.gyroscopeDensitySquared
-        let meanVariance =
-            (noise.isFinite && noise > 0 ? noise : p.restBiasNoise * p.restBiasNoise)
-            / max(departure.time, 2 * p.rest.filterTime)
         let gate = p.restBias.gate * p.restBias.gate
         var fresh = false
         for axis in 0..<3 {
             let nu = mean[axis] - state.bias[axis]
-            departure.angle[axis] += (nu - c.bias[axis]) * dt
-            let average = departure.angle[axis] / departure.time
-            if average * average > gate * (state.pbb[axis, axis] + meanVariance) {
-                state.pbb[axis, axis] = average * average
-                fresh = true
+            if var d = departure, let v = meanVariance {
+                d.angle[axis] += (nu - c.bias[axis]) * dt
+                let average = d.angle[axis] / d.time
+                if average * average > gate * (state.pbb[axis, axis] + v) {
+                    state.pbb[axis, axis] = average * average
+                    fresh = true
+                }
+                departure = d
             }
             biasUpdate(axis: axis, nu: nu, r: r, &c)
         }
-        state.restDeparture = fresh ? RestDeparture() : departure
+        if let d = departure { state.restDeparture = fresh ? RestDeparture() : d }
     }
 }

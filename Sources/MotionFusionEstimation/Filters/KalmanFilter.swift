@@ -358,9 +358,7 @@ public struct KalmanFilter: AttitudeFilter {
     /// taken from calibrated readings from the first sample on, so no later calibration sets it
     /// at once (``calibrationChanged(_:)``).
     public mutating func startCalibrated(_ calibration: MagnetometerSelfCalibration) {
-        state.magnetometerCalibration = calibration
-        // The turn in progress at the end of the stretch does not go on from the first sample.
-        state.magnetometerCalibration.interruptTurns()
+        state.magnetometerCalibration.resume(from: calibration)
         state.calibratedHeading = true
     }
 

@@ -275,6 +275,14 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// Starts the turns afresh (a gap, a clock stepping back): no turn in progress.
     public mutating func interruptTurns() { turns?.interrupt() }
 
+    /// Becomes `other` (the filter's own calibration as it stood later in the same recording:
+    /// ``MagnetometerLookAhead``), what it has learnt and all, but with no turn in progress: the
+    /// turn going on at the end of that stretch does not go on from the first sample.
+    public mutating func resume(from other: MagnetometerSelfCalibration) {
+        self = other
+        interruptTurns()
+    }
+
     /// The interval of early fits while no calibration is in use
     /// (``Parameters/uncalibratedRefitInterval``), nil after.
     var earlyRefitInterval: Double? {
