@@ -51,9 +51,19 @@ public enum TestData {
         return binary
     }
 
-    /// A fresh temporary folder, removed at process exit by the OS's temp cleanup.
-    public static func temporaryDirectory() -> String {
+    /// The test process's own folder in the system's temporary folder, holding every
+    /// ``temporaryDirectory()``; removed with all it holds when the process exits (nothing of a
+    /// run is left in the temporary folder).
+    static let runDirectory: String = {
         let p = NSTemporaryDirectory() + "motionfusion-tests-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: TestData.runDirectory) }
+        return p
+    }()
+
+    /// A fresh temporary folder, inside ``runDirectory``.
+    public static func temporaryDirectory() -> String {
+        let p = runDirectory + "/" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
         return p
     }
