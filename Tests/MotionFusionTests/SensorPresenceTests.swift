@@ -26,6 +26,40 @@ final class SensorPresenceTests: XCTestCase {
         return path
     }
 
+    /// A magnetometer logged on rows of its own, 3 ms after each gyroscope and accelerometer row
+    /// (phyphox, x-IMU3): Mahony and Madgwick pair each reading with the next accelerometer
+    /// reading, so they run as 9D (heading within 1° of the run with both on one row, where they
+    /// ran as 6D with every reading rejected), and the e-compass, which holds it for the next
+    /// accelerometer reading, does not count it rejected.
+    func testAMagnetometerOnRowsOfItsOwnIsUsed() throws {
+        let trace = try simulated()
+        var split = [SensorSample]()
+        for sample in trace.samples {
+            var imu = sample
+            imu.magnetometer = nil
+            var mag = SensorSample(
+                t: sample.t + 0.003, gyroscope: nil, accelerometer: nil, magnetometer: sample.magnetometer)
+            mag.truth = sample.truth
+            mag.moving = sample.moving
+            split += [imu, mag]
+        }
+        let separate = Trace(samples: split)
+        for kind in [FilterKind.mahony, .madgwick, .ecompass] {
+            let run = RunConfiguration(kind, mode: .nineD)
+            let estimates = run.estimates(split)
+            for (e, sample) in zip(estimates, split) where sample.magnetometer != nil && !e.diagnostics.initialising {
+                XCTAssertFalse(e.diagnostics.magnetometerRejected, "\(kind): reading at \(sample.t) s rejected")
+            }
+            let apart = AttitudeErrorMetric.evaluate(
+                estimates: estimates.map(\.attitude), trace: separate, mode: .nineD)!
+            let together = AttitudeErrorMetric.evaluate(
+                estimates: run.attitudes(trace.samples), trace: trace, mode: .nineD)!
+            XCTAssertLessThan(
+                abs(apart.headingRMSE - together.headingRMSE), 1,
+                "\(kind): heading RMSE (°) \(apart.headingRMSE) apart, \(together.headingRMSE) on one row")
+        }
+    }
+
     /// The first row without a magnetometer (sensors at mixed rates start that way), or without an
     /// accelerometer: a resampled run is still 9D, scored as 9D, with the same score line mode as
     /// the run without `--rate`, and no warning that a sensor never had a value.

@@ -45,7 +45,11 @@ public struct ECompass: AttitudeFilter {
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         if let magnetometer { state.lastMagnetometer = magnetometer }
         state.use = SensorUse()
-        guard let a = accelerometer else { return }
+        guard let a = accelerometer else {
+            // Held for the next accelerometer reading, which uses it.
+            if magnetometer != nil { state.use.magnetometerRejected = false }
+            return
+        }
         if let m = state.lastMagnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
             state.attitude = q
             state.initialised = true

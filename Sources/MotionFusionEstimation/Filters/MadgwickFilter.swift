@@ -35,6 +35,9 @@ public struct MadgwickFilter: AttitudeFilter {
         public var headingReferenced = false
         /// Mean rate over each step (bridges lost samples).
         public var integrator = GyroscopeIntegrator()
+        /// A magnetometer reading from a row without an accelerometer reading, waiting for one
+        /// (9D; nil in states saved before it was kept).
+        public var magnetometerPairing: MagnetometerPairing?
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -64,8 +67,15 @@ public struct MadgwickFilter: AttitudeFilter {
 
     /// One step.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
-        let mag = parameters.mode == .nineD ? magnetometer : nil
+        var mag: Vector3?
+        if parameters.mode == .nineD {
+            var pairing = state.magnetometerPairing ?? MagnetometerPairing()
+            mag = pairing.pair(magnetometer: magnetometer, accelerometer: accelerometer, dt: dt)
+            state.magnetometerPairing = pairing
+        }
         state.use = SensorUse()
+        // A reading waiting for the next accelerometer reading is used there.
+        if state.magnetometerPairing?.waiting == true && magnetometer != nil { state.use.magnetometerRejected = false }
         guard
             VectorAttitude.start(
                 &state.attitude, headingReferenced: &state.headingReferenced, initialised: &state.initialised,
@@ -106,5 +116,6 @@ public struct MadgwickFilter: AttitudeFilter {
     public mutating func reinitialise() {
         state.initialised = false
         state.integrator.interrupt()
+        state.magnetometerPairing?.clear()
     }
 }
