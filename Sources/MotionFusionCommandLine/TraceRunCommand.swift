@@ -202,11 +202,11 @@ enum TraceRunCommand {
         let protected = InputFiles([s.trace] + extra)
         let target = try OutputTarget.resolve(s.output ?? "-", protecting: protected)
         let report = try s.report.map {
-            try OutputTarget.resolve($0, protecting: protected)
+            try OutputTarget.resolve($0, protecting: protected, option: "--report")
         }
         var settings = s
         settings.calibrationTarget = try s.calibrateMagnetometer.map {
-            try OutputTarget.resolve($0, protecting: protected)
+            try OutputTarget.resolve($0, protecting: protected, option: "--calibrate-mag")
         }
         let outputs = [target, report, settings.calibrationTarget].compactMap { $0 }
         let files = outputs.compactMap(\.canonicalPath)

@@ -90,10 +90,13 @@ final class DataSafetyTests: XCTestCase {
                 try assertInputUnchanged()
             }
         }
-        // The report too.
-        let r = try run(["reconstruct", trace, "--output", dir + "/est.csv", "--report", trace])
-        XCTAssertEqual(r.status, 2, r.err)
-        try assertInputUnchanged()
+        // The report and the calibration written out too, each refusal naming its option.
+        for option in ["--report", "--calibrate-mag"] {
+            let r = try run(["reconstruct", trace, "--output", dir + "/est.csv", option, trace])
+            XCTAssertEqual(r.status, 2, r.err)
+            XCTAssert(r.err.contains("(choose another \(option))"), r.err)
+            try assertInputUnchanged()
+        }
         // And the calibration file given as input.
         let cal = dir + "/cal.json"
         try "{\"gyroscope\": {\"bias\": [0, 0, 0]}}".write(toFile: cal, atomically: true, encoding: .utf8)

@@ -46,6 +46,16 @@ extension HostileUseTests {
         let r = try shell(#"timeout 60 $MF info /dev/zero"#)
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(r.err.contains("/dev/zero:1: line longer than 16 MiB"), r.err)
+        // After ten lines, at the eleventh (read ahead of the rows consumed, as the unit check does).
+        let head =
+            "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n" + (0..<9).map { "\(Double($0) / 100),0,0,0,0,0,9.8\n" }.joined()
+        try (head + String(repeating: "1", count: 17 << 20) + "\n").write(
+            toFile: dir + "/long.csv", atomically: true, encoding: .utf8)
+        for command in ["info long.csv", "replay long.csv --output e.csv"] {
+            let long = try shell("$MF " + command)
+            XCTAssertEqual(long.status, 1, long.err)
+            XCTAssert(long.err.contains("long.csv:11: line longer than 16 MiB"), "\(command): \(long.err)")
+        }
         // Line breaks that are carriage returns only make one line of the whole file.
         try "t,acc_x,acc_y,acc_z\r0,0,0,9.8\r0.01,0,0,9.8\r".write(
             toFile: dir + "/cr.csv", atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -113,8 +114,10 @@ public struct OutputTarget: Sendable {
     }
 
     /// Decides how to write `path`, refusing anything that would overwrite one of `inputs`. `-`
-    /// is the process's standard output (descriptor 1).
-    public static func resolve(_ path: String, protecting inputs: InputFiles) throws -> OutputTarget {
+    /// is the process's standard output (descriptor 1). `option` names the path in messages.
+    public static func resolve(_ path: String, protecting inputs: InputFiles, option: String = "--output") throws
+        -> OutputTarget
+    {
         if path == "-" {
             // Standard output redirected onto an input (`>> trace.csv`, `1<>trace.csv`).
             var st = stat()
@@ -127,10 +130,10 @@ public struct OutputTarget: Sendable {
             }
             return OutputTarget(given: path, kind: .standardOutput)
         }
-        guard !path.isEmpty else { throw OutputError("--output needs a file name", usage: true) }
+        guard !path.isEmpty else { throw OutputError("\(option) needs a file name", usage: true) }
         guard !path.hasSuffix("/") else {
             throw OutputError(
-                "\(path): names a folder; --output needs a file name (or '-' for standard output)", usage: true)
+                "\(path): names a folder; \(option) needs a file name (or '-' for standard output)", usage: true)
         }
         var target = path
         var hops = 0
@@ -155,11 +158,12 @@ public struct OutputTarget: Sendable {
             let type = st.st_mode & S_IFMT
             if type == S_IFDIR {
                 throw OutputError(
-                    "\(path): is a folder; --output needs a file name (or '-' for standard output)", usage: true)
+                    "\(path): is a folder; \(option) needs a file name (or '-' for standard output)", usage: true)
             }
             if inputs.contains(st, path: realPath(target)) {
                 throw OutputError(
-                    "\(path): is an input of this run; refusing to overwrite it (choose another --output)", usage: true)
+                    "\(path): is an input of this run; refusing to overwrite it (choose another \(option))", usage: true
+                )
             }
             if type == S_IFIFO || type == S_IFCHR || type == S_IFSOCK {
                 return OutputTarget(given: path, kind: .stream(target))

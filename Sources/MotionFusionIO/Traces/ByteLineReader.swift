@@ -451,8 +451,12 @@ public final class ByteLineReader {
         }
         if end == capacity {
             guard capacity < Self.maximumLineLength else {
+                // The long line follows the lines still held (a look-ahead reads past the
+                // consumed ones).
+                var held = 0
+                for k in start..<end where buffer[k] == 0x0A { held += 1 }
                 throw TraceError(
-                    .lineTooLong, SourceLocation(file: name, line: lineNumber + 1, column: 0),
+                    .lineTooLong, SourceLocation(file: name, line: lineNumber + held + 1, column: 0),
                     "line longer than \(Self.maximumLineLength >> 20) MiB: not a text trace (binary data, or line breaks that are not LF or CRLF)"
                 )
             }
