@@ -92,6 +92,24 @@ final class MagnetometerWarningTests: XCTestCase {
         return (trace, fit.status)
     }
 
+    /// Rejections with a cause other than the field are named as such, not blamed on the field:
+    /// a recording without a gyroscope, and one whose times do not step forward.
+    func testRejectionsWithoutATurnRateNameTheirCause() throws {
+        var s = MotionSimulator.Settings()
+        s.scenario = .mixed
+        s.duration = 60
+        var trace = try MotionSimulator(settings: s).run()
+        for i in trace.samples.indices { trace.samples[i].gyroscope = nil }
+        let err = try replay(trace)
+        XCTAssert(err.contains("have no gyroscope value: without a turn rate"), err)
+        XCTAssertFalse(err.contains("the heading is mostly the gyroscope's"), err)
+        trace = try MotionSimulator(settings: s).run()
+        for i in trace.samples.indices { trace.samples[i].t = 1 }
+        let same = try replay(trace)
+        XCTAssert(same.contains("have a time that does not step forward"), same)
+        XCTAssertFalse(same.contains("the field's strength or dip"), same)
+    }
+
     /// Turns about the vertical alone (the directions on a circle, as in the phyphox walk): the
     /// on-line calibration takes the hard iron across the turns from the gyroscope, so the
     /// magnetometer is used and nothing is announced, but no calibration can be written from them

@@ -5,6 +5,11 @@ public struct MagnetometerUse {
     /// Samples with a magnetometer value after the filter initialised, and those it rejected.
     public var samples = 0
     public var rejected = 0
+    /// Of ``samples``, those without a gyroscope value, and those whose time did not step forward
+    /// (repeated or backward timestamps): a filter judges the field against the turn it integrates,
+    /// and without one rejections say nothing of the field.
+    public var withoutGyroscope = 0
+    public var timeFaults = 0
     /// Readings with an axis at the end of its range, which the filter was not given (not counted
     /// in ``samples``).
     public var clipped = 0
@@ -30,6 +35,8 @@ public struct MagnetometerUse {
         }
         samples += 1
         if e.diagnostics.magnetometerRejected { rejected += 1 }
+        if input.gyroscope == nil { withoutGyroscope += 1 }
+        if e.diagnostics.timeFault { timeFaults += 1 }
         accuracy = e.diagnostics.magnetometerAccuracy
         if readingsSeen % readingStride == 0 {
             if readings.count == Self.keptReadings {
@@ -74,6 +81,15 @@ public struct MagnetometerUse {
     /// is proposed only when its readings determine one (`arbitraryUnits`: the magnetometer's
     /// unit is arbitrary); otherwise the warning says why not and how to record one.
     public func warning(source: String, calibrated: Bool, arbitraryUnits: Bool = false) -> String {
+        let counts = "the magnetometer was rejected on \(rejected) of \(samples) samples"
+        if withoutGyroscope * 2 > samples {
+            return
+                "\(source): warning: \(counts), and \(withoutGyroscope) of those \(samples) have no gyroscope value: without a turn rate the filter cannot tell a disturbed field from a turn, so it takes the field only where it agrees with the attitude it holds. Give the recording's gyroscope (a recording of several files: the folder), or use '--filter ecompass' for the heading of each reading"
+        }
+        if timeFaults * 2 > samples {
+            return
+                "\(source): warning: \(counts), and \(timeFaults) of those \(samples) have a time that does not step forward (repeated or backward timestamps), so nothing was integrated between them: check the time column and its unit (--columns t=…, --units t=…)"
+        }
         if calibrated {
             return
                 "\(source): warning: the calibrated magnetometer was rejected on \(rejected) of \(samples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)"
