@@ -40,7 +40,9 @@ enum InfoCommand {
                 let reader = try s.input.open(p, command: "info")
                 let trace = try reader.readTrace()
                 let summary = TraceSummary(trace)
-                let magnetometer = summary.timing[.magnetometer] == nil ? nil : MagnetometerReport(trace.samples)
+                let magnetometer =
+                    summary.timing[.magnetometer] == nil
+                    ? nil : MagnetometerReport(trace, arbitraryUnits: reader.description.magnetometerArbitrary)
                 output.out(
                     s.json
                         ? json(summary, magnetometer, source: p, faults: reader.faults) + "\n"
@@ -112,6 +114,7 @@ enum InfoCommand {
                     "fit_coverage": m.fit.accuracy == .uncalibrated ? .null : .number(m.fit.coverage),
                     "fit_residual": m.fit.accuracy != .uncalibrated && m.fit.residual.isFinite
                         ? .number(m.fit.residual) : .null,
+                    "file_fit": .bool(m.file.magnetometer != nil),
                 ]
             } ?? .null,
         ]
@@ -175,10 +178,16 @@ enum InfoCommand {
             let h = m.fit.hardIron
             out +=
                 m.fit.accuracy == .uncalibrated
-                ? "mag fit       none: the readings cover too few directions or fit no sphere or ellipsoid\n"
+                ? "mag fit       none on line: the readings cover too few directions or fit no sphere or ellipsoid\n"
                 : String(
-                    printf: "mag fit       %@ (coverage %.2f, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
+                    printf:
+                        "mag fit       %@ on line (coverage %.2f of its direction cells, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
                     "\(m.fit.accuracy)", m.fit.coverage, 100 * m.fit.residual, h.x, h.y, h.z)
+            out +=
+                m.file.magnetometer != nil
+                ? "mag file fit  determined: 'calibrate --sensors mag' and 'reconstruct --calibrate-mag' write it\n"
+                : "mag file fit  none: 'calibrate --sensors mag' and 'reconstruct --calibrate-mag' refuse this recording ("
+                    + (m.file.warnings.last ?? "no fit") + ")\n"
         }
         return out + "\n"
     }
@@ -191,8 +200,14 @@ enum InfoCommand {
 struct MagnetometerReport {
     var use: MagnetometerUse
     var fit = MagnetometerSelfCalibration()
+    /// What `calibrate --sensors mag` fits from the recording (a calibration file needs the
+    /// field's directions over the sphere, or the gyroscope's turns about every axis; the on-line
+    /// calibration's levels need fewer).
+    var file: SensorCalibration
 
-    init(_ samples: [SensorSample]) {
+    init(_ trace: Trace, arbitraryUnits: Bool) {
+        let samples = trace.samples
+        file = SensorCalibration.fit(trace, sensors: [.magnetometer], magnetometerArbitrary: arbitraryUnits)
         use = MagnetometerUse(running: samples)
         var last: Double?
         var clipping = MagnetometerClipping()

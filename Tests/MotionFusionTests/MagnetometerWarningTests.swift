@@ -126,6 +126,12 @@ final class MagnetometerWarningTests: XCTestCase {
             "reconstruct", dir + "/turn.csv", "--output", dir + "/r.csv", "--calibrate-mag", dir + "/cal.json",
         ])
         XCTAssert(r.err.contains("the device turned about one axis only"), r.err)
+        // `info` says what `calibrate` will do with it.
+        let info = CommandRunner.run(["info", dir + "/turn.csv"])
+        XCTAssert(info.out.contains("mag file fit  none: 'calibrate --sensors mag'"), info.out)
+        XCTAssertNotEqual(
+            CommandRunner.run(["calibrate", dir + "/turn.csv", "--sensors", "mag", "--output", dir + "/c.json"]).status,
+            0)
         let err = try replay(trace, ["--param", "magnetometerCalibration.gyroscopeAided=0"])
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssertFalse(err.contains("--calibrate-mag"), err)
@@ -146,6 +152,14 @@ final class MagnetometerWarningTests: XCTestCase {
         let err = try replay(trace, ["--param", "magnetometerCalibration.gyroscopeAided=0"])
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssert(err.contains("'motionfusion reconstruct TRACE --calibrate-mag CAL.json'"), err)
+        let dir = TestData.temporaryDirectory()
+        try TraceWriter.write(trace, to: dir + "/turns.csv")
+        let info = CommandRunner.run(["info", dir + "/turns.csv"])
+        XCTAssert(info.out.contains("mag file fit  determined"), info.out)
+        let calibrate = CommandRunner.run([
+            "calibrate", dir + "/turns.csv", "--sensors", "mag", "--output", dir + "/c.json",
+        ])
+        XCTAssertEqual(calibrate.status, 0, calibrate.err)
     }
 
     /// The real phyphox walk (a turn about the vertical): no `--calibrate-mag` proposed.
