@@ -95,7 +95,7 @@ func reconstruct(
 /// rejected on most samples, as `motionfusion replay` prints it (without the source's name).
 func magnetometerWarnings(_ use: MagnetometerUse, _ run: RunConfiguration) -> [String] {
     guard run.mode == .nineD, use.mostlyRejected else { return [] }
-    let line = use.warning(source: "", calibrated: run.calibration?.magnetometer != nil)
+    let line = use.warning(source: "", calibrated: run.calibration?.magnetometer != nil, arrays: true)
     return [line.hasPrefix(": warning: ") ? String(line.dropFirst(": warning: ".count)) : line]
 }
 

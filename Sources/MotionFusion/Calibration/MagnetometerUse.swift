@@ -80,7 +80,10 @@ public struct MagnetometerUse {
     /// `calibrated`: the run applied a calibration file. A calibration fitted from this recording
     /// is proposed only when its readings determine one (`arbitraryUnits`: the magnetometer's
     /// unit is arbitrary); otherwise the warning says why not and how to record one.
-    public func warning(source: String, calibrated: Bool, arbitraryUnits: Bool = false) -> String {
+    /// `arrays`: the run's readings came as arrays (the C and Python calls), which take no
+    /// calibration file: the fix corrects the array with the fitted calibration instead.
+    public func warning(source: String, calibrated: Bool, arbitraryUnits: Bool = false, arrays: Bool = false) -> String
+    {
         let counts = "the magnetometer was rejected on \(rejected) of \(samples) samples"
         if withoutGyroscope * 2 > samples {
             return
@@ -96,13 +99,17 @@ public struct MagnetometerUse {
         }
         let percent = Int((100 * share).rounded())
         let fix: String
+        let use =
+            arrays
+            ? "pass the magnetometer corrected by it, (mag - hard_iron) @ soft_iron.T with the file's 'hard_iron' and 'soft_iron'"
+            : "replay with '--calibration CAL.json'"
         do {
             _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
             fix =
-                "Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and replay with '--calibration CAL.json'"
+                "Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and \(use)"
         } catch {
             fix =
-                "These readings determine no calibration (\(error)); fit that recording with 'motionfusion calibrate REC --sensors mag --output CAL.json' and replay with '--calibration CAL.json'"
+                "These readings determine no calibration (\(error)); fit that recording with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(use)"
         }
         return
             "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(accuracy). \(fix)"
