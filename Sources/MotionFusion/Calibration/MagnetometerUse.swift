@@ -87,7 +87,7 @@ public struct MagnetometerUse {
         let counts = "the magnetometer was rejected on \(rejected) of \(samples) samples"
         if withoutGyroscope * 2 > samples {
             return
-                "\(source): warning: \(counts), and \(withoutGyroscope) of those \(samples) have no gyroscope value: without a turn rate the filter cannot tell a disturbed field from a turn, so it takes the field only where it agrees with the attitude it holds. Give the recording's gyroscope (a recording of several files: the folder), or use '--filter ecompass' for the heading of each reading"
+                "\(source): warning: \(counts), and \(withoutGyroscope) of those \(samples) have no gyroscope value: without a turn rate the filter cannot tell a disturbed field from a turn, so it takes the field only where it agrees with the attitude it holds. Give the recording's gyroscope, or use '--filter ecompass' for the heading of each reading"
         }
         if timeFaults * 2 > samples {
             return
