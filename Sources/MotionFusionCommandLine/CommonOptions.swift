@@ -1,5 +1,6 @@
 import Glibc
 import MotionFusion
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -102,7 +103,18 @@ struct InputSettings {
             return try TraceFormat.open(path: path, format: format, options: read)
         } catch let e as TraceError where e.kind == .missingColumn && format == nil {
             var failure = CommandLineError.from(e)
-            if let r = TraceFormat.recording(ofSensorFile: path) {
+            if let names = try? TraceFormat.headerNames(path: path), ColumnLayout.namesAnAttitude(names) {
+                failure.message +=
+                    "; its columns are an orientation (an app's own attitude: a quaternion, or roll, pitch and yaw), not sensor readings"
+                if let r = TraceFormat.recording(besides: path) {
+                    let example =
+                        command.map { c in
+                            (["motionfusion", c, r.folder] + arguments).map(\.shellWord).joined(separator: " ")
+                        } ?? "'\(r.folder.escapedForMessage)'"
+                    failure.message +=
+                        "; its folder is a \(r.format.rawValue) recording of the sensors, read when the folder is passed, e.g. \(example)"
+                }
+            } else if let r = TraceFormat.recording(ofSensorFile: path) {
                 var sensors = SensorKind.allCases.filter(r.sensors.contains).map(\.rawValue)
                 if sensors.count > 1 { sensors[sensors.count - 1] = "and " + sensors[sensors.count - 1] }
                 let example =

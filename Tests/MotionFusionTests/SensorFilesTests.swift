@@ -525,5 +525,17 @@ final class SensorFilesTests: XCTestCase {
         let again = CommandRunner.run(Array(command.split(separator: " ").dropFirst().map(String.init)))
         XCTAssertEqual(again.status, 0, again.err)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out))
+        // The app's own orientation (`Orientation.csv`): no sensor columns guessed from its
+        // quaternion and angles; said to be an orientation, with the folder that has the sensors.
+        var orientation = "time,seconds_elapsed,qz,qy,qx,qw,roll,pitch,yaw\n"
+        for k in 0..<300 {
+            orientation += "\(1_700_000_000_000_000_000 + k * 10_000_000),\(Double(k) * 0.01),0,0,0,1,0,0,0\n"
+        }
+        try orientation.write(toFile: dir + "/Orientation.csv", atomically: true, encoding: .utf8)
+        let info = CommandRunner.run(["info", dir + "/Orientation.csv"])
+        XCTAssertEqual(info.status, 1, info.err)
+        XCTAssertFalse(info.err.contains("the columns may be"), info.err)
+        XCTAssert(info.err.contains("its columns are an orientation"), info.err)
+        XCTAssert(info.err.contains("e.g. motionfusion info \(dir)"), info.err)
     }
 }

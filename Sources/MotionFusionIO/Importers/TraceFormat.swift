@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -161,6 +162,16 @@ public enum TraceFormat: String, CaseIterable, Sendable {
             return nil
         }
         return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)
+    }
+
+    /// The names of the header line's columns (split at commas, semicolons or tabs, quotes and
+    /// spaces trimmed), or nil: for what an error says of a file no reader took.
+    public static func headerNames(path: String) -> [String]? {
+        firstLine(path).map { line in
+            line.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" }).map {
+                String($0.drop { " \"'".contains($0) }.reversed().drop { " \"'".contains($0) }.reversed())
+            }
+        }
     }
 
     static func isDirectory(_ path: String) -> Bool {

@@ -64,6 +64,23 @@ extension ColumnLayout {
         "covariance", "std", "stddev", "var", "variance", "delta", "noise", "angle", "angles", "position", "pos",
         "offset", "est", "estimate", "estimated", "rotated",
     ]
+    /// Whole column names that are an attitude's components, not a sensor's axes: a quaternion's
+    /// (`qw`…`qz`, `q0`…`q3`) and Euler angles (`roll`, `pitch`, `yaw`), as apps write their own
+    /// orientation (Sensor Logger's `Orientation.csv`). A rate names its sensor or its rate
+    /// (`gyro_roll`, `yaw_rate`): more than one word.
+    static let attitudeNames: Set<String> = [
+        "qw", "qx", "qy", "qz", "q0", "q1", "q2", "q3", "roll", "pitch", "yaw", "heading", "azimuth",
+    ]
+    /// Whether the header holds an attitude (a quaternion's four components, or roll, pitch and
+    /// yaw) as whole names: a file of an app's own orientation, not of sensor readings.
+    public static func namesAnAttitude(_ names: [String]) -> Bool {
+        let whole = Set(
+            names.compactMap { name -> String? in
+                let w = words(name)
+                return w.count == 1 && attitudeNames.contains(w[0]) ? w[0] : nil
+            })
+        return whole.isSuperset(of: ["qw", "qx", "qy", "qz"]) || whole.isSuperset(of: ["roll", "pitch", "yaw"])
+    }
     /// The other things flight and weather loggers record beside the sensors (temperature,
     /// pressure, altitude), which rule a column out only when no word in it names a sensor
     /// (``namesSensor(_:)``): `gyro_temp_comp_x_dps` is a temperature-compensated gyroscope.
@@ -80,7 +97,7 @@ extension ColumnLayout {
     /// Whether `words` rule a column out as a sensor's axis: a derived quantity's word, or a
     /// temperature's, pressure's or altitude's without a sensor's word.
     static func rulesOut(_ words: [String]) -> Bool {
-        words.contains(where: excludedWords.contains)
+        (words.count == 1 && attitudeNames.contains(words[0])) || words.contains(where: excludedWords.contains)
             || (words.contains(where: environmentWords.contains) && !namesSensor(words))
     }
     /// Whether a name no rule reads (``match(_:)``) still looks like a sensor's axis: a sensor's
