@@ -184,7 +184,8 @@ struct RunSettings {
             .choice("frame", "earth frame of the written attitude and angles (default enu)", \.frame),
             .number(
                 "rate", value: "HZ",
-                "write estimates at this rate, interpolated from the per-sample filter (the row count then follows the duration)",
+                "write estimates at this rate, interpolated from the per-sample "
+                    + (filters ? "filter" : "reconstruction") + " (the row count then follows the duration)",
                 \.rate, in: 0.001...100_000),
             .number(
                 "declination", value: "DEG",

@@ -1,5 +1,6 @@
 import Glibc
 import MotionFusion
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -122,8 +123,17 @@ enum CalibrateCommand {
         for w in cal.warnings { output.err("warning: \(w)\n") }
         let refused = required.intersection(cal.refusals)
         guard refused.isEmpty else {
+            // What did fit, when the sensors were not chosen: the option that writes it alone.
+            var fitted = [String]()
+            if s.sensors == nil {
+                if cal.gyroscopeBias != nil { fitted.append("gyr") }
+                if cal.accelerometer != nil { fitted.append("acc") }
+            }
+            let others =
+                fitted.isEmpty
+                ? "" : "; '--sensors \(fitted.joined(separator: ","))' writes what did fit alone"
             throw CommandLineError.input(
-                "\(s.trace): cannot calibrate the \(refused.map(\.rawValue).sorted().joined(separator: " and ")) from this recording (see the warnings); nothing written"
+                "\(s.trace): cannot calibrate the \(refused.map(\.rawValue).sorted().joined(separator: " and ")) from this recording (see the warnings); nothing written\(others)"
             )
         }
         try CommandLineError.rethrowing {

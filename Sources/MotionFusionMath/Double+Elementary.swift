@@ -83,7 +83,8 @@ extension Double {
         // arithmetic): most angles skip the library call.
         var a = abs(self) < 360 ? self : self.truncatingRemainder(dividingBy: 360)
         if a < 0 { a += 360 }
-        return a >= 360 ? 0 : a
+        // + 0 makes −0 (a heading of exactly north from −0 yaw) 0: the range is [0, 360).
+        return a >= 360 ? 0 : a + 0
     }
 
     /// `self` wrapped into `(-π, π]` (for angles in radians).

@@ -158,12 +158,15 @@ final class ConventionTests: XCTestCase {
         XCTAssertEqual((-90.0).wrappedTo360, 270)
         XCTAssertEqual(720.0.wrappedTo360, 0)
         XCTAssertEqual((-1e-18).wrappedTo360, 0)
+        // [0, 360): a heading of exactly north is 0, never −0.
+        XCTAssertEqual((-0.0).wrappedTo360.sign, .plus)
+        XCTAssertEqual(Quaternion.identity.headingDegrees().sign, .plus)
         XCTAssertEqual((3 * Double.pi).wrappedToPi, .pi, accuracy: 1e-12)
         // Small angles skip the remainder: the same bits as with it, on both sides of each bound.
         func reference360(_ x: Double) -> Double {
             var a = x.truncatingRemainder(dividingBy: 360)
             if a < 0 { a += 360 }
-            return a >= 360 ? 0 : a
+            return a >= 360 ? 0 : a + 0
         }
         func referencePi(_ x: Double) -> Double {
             var a = x.truncatingRemainder(dividingBy: 2 * .pi)

@@ -132,6 +132,12 @@ final class MagnetometerWarningTests: XCTestCase {
         XCTAssertNotEqual(
             CommandRunner.run(["calibrate", dir + "/turn.csv", "--sensors", "mag", "--output", dir + "/c.json"]).status,
             0)
+        // Asked for every sensor, the refusal names the option that writes what did fit.
+        let all = CommandRunner.run(["calibrate", dir + "/turn.csv", "--output", dir + "/c.json"])
+        XCTAssertNotEqual(all.status, 0)
+        XCTAssert(all.err.contains("'--sensors gyr' writes what did fit alone"), all.err)
+        let gyr = CommandRunner.run(["calibrate", dir + "/turn.csv", "--sensors", "gyr", "--output", dir + "/c.json"])
+        XCTAssertEqual(gyr.status, 0, gyr.err)
         let err = try replay(trace, ["--param", "magnetometerCalibration.gyroscopeAided=0"])
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssertFalse(err.contains("--calibrate-mag"), err)
