@@ -169,6 +169,13 @@ final class CommandLineTests: XCTestCase {
         let e = run(["evaluate", estimate, "--truth", TestData.projectData + "/sim_mixed_100hz.csv"])
         XCTAssertEqual(e.status, 1)
         XCTAssert(e.err.contains(estimate + ":3:"), e.err)
+        // An empty estimate file is asked for an estimate's header, not a trace's.
+        let empty = TestData.writeTemporary("", name: "estimate.csv")
+        let none = run(["evaluate", empty, "--truth", TestData.projectData + "/sim_mixed_100hz.csv"])
+        XCTAssertEqual(none.status, 1)
+        XCTAssert(
+            none.err.contains(
+                empty + ":1: file is empty; expected an estimate file's header line such as 't,qw,qx,qy,qz'"), none.err)
     }
 
     func testFailedReplayLeavesNoPartialOutput() {

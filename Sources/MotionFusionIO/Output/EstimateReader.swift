@@ -34,7 +34,14 @@ public enum EstimateReader {
     /// Reads an estimate file (`-` for standard input), in `frame`, or by default in the frame the
     /// file shows (``Estimates/writtenFrame``), else ENU.
     public static func read(path: String, frame: EarthFrame? = nil) throws -> Estimates {
-        let rows = try DelimitedRows(ByteLineReader(path: path))
+        let rows: DelimitedRows
+        do {
+            rows = try DelimitedRows(ByteLineReader(path: path))
+        } catch var e as TraceError where e.kind == .empty {
+            // The reader's own example is a trace's header.
+            e.message = "file is empty; expected an estimate file's header line such as 't,qw,qx,qy,qz'"
+            throw e
+        }
         let names = rows.names.map { $0.lowercased() }
         func column(_ name: String) throws -> Int {
             guard let c = names.firstIndex(of: name) else {
