@@ -274,6 +274,9 @@ final class DataSafetyTests: XCTestCase {
         let replay = try run(["replay", path, "--output", dir + "/h.csv"])
         XCTAssertEqual(replay.status, 0, replay.err)
         XCTAssertFalse(try String(contentsOfFile: dir + "/h.csv", encoding: .utf8).contains("nan"))
+        // A norm that overflows is no figure: the warning gives the reading.
+        XCTAssert(replay.err.contains("gyroscope reading (1e+300, 1e+300, 1e+300) beyond"), replay.err)
+        XCTAssertFalse(replay.err.contains("magnitude inf"), replay.err)
     }
 
     /// An oversized simulation is refused with its size before anything is allocated or written.

@@ -123,9 +123,11 @@ public struct ValueFaults: Sendable {
             let v = Vector3(x, y, z)
             if v.squaredNorm <= limit * limit { return v }
             let cause = hint()
+            // A norm that overflows says nothing: the reading itself then.
+            let norm = v.norm
+            let size = norm.isFinite ? "magnitude \(norm)" : "reading (\(x), \(y), \(z))"
             try record(
-                .outOfRange, at: location(0),
-                "\(sensor) magnitude \(v.norm) beyond \(limit)\(cause.isEmpty ? "" : " (\(cause))")")
+                .outOfRange, at: location(0), "\(sensor) \(size) beyond \(limit)\(cause.isEmpty ? "" : " (\(cause))")")
             return nil
         }
         if x.isNaN && y.isNaN && z.isNaN { return nil }
