@@ -104,15 +104,16 @@ struct InputSettings {
         } catch let e as TraceError where e.kind == .missingColumn && format == nil {
             var failure = CommandLineError.from(e)
             if let names = try? TraceFormat.headerNames(path: path), ColumnLayout.namesAnAttitude(names) {
-                failure.message +=
-                    "; its columns are an orientation (an app's own attitude: a quaternion, or roll, pitch and yaw), not sensor readings"
+                // Not a file whose sensor columns went unnamed: no --columns to choose.
+                failure.message =
+                    "\(e.location): its columns (\(names.map { $0.escapedForMessage }.joined(separator: ","))) are an orientation (an app's own attitude: a quaternion, or roll, pitch and yaw), not sensor readings"
                 if let r = TraceFormat.recording(besides: path) {
                     let example =
                         command.map { c in
                             (["motionfusion", c, r.folder] + arguments).map(\.shellWord).joined(separator: " ")
                         } ?? "'\(r.folder.escapedForMessage)'"
                     failure.message +=
-                        "; its folder is a \(r.format.rawValue) recording of the sensors, read when the folder is passed, e.g. \(example)"
+                        "; its folder is a recording of the sensors (\(r.format.rawValue)), read when the folder is passed, e.g. \(example)"
                 }
             } else if let r = TraceFormat.recording(ofSensorFile: path) {
                 var sensors = SensorKind.allCases.filter(r.sensors.contains).map(\.rawValue)

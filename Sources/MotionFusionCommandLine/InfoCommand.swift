@@ -178,15 +178,15 @@ enum InfoCommand {
             let h = m.fit.hardIron
             out +=
                 m.fit.accuracy == .uncalibrated
-                ? "mag fit       none on line: the readings cover too few directions or fit no sphere or ellipsoid\n"
+                ? "mag fit       none (on-line calibration): the readings cover too few directions or fit no sphere or ellipsoid\n"
                 : String(
                     printf:
-                        "mag fit       %@ on line (coverage %.2f of its direction cells, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
+                        "mag fit       %@ (on-line calibration; coverage %.2f of its direction cells, residual %.1f %%, hard iron %.3f, %.3f, %.3f)\n",
                     "\(m.fit.accuracy)", m.fit.coverage, 100 * m.fit.residual, h.x, h.y, h.z)
             out +=
                 m.file.magnetometer != nil
-                ? "mag file fit  determined: 'calibrate --sensors mag' and 'reconstruct --calibrate-mag' write it\n"
-                : "mag file fit  none: 'calibrate --sensors mag' and 'reconstruct --calibrate-mag' refuse this recording ("
+                ? "mag file fit  determined: 'calibrate --sensors mag' writes it\n"
+                : "mag file fit  none: 'calibrate --sensors mag' refuses this recording ("
                     + (m.file.warnings.last ?? "no fit") + ")\n"
         }
         return out + "\n"
@@ -202,7 +202,8 @@ struct MagnetometerReport {
     var fit = MagnetometerSelfCalibration()
     /// What `calibrate --sensors mag` fits from the recording (a calibration file needs the
     /// field's directions over the sphere, or the gyroscope's turns about every axis; the on-line
-    /// calibration's levels need fewer).
+    /// calibration's levels need fewer). Its only warnings are the magnetometer's, the last the
+    /// refusal's reason when it refused.
     var file: SensorCalibration
 
     init(_ trace: Trace, arbitraryUnits: Bool) {

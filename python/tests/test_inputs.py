@@ -137,7 +137,8 @@ def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cl
     with pytest.warns(mf.MotionFusionWarning) as record:
         mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], mode="9d")
     ours = [str(w.message) for w in record if "magnetometer was rejected" in str(w.message)]
-    for_arrays = "pass the magnetometer corrected by it, (mag - hard_iron) @ soft_iron.T with the file's 'hard_iron' and 'soft_iron'"
+    for_arrays = ("pass the magnetometer corrected by it, soft_iron × (mag − hard_iron) for each reading, with the "
+                  "file's 'hard_iron' and 'soft_iron'")
     assert ours == [line.replace("replay with '--calibration CAL.json'", for_arrays) for line in printed]
     assert "--calibration" not in ours[0] and for_arrays in ours[0]
     # Whatever the outputs asked for; and not for a magnetometer that fits, nor in 6D.

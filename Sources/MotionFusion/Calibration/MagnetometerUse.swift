@@ -10,6 +10,9 @@ public struct MagnetometerUse {
     /// and without one rejections say nothing of the field.
     public var withoutGyroscope = 0
     public var timeFaults = 0
+    /// Time of the last input sample with a gyroscope value: a magnetometer on rows of its own
+    /// has the rate the runner holds (``FilterRunnerSettings/maximumGyroscopeHold``).
+    var lastGyroscopeTime = -Double.infinity
     /// Readings with an axis at the end of its range, which the filter was not given (not counted
     /// in ``samples``).
     public var clipped = 0
@@ -28,6 +31,7 @@ public struct MagnetometerUse {
     /// Counts one estimate of a filter run on `input` (not a clipped reading: the filter was not
     /// given it, and a warning of its own names it).
     public mutating func add(_ e: MotionEstimate, _ input: SensorSample) {
+        if input.gyroscope != nil { lastGyroscopeTime = input.t }
         guard let m = input.magnetometer, !e.diagnostics.initialising else { return }
         if e.diagnostics.magnetometerClipped {
             clipped += 1
@@ -35,7 +39,7 @@ public struct MagnetometerUse {
         }
         samples += 1
         if e.diagnostics.magnetometerRejected { rejected += 1 }
-        if input.gyroscope == nil { withoutGyroscope += 1 }
+        if !(input.t - lastGyroscopeTime <= FilterRunnerSettings().maximumGyroscopeHold) { withoutGyroscope += 1 }
         if e.diagnostics.timeFault { timeFaults += 1 }
         accuracy = e.diagnostics.magnetometerAccuracy
         if readingsSeen % readingStride == 0 {
@@ -81,17 +85,17 @@ public struct MagnetometerUse {
     /// is proposed only when its readings determine one (`arbitraryUnits`: the magnetometer's
     /// unit is arbitrary); otherwise the warning says why not and how to record one.
     /// `arrays`: the run's readings came as arrays (the C and Python calls), which take no
-    /// calibration file: the fix corrects the array with the fitted calibration instead.
+    /// calibration file or command-line option: the fixes name the arrays and the filter argument.
     public func warning(source: String, calibrated: Bool, arbitraryUnits: Bool = false, arrays: Bool = false) -> String
     {
         let counts = "the magnetometer was rejected on \(rejected) of \(samples) samples"
         if withoutGyroscope * 2 > samples {
             return
-                "\(source): warning: \(counts), and \(withoutGyroscope) of those \(samples) have no gyroscope value: without a turn rate the filter cannot tell a disturbed field from a turn, so it takes the field only where it agrees with the attitude it holds. Give the recording's gyroscope, or use '--filter ecompass' for the heading of each reading"
+                "\(source): warning: \(counts), and \(withoutGyroscope) of those \(samples) have no gyroscope value: without a turn rate the filter cannot tell a disturbed field from a turn, so it takes the field only where it agrees with the attitude it holds. \(arrays ? "Pass the gyroscope, or run the filter 'ecompass'" : "Give the recording's gyroscope, or use '--filter ecompass'") for the heading of each reading"
         }
         if timeFaults * 2 > samples {
             return
-                "\(source): warning: \(counts), and \(timeFaults) of those \(samples) have a time that does not step forward (repeated or backward timestamps), so nothing was integrated between them: check the time column and its unit (--columns t=…, --units t=…)"
+                "\(source): warning: \(counts), and \(timeFaults) of those \(samples) have a time that does not step forward (repeated or backward timestamps), so nothing was integrated between them: \(arrays ? "pass increasing times in seconds" : "check the time column and its unit (--columns t=…, --units t=…)")"
         }
         if calibrated {
             return
@@ -101,7 +105,7 @@ public struct MagnetometerUse {
         let fix: String
         let use =
             arrays
-            ? "pass the magnetometer corrected by it, (mag - hard_iron) @ soft_iron.T with the file's 'hard_iron' and 'soft_iron'"
+            ? "pass the magnetometer corrected by it, soft_iron × (mag − hard_iron) for each reading, with the file's 'hard_iron' and 'soft_iron'"
             : "replay with '--calibration CAL.json'"
         do {
             _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)

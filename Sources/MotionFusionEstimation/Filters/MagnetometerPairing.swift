@@ -6,8 +6,9 @@
 /// A reading on a row with the accelerometer is used there, as before; one on a row of its own
 /// waits for the next accelerometer reading, at most ``longestWait``, and is used once.
 public struct MagnetometerPairing: Sendable, Codable {
-    /// Longest time, s, a reading waits for an accelerometer reading: a magnetometer logged on rows
-    /// of its own at 10 Hz or faster always finds one. 0.1 s.
+    /// Longest time, s, a reading waits for an accelerometer reading: an accelerometer at 10 Hz or
+    /// faster always comes within it. The reading is used as it was read, not turned by the
+    /// gyroscope's turn since (at phyphox's 10 ms, 0.6° at 1 rad/s; at 0.1 s, 5.7°). 0.1 s.
     public static let longestWait = 0.1
     /// The reading waiting, and the time since it came, s.
     var reading: Vector3?
@@ -31,6 +32,23 @@ public struct MagnetometerPairing: Sendable, Codable {
 
     /// Whether a reading is waiting for an accelerometer reading.
     public var waiting: Bool { reading != nil }
+
+    /// The magnetometer reading a 9D filter that uses the field only with gravity takes for this
+    /// row (nil in 6D), with `pairing` kept (created on first use). A reading that starts to wait
+    /// counts as used in `use`: it is, at the next accelerometer reading, unless a newer reading
+    /// replaces it first (a magnetometer faster than the accelerometer) or none comes within
+    /// ``longestWait``.
+    static func pair(
+        _ pairing: inout MagnetometerPairing?, _ use: inout SensorUse, mode: FusionMode, magnetometer: Vector3?,
+        accelerometer: Vector3?, dt: Double
+    ) -> Vector3? {
+        guard mode == .nineD else { return nil }
+        var p = pairing ?? MagnetometerPairing()
+        defer { pairing = p }
+        let m = p.pair(magnetometer: magnetometer, accelerometer: accelerometer, dt: dt)
+        if p.waiting && magnetometer != nil { use.magnetometerRejected = false }
+        return m
+    }
 
     /// Drops a waiting reading (a gap re-initialises the filter).
     public mutating func clear() { reading = nil }

@@ -62,15 +62,10 @@ public struct MahonyFilter: AttitudeFilter {
 
     /// One step.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
-        var mag: Vector3?
-        if parameters.mode == .nineD {
-            var pairing = state.magnetometerPairing ?? MagnetometerPairing()
-            mag = pairing.pair(magnetometer: magnetometer, accelerometer: accelerometer, dt: dt)
-            state.magnetometerPairing = pairing
-        }
         state.use = SensorUse()
-        // A reading waiting for the next accelerometer reading is used there.
-        if state.magnetometerPairing?.waiting == true && magnetometer != nil { state.use.magnetometerRejected = false }
+        let mag = MagnetometerPairing.pair(
+            &state.magnetometerPairing, &state.use, mode: parameters.mode, magnetometer: magnetometer,
+            accelerometer: accelerometer, dt: dt)
         guard
             VectorAttitude.start(
                 &state.attitude, headingReferenced: &state.headingReferenced, initialised: &state.initialised,
