@@ -123,7 +123,7 @@ struct InputSettings {
                         "e.g. " + (["motionfusion", c, r.folder] + arguments).map(\.shellWord).joined(separator: " ")
                     } ?? "'\(r.folder.escapedForMessage)'"
                 failure.message +=
-                    "; \(PathText.name(path).escapedForMessage) is one sensor's file of a per-sensor recording: its folder is a \(r.format.rawValue) recording of the \(sensors.joined(separator: sensors.count > 2 ? ", " : " ")), read together when the folder is passed, \(example)"
+                    "; \(PathText.name(path).escapedForMessage) is one sensor's file of a per-sensor recording: its folder is a recording (\(r.format.rawValue)) of the \(sensors.joined(separator: sensors.count > 2 ? ", " : " ")), read together when the folder is passed, \(example)"
             }
             throw failure
         } catch {

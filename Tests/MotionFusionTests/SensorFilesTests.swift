@@ -518,7 +518,7 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssert(
             r.err.contains(
-                "Gyroscope.csv is one sensor's file of a per-sensor recording: its folder is a sensor-logger recording of the gyroscope and accelerometer"
+                "Gyroscope.csv is one sensor's file of a per-sensor recording: its folder is a recording (sensor-logger) of the gyroscope and accelerometer"
             ), r.err)
         let command = try XCTUnwrap(r.err.components(separatedBy: "e.g. ").last?.trimmingCharacters(in: .newlines))
         XCTAssertEqual(command, "motionfusion replay \(dir) --output \(out)")
@@ -537,5 +537,11 @@ final class SensorFilesTests: XCTestCase {
         XCTAssertFalse(info.err.contains("--columns"), info.err)
         XCTAssert(info.err.contains("are an orientation (an app's own attitude"), info.err)
         XCTAssert(info.err.contains("e.g. motionfusion info \(dir)"), info.err)
+        // x-IMU3's quaternion file: bare w, x, y and z.
+        try "Timestamp (us),W,X,Y,Z\n1000,1,0,0,0\n2000,1,0,0,0\n".write(
+            toFile: dir + "/Quaternion.csv", atomically: true, encoding: .utf8)
+        let quaternion = CommandRunner.run(["info", dir + "/Quaternion.csv"])
+        XCTAssertEqual(quaternion.status, 1, quaternion.err)
+        XCTAssert(quaternion.err.contains("are an orientation (an app's own attitude"), quaternion.err)
     }
 }

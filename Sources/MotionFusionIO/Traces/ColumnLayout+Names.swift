@@ -72,14 +72,16 @@ extension ColumnLayout {
         "qw", "qx", "qy", "qz", "q0", "q1", "q2", "q3", "roll", "pitch", "yaw", "heading", "azimuth",
     ]
     /// Whether the header holds an attitude (a quaternion's four components, or roll, pitch and
-    /// yaw) as whole names: a file of an app's own orientation, not of sensor readings.
+    /// yaw) as whole names: a file of an app's own orientation, not of sensor readings. A bare
+    /// `w` beside bare `x`, `y` and `z` is a quaternion too (x-IMU3's `Quaternion.csv`).
     public static func namesAnAttitude(_ names: [String]) -> Bool {
         let whole = Set(
             names.compactMap { name -> String? in
                 let w = words(name)
-                return w.count == 1 && attitudeNames.contains(w[0]) ? w[0] : nil
+                return w.count == 1 ? w[0] : nil
             })
-        return whole.isSuperset(of: ["qw", "qx", "qy", "qz"]) || whole.isSuperset(of: ["roll", "pitch", "yaw"])
+        return whole.isSuperset(of: ["qw", "qx", "qy", "qz"]) || whole.isSuperset(of: ["w", "x", "y", "z"])
+            || whole.isSuperset(of: ["roll", "pitch", "yaw"])
     }
     /// The other things flight and weather loggers record beside the sensors (temperature,
     /// pressure, altitude), which rule a column out only when no word in it names a sensor
