@@ -34,6 +34,21 @@ final class InfoUnitSummaryTests: XCTestCase {
         try plain.write(toFile: path, atomically: false, encoding: .utf8)
         XCTAssertEqual(unitsLine(path), "units         plausible")
     }
+
+    /// A steady 100 Hz clock with one 5 s gap: the jitter is the clock's (none), the gap is
+    /// counted on its own.
+    func testJitterLeavesTheGapsOut() throws {
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z\n"
+        for k in 0..<400 { text += "\(Double(k) / 100 + (k >= 200 ? 5 : 0)),0.001,0,-0.001,0.1,0.2,9.8\n" }
+        let path = TestData.temporaryDirectory() + "/gap.csv"
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        let r = CommandRunner.run(["info", path, "--json"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])
+        let timing = try XCTUnwrap((json["sensors"] as? [String: Any])?["accelerometer"] as? [String: Any], r.out)
+        XCTAssertEqual(timing["gaps"] as? Int, 1, r.out)
+        XCTAssertLessThan(try XCTUnwrap(timing["jitter_s"] as? Double), 1e-6, r.out)
+    }
 }
 
 /// `info`'s duration and rates cover the steps forward: a clock that goes back (a 32-bit `micros()`

@@ -9,7 +9,8 @@ public struct TraceSummary: Sendable {
         public var rateHz: Double
         /// Median interval, s.
         public var medianInterval: Double
-        /// Standard deviation of the interval, s (timestamp jitter).
+        /// Standard deviation of the interval, s (timestamp jitter), over the intervals that are
+        /// not ``gaps``: one lost second does not make a steady clock look irregular.
         public var intervalStdDev: Double
         /// Intervals longer than 3 × the median: gaps.
         public var gaps: Int
@@ -86,11 +87,12 @@ public struct TraceSummary: Sendable {
             }
             let sorted = d.sorted()
             let med = sorted[sorted.count / 2]
-            let mean = d.reduce(0, +) / Double(d.count)
-            let sd = (d.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(d.count)).squareRoot()
+            let steps = d.filter { $0 <= 3 * med }
+            let mean = steps.reduce(0, +) / Double(steps.count)
+            let sd = (steps.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(steps.count)).squareRoot()
             timing[sensor] = SensorTiming(
                 count: times.count, rateHz: Double(d.count) / spanned,
-                medianInterval: med, intervalStdDev: sd, gaps: d.filter { $0 > 3 * med }.count,
+                medianInterval: med, intervalStdDev: sd, gaps: d.count - steps.count,
                 longestInterval: sorted.last!)
         }
         self.timing = timing
