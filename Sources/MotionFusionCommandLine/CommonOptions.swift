@@ -103,7 +103,7 @@ struct InputSettings {
             return try TraceFormat.open(path: path, format: format, options: read)
         } catch let e as TraceError where e.kind == .missingColumn && format == nil {
             var failure = CommandLineError.from(e)
-            if let names = try? TraceFormat.headerNames(path: path), ColumnLayout.namesAnAttitude(names) {
+            if let names = TraceFormat.headerNames(path: path), ColumnLayout.namesAnAttitude(names) {
                 // Not a file whose sensor columns went unnamed: no --columns to choose.
                 failure.message =
                     "\(e.location): its columns (\(names.map { $0.escapedForMessage }.joined(separator: ","))) are an orientation (an app's own attitude: a quaternion, or roll, pitch and yaw), not sensor readings"

@@ -98,12 +98,12 @@ final class MagnetometerWarningTests: XCTestCase {
         var s = MotionSimulator.Settings()
         s.scenario = .mixed
         s.duration = 60
-        var trace = try MotionSimulator(settings: s).run()
+        var trace = MotionSimulator(settings: s).run()
         for i in trace.samples.indices { trace.samples[i].gyroscope = nil }
         let err = try replay(trace)
         XCTAssert(err.contains("have no gyroscope value: without a turn rate"), err)
         XCTAssertFalse(err.contains("the heading is mostly the gyroscope's"), err)
-        trace = try MotionSimulator(settings: s).run()
+        trace = MotionSimulator(settings: s).run()
         for i in trace.samples.indices { trace.samples[i].t = 1 }
         let same = try replay(trace)
         XCTAssert(same.contains("have a time that does not step forward"), same)
@@ -117,7 +117,7 @@ final class MagnetometerWarningTests: XCTestCase {
         e.fixedHardIron = Vector3(30, -25, 31)
         s.errors = e
         var split = [SensorSample]()
-        for sample in try MotionSimulator(settings: s).run().samples {
+        for sample in MotionSimulator(settings: s).run().samples {
             var imu = sample
             imu.magnetometer = nil
             split += [imu, SensorSample(t: sample.t + 0.003, magnetometer: sample.magnetometer)]

@@ -5,9 +5,10 @@ public struct MagnetometerUse {
     /// Samples with a magnetometer value after the filter initialised, and those it rejected.
     public var samples = 0
     public var rejected = 0
-    /// Of ``samples``, those without a gyroscope value, and those whose time did not step forward
-    /// (repeated or backward timestamps): a filter judges the field against the turn it integrates,
-    /// and without one rejections say nothing of the field.
+    /// Of ``samples``, those without a gyroscope value (none on the row, nor one the runner holds
+    /// from an earlier row), and those whose time did not step forward (repeated or backward
+    /// timestamps): a filter judges the field against the turn it integrates, and without one
+    /// rejections say nothing of the field.
     public var withoutGyroscope = 0
     public var timeFaults = 0
     /// Time of the last input sample with a gyroscope value: a magnetometer on rows of its own

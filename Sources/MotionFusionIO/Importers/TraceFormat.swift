@@ -164,14 +164,14 @@ public enum TraceFormat: String, CaseIterable, Sendable {
         return String(decoding: DelimitedRows.withoutBOM(line), as: UTF8.self)
     }
 
-    /// The names of the header line's columns (split at commas, semicolons or tabs, quotes and
-    /// spaces trimmed), or nil: for what an error says of a file no reader took.
+    /// The names of the header's columns as the delimited reader reads them (its dialect, quotes,
+    /// preamble), or nil when it reads none: for what an error says of a file no layout took. Files
+    /// only: a FIFO or device would block, or hand over what the failed read left.
     public static func headerNames(path: String) -> [String]? {
-        firstLine(path).map { line in
-            line.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == "\t" }).map {
-                String($0.drop { " \"'".contains($0) }.reversed().drop { " \"'".contains($0) }.reversed())
-            }
-        }
+        guard !isStream(path), let lines = try? ByteLineReader(path: path, chunkSize: 4096),
+            let rows = try? DelimitedRows(lines)
+        else { return nil }
+        return rows.names
     }
 
     static func isDirectory(_ path: String) -> Bool {
