@@ -157,6 +157,9 @@ final class CABITests: XCTestCase {
         // its start (nothing found), the rest value for value.
         guard case .object(var runner)? = restored["runner"] else { return XCTFail("no runner memory") }
         XCTAssertEqual(runner.removeValue(forKey: "magnetometerClipping")?["upper"]?["x"], .string("inf"))
+        // And the accelerometer's time since the one after it: none, so nothing is held.
+        XCTAssertEqual(runner.removeValue(forKey: "lastAccelerometerTime"), .string("-inf"))
+        XCTAssertNil(runner["heldAccelerometer"])
         XCTAssertEqual(JSONValue.object(runner), old["runner"])
         XCTAssertEqual(restored["setup"]?["parameters"], old["parameters"])
         // It continues as the same state saved in the runner's format does.

@@ -59,8 +59,11 @@ final class FilterTests: XCTestCase {
             if k > 0 { q = q * Quaternion(rotationVector: rate * 0.005) }
             samples.append(SensorSample(t: Double(k) * 0.005, gyroscope: k == 0 ? .zero : rate, accelerometer: nil))
         }
-        // Without aiding sensors the filters integrate the gyroscope from the initial attitude.
-        var runner = FilterRunner(MahonyFilter())
+        // Without aiding sensors the filters integrate the gyroscope from the initial attitude (the
+        // first sample's accelerometer reading is not held for the samples after it).
+        var settings = FilterRunnerSettings()
+        settings.maximumAccelerometerHold = 0
+        var runner = FilterRunner(MahonyFilter(), settings: settings)
         var first = samples[0]
         first.accelerometer = Vector3(0, 0, 9.81)
         _ = runner.update(first)

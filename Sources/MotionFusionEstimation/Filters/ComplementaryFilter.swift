@@ -85,6 +85,9 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var initialised = false
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
         public var headingReferenced = false
+        /// Time since the last magnetometer reading: the time a reading's heading correction
+        /// covers (nil in states saved before it was kept, read as none since).
+        public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -145,6 +148,9 @@ public struct ComplementaryFilter: AttitudeFilter {
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
+        var interval = state.magnetometerInterval ?? ReadingInterval()
+        let covered = interval.advance(dt, reading: mag != nil) ?? dt
+        state.magnetometerInterval = interval
         if let m = mag {
             if state.magnetometerCalibration.observe(m, rate: gyroscope.map { $0 - state.bias }, dt: dt) {
                 calibrationChanged(m)
@@ -228,10 +234,10 @@ public struct ComplementaryFilter: AttitudeFilter {
             {
                 // Heading error: azimuth of the field, which should point to +y (north).
                 let psi = Double.atan2(mE.x, mE.y)
-                correction.z += psi * firstOrderSmoothing(dt, time: p.magnetometerTime)
+                correction.z += psi * firstOrderSmoothing(covered, time: p.magnetometerTime)
                 state.use.magnetometerRejected = false
                 // Track slow changes of the reference field.
-                let k = firstOrderSmoothing(dt, time: p.fieldTrackingTime)
+                let k = firstOrderSmoothing(covered, time: p.fieldTrackingTime)
                 state.fieldNorm += (norm - state.fieldNorm) * k
                 state.fieldDip += (dip - state.fieldDip) * k
             }
@@ -269,6 +275,7 @@ public struct ComplementaryFilter: AttitudeFilter {
     public mutating func reinitialise() {
         state.initialised = false
         state.integrator.interrupt()
+        state.magnetometerInterval = ReadingInterval()
         state.rest.reset()
         state.restBias.interrupt()
         state.accelerationLowPass.reset()

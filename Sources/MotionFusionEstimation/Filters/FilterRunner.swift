@@ -11,6 +11,13 @@ public struct FilterRunnerSettings: Sendable, Codable {
     /// Longest time a gyroscope value is held for samples without one (sensors at different
     /// rates), s. Beyond it the filter propagates blind and widens its uncertainty. Default 0.1.
     public var maximumGyroscopeHold = 0.1
+    /// Longest time an accelerometer value is held for samples without one, s, turned by the
+    /// gyroscope's rate as the device turns: a slower accelerometer, or one logged on rows of its
+    /// own between the gyroscope's, then corrects the tilt over every step as one on every row
+    /// does (each correction weighs its own step, so readings on one row in ten corrected a tenth
+    /// as strongly, and a reading logged just after a magnetometer row weighed only the gap
+    /// between them). Default 0.1.
+    public var maximumAccelerometerHold = 0.1
     /// Default settings.
     public init() {}
 }
@@ -26,6 +33,10 @@ public struct FilterRunnerMemory: Sendable, Codable, Equatable {
     public var lastGyroscopeTime = -Double.infinity
     /// Last finite accelerometer value, m/s².
     public var lastAccelerometer: Vector3?
+    /// Time of the last finite accelerometer value, s, and that value turned as the device turned
+    /// since (absent in states saved before they were kept: nothing is held then).
+    public var lastAccelerometerTime: Double?
+    public var heldAccelerometer: Vector3?
     /// The gyroscope's saturation found so far (absent in states saved before it was kept).
     public var clipping: GyroscopeClipping?
     /// The magnetometer's saturation found so far (absent in states saved before it was kept).
@@ -37,8 +48,8 @@ public struct FilterRunnerMemory: Sendable, Codable, Equatable {
 /// Feeds timestamped samples to a filter the way a live device delivers them, and turns its state
 /// into ``MotionEstimate`` values.
 ///
-/// It computes each step from the timestamps, holds the last gyroscope value when a sample lacks
-/// one, and protects the filter from bad input: non-finite vectors become "no value", a timestamp
+/// It computes each step from the timestamps, holds the last gyroscope and accelerometer values
+/// when a sample lacks one (sensors at different rates, or on rows of their own), and protects the filter from bad input: non-finite vectors become "no value", a timestamp
 /// that does not increase integrates nothing, a gap longer than ``Settings/maximumGap``
 /// re-initialises the attitude from the next accelerometer (and magnetometer) sample, and a
 /// magnetometer reading with an axis at the end of its range (``MagnetometerClipping``) is no
@@ -61,6 +72,11 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     public var lastGyroscopeTime = -Double.infinity
     /// Last finite accelerometer value, m/s².
     public var lastAccelerometer: Vector3?
+    /// Time of the last finite accelerometer value, s.
+    public var lastAccelerometerTime = -Double.infinity
+    /// The last finite accelerometer value, turned as the device turned since (the value held for
+    /// samples without one).
+    public var heldAccelerometer: Vector3?
     /// The gyroscope's saturation, as found so far.
     public var clipping = GyroscopeClipping()
     /// Whether the last sample's gyroscope reading was clipped.
@@ -84,6 +100,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             m.lastGyroscope = lastGyroscope
             m.lastGyroscopeTime = lastGyroscopeTime
             m.lastAccelerometer = lastAccelerometer
+            m.lastAccelerometerTime = lastAccelerometerTime
+            m.heldAccelerometer = heldAccelerometer
             m.clipping = clipping
             m.magnetometerClipping = magnetometerClipping
             return m
@@ -93,6 +111,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             lastGyroscope = newValue.lastGyroscope
             lastGyroscopeTime = newValue.lastGyroscopeTime
             lastAccelerometer = newValue.lastAccelerometer
+            lastAccelerometerTime = newValue.lastAccelerometerTime ?? -.infinity
+            heldAccelerometer = newValue.heldAccelerometer
             clipping = newValue.clipping ?? GyroscopeClipping()
             magnetometerClipping = newValue.magnetometerClipping ?? MagnetometerClipping()
         }
@@ -161,15 +181,12 @@ public struct FilterRunner<Filter: AttitudeFilter> {
                     t: t, gyroscope: sample.gyroscope, accelerometer: sample.accelerometer,
                     magnetometer: sample.magnetometer), diagnostics: diagnostics)
         }
-        let acc = Self.finite(sample.accelerometer)
+        let acc = accelerometer(sample.accelerometer, at: t, rate: g, dt: dt)
         let mag = unclipped(Self.finite(sample.magnetometer), rate: g, dt: dt)
         lastTime = t
         lastGyroscope = g
         lastGyroscopeTime = t
-        if diagnostics {
-            clipped = clipping.observe(g) != .zero
-            if let acc { lastAccelerometer = acc }
-        }
+        if diagnostics { clipped = clipping.observe(g) != .zero }
         filter.update(gyroscope: g, accelerometer: acc, magnetometer: mag, dt: dt)
         return (false, mag)
     }
@@ -179,7 +196,6 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     mutating func irregularStep(_ sample: SensorSample, diagnostics: Bool) -> (timeFault: Bool, magnetometer: Vector3?)
     {
         var gyro = Self.finite(sample.gyroscope)
-        let acc = Self.finite(sample.accelerometer)
         let mag = Self.finite(sample.magnetometer)
         var dt = 0.0
         var timeFault = false
@@ -215,11 +231,33 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             if let g = Self.finite(sample.gyroscope) {
                 clipped = clipping.observe(g) != .zero
             }
-            if let acc { lastAccelerometer = acc }
         }
+        let acc = accelerometer(sample.accelerometer, at: sample.t, rate: gyro, dt: dt)
         let unclippedMag = unclipped(mag, rate: gyro, dt: dt)
         filter.update(gyroscope: gyro, accelerometer: acc, magnetometer: unclippedMag, dt: dt)
         return (timeFault, unclippedMag)
+    }
+
+    /// The finite accelerometer reading `a` of a sample at time `t`, kept as the last one; without
+    /// one, the last one while it is at most ``Settings/maximumAccelerometerHold`` old (a slower
+    /// accelerometer, or one on rows of its own), but not across an outage, turned back by the
+    /// `rate` (rad/s) over the `dt` seconds since the sample before: the specific force of a still
+    /// device is fixed in the earth frame, so in the sensor frame it turns against the device.
+    @inline(__always)
+    mutating func accelerometer(_ a: Vector3?, at t: Double, rate: Vector3?, dt: Double) -> Vector3? {
+        if let a = Self.finite(a) {
+            lastAccelerometer = a
+            heldAccelerometer = a
+            if t.isFinite { lastAccelerometerTime = t }
+            return a
+        }
+        guard t - lastAccelerometerTime <= settings.maximumAccelerometerHold, let held = heldAccelerometer else {
+            return nil
+        }
+        guard let rate, dt > 0 else { return held }
+        let turned = Quaternion(rotationVector: rate * dt).inverseRotate(held)
+        heldAccelerometer = turned
+        return turned
     }
 
     /// The finite magnetometer reading `m`, or nil when an axis of it is clipped (judged with the

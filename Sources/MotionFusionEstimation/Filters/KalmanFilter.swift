@@ -281,6 +281,9 @@ public struct KalmanFilter: AttitudeFilter {
         public var restDeparture: RestDeparture?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
+        /// Time since the last magnetometer reading: the time a reading's heading correction
+        /// covers (nil in states saved before it was kept, read as none since).
+        public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
         /// Rest detector state.
@@ -377,6 +380,9 @@ public struct KalmanFilter: AttitudeFilter {
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
+        var interval = state.magnetometerInterval ?? ReadingInterval()
+        let covered = interval.advance(dt, reading: mag != nil)
+        state.magnetometerInterval = interval
         if let m = mag {
             // While the magnetometer is rejected the calibration judges what that says of the
             // readings (``MagnetometerSelfCalibration/observe(_:rate:dt:rejected:changedAround:)``).
@@ -438,7 +444,7 @@ public struct KalmanFilter: AttitudeFilter {
         var correction = Correction()
         if let a = accelerometer { correctTilt(a, step, rawDt: dt, &correction) }
         if let m = mag, let raw = magnetometer {
-            correctHeading(m, step, &correction)
+            correctHeading(m, max(covered ?? dt, p.minimumCorrectionStep), &correction)
             noteFieldAtRest(raw)
         }
         if state.use.atRest {
@@ -651,6 +657,7 @@ public struct KalmanFilter: AttitudeFilter {
     public mutating func reinitialise() {
         state.initialised = false
         state.integrator.interrupt()
+        state.magnetometerInterval = ReadingInterval()
         state.accelerationLowPass.reset()
         state.rest.reset()
         state.restBias.interrupt()

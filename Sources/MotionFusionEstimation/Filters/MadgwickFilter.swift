@@ -38,6 +38,9 @@ public struct MadgwickFilter: AttitudeFilter {
         /// A magnetometer reading from a row without an accelerometer reading, waiting for one
         /// (9D; nil in states saved before it was kept).
         public var magnetometerPairing: MagnetometerPairing?
+        /// Time since the last magnetometer reading used: the time a reading's correction covers,
+        /// at most ``MagnetometerPairing/longestWait`` (nil in states saved before it was kept).
+        public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -71,6 +74,9 @@ public struct MadgwickFilter: AttitudeFilter {
         let mag = MagnetometerPairing.pair(
             &state.magnetometerPairing, &state.use, mode: parameters.mode, magnetometer: magnetometer,
             accelerometer: accelerometer, dt: dt)
+        var interval = state.magnetometerInterval ?? ReadingInterval()
+        let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait)
+        state.magnetometerInterval = interval
         guard
             VectorAttitude.start(
                 &state.attitude, headingReferenced: &state.headingReferenced, initialised: &state.initialised,
@@ -78,13 +84,16 @@ public struct MadgwickFilter: AttitudeFilter {
         else { return }
         let q = state.attitude
         var step = Quaternion(w: 0, x: 0, y: 0, z: 0)
+        var fieldGradient: Quaternion?
         if let a = accelerometer?.normalized {
             step = step + Self.gradient(q, predicted: q.inverseRotate(.unitZ), measured: a)
             state.use.accelerometerRejected = false
             if let m = mag?.normalized {
                 let h = q.rotate(m)
                 let b = Vector3(0, (h.x * h.x + h.y * h.y).squareRoot(), h.z)
-                step = step + Self.gradient(q, predicted: q.inverseRotate(b), measured: m)
+                let g = Self.gradient(q, predicted: q.inverseRotate(b), measured: m)
+                step = step + g
+                fieldGradient = g
                 state.use.magnetometerRejected = false
             }
         }
@@ -104,6 +113,18 @@ public struct MadgwickFilter: AttitudeFilter {
         let n = step.norm
         // At an exact fit the gradient vanishes; normalising rounding noise would inject a full β step.
         if n > 1e-12 { next = next + step * (-parameters.beta * dt / n) }
+        // A reading that covers more than the step (a slower magnetometer, or one on samples of
+        // its own) corrects the heading over the rest of its time too: a further step along the
+        // part of its own gradient that turns about the vertical (the rest would tilt the attitude
+        // by the field's dip noise).
+        if let g = fieldGradient, let covered, covered > dt {
+            let gn = g.norm
+            if gn > 1e-12 {
+                let vertical = q.rotate((q.conjugate * g).vector).z
+                let heading = q * Quaternion(scalar: 0, vector: q.inverseRotate(Vector3(0, 0, vertical)))
+                next = next + heading * (-parameters.beta * (covered - dt) / gn)
+            }
+        }
         state.attitude = next.normalized
     }
 
@@ -112,5 +133,6 @@ public struct MadgwickFilter: AttitudeFilter {
         state.initialised = false
         state.integrator.interrupt()
         state.magnetometerPairing?.clear()
+        state.magnetometerInterval = ReadingInterval()
     }
 }

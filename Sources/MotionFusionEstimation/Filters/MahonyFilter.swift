@@ -41,6 +41,9 @@ public struct MahonyFilter: AttitudeFilter {
         /// A magnetometer reading from a row without an accelerometer reading, waiting for one
         /// (9D; nil in states saved before it was kept).
         public var magnetometerPairing: MagnetometerPairing?
+        /// Time since the last magnetometer reading used: the time a reading's correction covers,
+        /// at most ``MagnetometerPairing/longestWait`` (nil in states saved before it was kept).
+        public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
     }
@@ -66,6 +69,9 @@ public struct MahonyFilter: AttitudeFilter {
         let mag = MagnetometerPairing.pair(
             &state.magnetometerPairing, &state.use, mode: parameters.mode, magnetometer: magnetometer,
             accelerometer: accelerometer, dt: dt)
+        var interval = state.magnetometerInterval ?? ReadingInterval()
+        let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait)
+        state.magnetometerInterval = interval
         guard
             VectorAttitude.start(
                 &state.attitude, headingReferenced: &state.headingReferenced, initialised: &state.initialised,
@@ -83,7 +89,8 @@ public struct MahonyFilter: AttitudeFilter {
                 let h = attitude.rotate(m)
                 let b = Vector3(0, (h.x * h.x + h.y * h.y).squareRoot(), h.z)
                 let w = attitude.inverseRotate(b)
-                error += m.cross(w)
+                // Weighed by the time the reading covers against the step (1 on every sample).
+                error += m.cross(w) * (dt > 0 ? (covered ?? dt) / dt : 1)
                 state.use.magnetometerRejected = false
             }
         }
@@ -108,5 +115,6 @@ public struct MahonyFilter: AttitudeFilter {
         state.initialised = false
         state.integrator.interrupt()
         state.magnetometerPairing?.clear()
+        state.magnetometerInterval = ReadingInterval()
     }
 }
