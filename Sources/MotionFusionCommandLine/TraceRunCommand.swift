@@ -360,7 +360,7 @@ enum TraceRunCommand {
             let example = (["motionfusion", s.command, r.folder] + (s.output.map { ["--output", $0] } ?? []))
                 .map(\.shellWord).joined(separator: " ")
             folderHint =
-                "; its folder is a \(r.format.rawValue) recording that has the \(inFolder.map(\.rawValue).joined(separator: " and ")) too: pass the folder to read its files together, e.g. \(example)"
+                "; its folder is a recording (\(r.format.rawValue)) that has the \(inFolder.map(\.rawValue).joined(separator: " and ")) too: pass the folder to read its files together, e.g. \(example)"
         }
         let c: RunConfiguration
         let fellBack: Bool

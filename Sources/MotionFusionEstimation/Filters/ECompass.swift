@@ -18,8 +18,10 @@ public struct ECompass: AttitudeFilter {
     public struct State: Sendable, Codable {
         /// Attitude, ENU from sensor.
         public var attitude = Quaternion.identity
-        /// Last magnetometer value, held for samples without one (sensors at different rates).
+        /// Last magnetometer value, held for samples without one (sensors at different rates), and
+        /// how long it has been held, s (nil in states saved before it was kept, read as 0).
         public var lastMagnetometer: Vector3?
+        public var magnetometerAge: Double?
         /// Whether an attitude has been set from both sensors.
         public var initialised = false
         /// What the last update did with the sensors.
@@ -34,6 +36,12 @@ public struct ECompass: AttitudeFilter {
     /// Creates the estimator.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
+    /// Longest time a magnetometer value is held for accelerometer readings without one, s: a
+    /// magnetometer as slow as 1 Hz is followed, but an outage leaves the heading where it was
+    /// (with the magnetometer rejected) instead of taking an old reading for the device's
+    /// heading now (a 10 s outage while turning put it 56° off). 1 s.
+    public static let longestHold = 1.0
+
     /// Current attitude.
     public var attitude: Quaternion { state.attitude }
     /// Always zero: the gyroscope is not used.
@@ -43,24 +51,34 @@ public struct ECompass: AttitudeFilter {
 
     /// Sets the attitude from the accelerometer and the latest magnetometer value.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
-        if let magnetometer { state.lastMagnetometer = magnetometer }
+        if let magnetometer {
+            state.lastMagnetometer = magnetometer
+            state.magnetometerAge = 0
+        } else {
+            state.magnetometerAge = (state.magnetometerAge ?? 0) + max(0, dt)
+        }
         state.use = SensorUse()
         guard let a = accelerometer else {
             // Held for the next accelerometer reading, which uses it.
             if magnetometer != nil { state.use.magnetometerRejected = false }
             return
         }
-        if let m = state.lastMagnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
+        let held = (state.magnetometerAge ?? 0) <= Self.longestHold ? state.lastMagnetometer : nil
+        if let m = held, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
             state.attitude = q
             state.initialised = true
             state.use.accelerometerRejected = false
             state.use.magnetometerRejected = false
         } else if let q = VectorAttitude.tilt(accelerometer: a) {
-            state.attitude = q
+            // Without a field, the tilt with the heading where it was.
+            state.attitude = state.initialised ? q.withHeading(of: state.attitude) : q
             state.use.accelerometerRejected = false
         }
     }
 
     /// Nothing to forget but the held magnetometer value.
-    public mutating func reinitialise() { state.lastMagnetometer = nil }
+    public mutating func reinitialise() {
+        state.lastMagnetometer = nil
+        state.magnetometerAge = nil
+    }
 }
