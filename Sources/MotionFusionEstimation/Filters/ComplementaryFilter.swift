@@ -86,7 +86,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         /// Whether a magnetometer sample has set the heading since the attitude was initialised.
         public var headingReferenced = false
         /// Time since the last magnetometer reading: the time a reading's heading correction
-        /// covers (nil in states saved before it was kept, read as none since).
+        /// covers, at most ``MagnetometerPairing/longestWait`` (nil in states saved before it was
+        /// kept, read as none since).
         public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
@@ -149,7 +150,7 @@ public struct ComplementaryFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         var interval = state.magnetometerInterval ?? ReadingInterval()
-        let covered = interval.advance(dt, reading: mag != nil) ?? dt
+        let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait) ?? dt
         state.magnetometerInterval = interval
         if let m = mag {
             if state.magnetometerCalibration.observe(m, rate: gyroscope.map { $0 - state.bias }, dt: dt) {
@@ -247,9 +248,12 @@ public struct ComplementaryFilter: AttitudeFilter {
             state.attitude = turn * state.attitude
             state.accelerationLowPass.rotate(by: turn)
             if p.biasTime > 0 && dt > 0 && !atRest {
-                // The sensor-frame rate that would have produced the correction is −bias error.
-                // Large corrections (after a fault or a disturbance) say nothing about the bias.
-                let rateError = state.attitude.inverseRotate(correction) * (1 / dt)
+                // The sensor-frame rate that would have produced the correction is −bias error: the
+                // heading's part (the magnetometer's, about the vertical) over the time its reading
+                // covers. Large corrections (after a fault or a disturbance) say nothing about the bias.
+                let spread =
+                    covered == dt ? correction : Vector3(correction.x, correction.y, correction.z * (dt / covered))
+                let rateError = state.attitude.inverseRotate(spread) * (1 / dt)
                 if rateError.norm < p.maximumBiasCorrection { state.bias -= rateError * min(1, dt / p.biasTime) }
             }
         }

@@ -218,8 +218,10 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             timeFault = true
         }
         if gyro == nil {
-            // Hold the last rate for a slower gyroscope, but not across a gyroscope outage.
-            if sample.t.isFinite && sample.t - lastGyroscopeTime <= settings.maximumGyroscopeHold {
+            // Hold the last rate for a slower gyroscope, but not across a gyroscope outage or a
+            // clock stepping back (a NaN time is neither).
+            let age = sample.t - lastGyroscopeTime
+            if age >= 0 && age <= settings.maximumGyroscopeHold {
                 gyro = lastGyroscope
             }
         } else {
@@ -240,7 +242,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
 
     /// The finite accelerometer reading `a` of a sample at time `t`, kept as the last one; without
     /// one, the last one while it is at most ``Settings/maximumAccelerometerHold`` old (a slower
-    /// accelerometer, or one on rows of its own), but not across an outage, turned back by the
+    /// accelerometer, or one on rows of its own), but not across an outage or a clock stepping
+    /// back, turned back by the
     /// `rate` (rad/s) over the `dt` seconds since the sample before: the specific force of a still
     /// device is fixed in the earth frame, so in the sensor frame it turns against the device.
     @inline(__always)
@@ -251,7 +254,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             if t.isFinite { lastAccelerometerTime = t }
             return a
         }
-        guard t - lastAccelerometerTime <= settings.maximumAccelerometerHold, let held = heldAccelerometer else {
+        let age = t - lastAccelerometerTime
+        guard age >= 0, age <= settings.maximumAccelerometerHold, let held = heldAccelerometer else {
             return nil
         }
         guard let rate, dt > 0 else { return held }

@@ -281,8 +281,9 @@ public struct KalmanFilter: AttitudeFilter {
         public var restDeparture: RestDeparture?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
-        /// Time since the last magnetometer reading: the time a reading's heading correction
-        /// covers (nil in states saved before it was kept, read as none since).
+        /// Time since the last magnetometer reading: the time a reading's heading correction and
+        /// the disturbance checks' clocks cover, at most ``MagnetometerPairing/longestWait`` (nil
+        /// in states saved before it was kept, read as none since).
         public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
@@ -381,7 +382,7 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var mag = p.mode == .nineD ? magnetometer : nil
         var interval = state.magnetometerInterval ?? ReadingInterval()
-        let covered = interval.advance(dt, reading: mag != nil)
+        let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait)
         state.magnetometerInterval = interval
         if let m = mag {
             // While the magnetometer is rejected the calibration judges what that says of the
