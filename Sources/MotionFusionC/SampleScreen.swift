@@ -1,5 +1,6 @@
 import Glibc
 import MotionFusion
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -24,6 +25,8 @@ struct SampleScreen {
     /// Fault kinds already reported (a stream reports each kind once, when it first occurs).
     var reported = Set<ValueFaults.Kind>()
     var lastTime = Double.nan
+    /// The sensors read at `lastTime` (a repeated time of another sensor's sample is no duplicate).
+    var sensorsAtTime = SensorsAtTime()
     /// Samples screened so far.
     var count = 0
     /// Samples with a finite time, gyroscope, accelerometer and magnetometer value (after screening).
@@ -52,8 +55,11 @@ struct SampleScreen {
             record(.invalidTime, row, "time is \(t)")
         } else {
             finite.t += 1
-            if t == lastTime {
-                record(.duplicateTime, row, "time \(t) s repeats the previous \(unit)'s")
+            func some(_ v: (Double, Double, Double)) -> Bool { !v.0.isNaN || !v.1.isNaN || !v.2.isNaN }
+            if sensorsAtTime.repeats(
+                t, SensorsAtTime.of(gyroscope: some(g), accelerometer: some(a), magnetometer: some(m)))
+            {
+                record(.duplicateTime, row, "time \(t) s repeats the previous \(unit)'s, with the same sensor")
             } else if t < lastTime {
                 record(.backwardTime, row, "time \(t) s is earlier than the previous \(unit)'s \(lastTime) s")
             }

@@ -159,6 +159,7 @@ final class CABITests: XCTestCase {
         XCTAssertEqual(runner.removeValue(forKey: "magnetometerClipping")?["upper"]?["x"], .string("inf"))
         // And the accelerometer's time since the one after it: none, so nothing is held.
         XCTAssertEqual(runner.removeValue(forKey: "lastAccelerometerTime"), .string("-inf"))
+        XCTAssertEqual(runner.removeValue(forKey: "sensorsAtTime")?["time"], .string("-inf"))
         XCTAssertNil(runner["heldAccelerometer"])
         XCTAssertEqual(JSONValue.object(runner), old["runner"])
         XCTAssertEqual(restored["setup"]?["parameters"], old["parameters"])

@@ -3,6 +3,7 @@ import MotionFusion
 import MotionFusionTestSupport
 import XCTest
 
+@testable import MotionFusionC
 @testable import MotionFusionCommandLine
 @testable import MotionFusionIO
 
@@ -81,6 +82,40 @@ extension LayoutTests {
         let nan = try TraceFormat.load(path: TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,,,\n0.01,nan,nan,nan\n"))
         XCTAssertEqual(nan.samples.map(\.t), [0.01])
         XCTAssertNil(nan.samples[0].accelerometer)
+    }
+
+    /// A merged timeline that logs the magnetometer on rows of its own with the gyroscope row's time:
+    /// the repeated time reads another sensor, so it is no duplicate timestamp (6001 were reported,
+    /// `--strict` refused the file, and every magnetometer row was a time fault); a row that reads a
+    /// sensor already read at that time still is one, in the reader, the runner and the Python/C
+    /// arrays alike.
+    func testAnotherSensorsRowWithTheSameTimeIsNoDuplicate() throws {
+        var text = "t,gyr_x,gyr_y,gyr_z,acc_x,acc_y,acc_z,mag_x,mag_y,mag_z\n"
+        for k in 0..<300 {
+            let t = Double(k) * 0.01
+            text += "\(t),0.01,0,0,0,0,9.8,,,\n\(t),,,,,,,20,0,-40\n"
+        }
+        text += "3,0.01,0,0,0,0,9.8,,,\n3,0.01,0,0,0,0,9.8,,,\n"
+        let path = TestData.writeTemporary(text)
+        let reader = try TraceFormat.open(path: path)
+        let trace = try reader.readTrace()
+        XCTAssertEqual(reader.faults.tallies[.duplicateTime]?.count, 1, "only the repeated gyroscope row")
+        XCTAssertEqual(reader.faults.tallies[.duplicateTime]?.first.line, 603)
+        let estimates = RunConfiguration(.ekf, mode: .nineD).estimates(trace.samples)
+        XCTAssertEqual(estimates.filter(\.diagnostics.timeFault).count, 1)
+        XCTAssertTrue(estimates.last!.diagnostics.timeFault)
+        var screen = SampleScreen(unit: "row", window: (samples: 1000, seconds: 10))
+        var duplicates = 0
+        for s in trace.samples {
+            func triple(_ v: Vector3?) -> (Double, Double, Double) {
+                v.map { ($0.x, $0.y, $0.z) } ?? (.nan, .nan, .nan)
+            }
+            _ = screen.screen(s.t, triple(s.gyroscope), triple(s.accelerometer), triple(s.magnetometer))
+            duplicates = screen.faults.tallies[.duplicateTime]?.count ?? 0
+        }
+        XCTAssertEqual(duplicates, 1)
+        let strict = CommandRunner.run(["info", path, "--strict"])
+        XCTAssert(strict.err.contains("\(path):603:1: time 3.0 s repeats the previous row's"), strict.err)
     }
 
     /// A row whose sensor cells read `nan` holds values written as not a number, not empty

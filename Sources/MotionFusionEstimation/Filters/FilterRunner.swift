@@ -37,6 +37,8 @@ public struct FilterRunnerMemory: Sendable, Codable, Equatable {
     /// since (absent in states saved before they were kept: nothing is held then).
     public var lastAccelerometerTime: Double?
     public var heldAccelerometer: Vector3?
+    /// The sensors read at the latest time (absent in states saved before they were kept).
+    public var sensorsAtTime: SensorsAtTime?
     /// The gyroscope's saturation found so far (absent in states saved before it was kept).
     public var clipping: GyroscopeClipping?
     /// The magnetometer's saturation found so far (absent in states saved before it was kept).
@@ -77,6 +79,9 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// The last finite accelerometer value, turned as the device turned since (the value held for
     /// samples without one).
     public var heldAccelerometer: Vector3?
+    /// The sensors read at the latest time: a row of another sensor with that time (sensors on rows
+    /// of their own) is no time fault.
+    public var sensorsAtTime = SensorsAtTime()
     /// The gyroscope's saturation, as found so far.
     public var clipping = GyroscopeClipping()
     /// Whether the last sample's gyroscope reading was clipped.
@@ -102,6 +107,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             m.lastAccelerometer = lastAccelerometer
             m.lastAccelerometerTime = lastAccelerometerTime
             m.heldAccelerometer = heldAccelerometer
+            m.sensorsAtTime = sensorsAtTime
             m.clipping = clipping
             m.magnetometerClipping = magnetometerClipping
             return m
@@ -113,6 +119,7 @@ public struct FilterRunner<Filter: AttitudeFilter> {
             lastAccelerometer = newValue.lastAccelerometer
             lastAccelerometerTime = newValue.lastAccelerometerTime ?? -.infinity
             heldAccelerometer = newValue.heldAccelerometer
+            sensorsAtTime = newValue.sensorsAtTime ?? SensorsAtTime()
             clipping = newValue.clipping ?? GyroscopeClipping()
             magnetometerClipping = newValue.magnetometerClipping ?? MagnetometerClipping()
         }
@@ -186,6 +193,10 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         lastTime = t
         lastGyroscope = g
         lastGyroscopeTime = t
+        sensorsAtTime.time = t
+        sensorsAtTime.sensors = SensorsAtTime.of(
+            gyroscope: true, accelerometer: sample.accelerometer?.isFinite == true,
+            magnetometer: sample.magnetometer?.isFinite == true)
         if diagnostics { clipped = clipping.observe(g) != .zero }
         filter.update(gyroscope: g, accelerometer: acc, magnetometer: mag, dt: dt)
         return (false, mag)
@@ -197,6 +208,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     {
         var gyro = Self.finite(sample.gyroscope)
         let mag = Self.finite(sample.magnetometer)
+        let read = SensorsAtTime.of(
+            gyroscope: gyro != nil, accelerometer: sample.accelerometer?.isFinite == true, magnetometer: mag != nil)
         var dt = 0.0
         var timeFault = false
         if sample.t.isFinite {
@@ -207,10 +220,14 @@ public struct FilterRunner<Filter: AttitudeFilter> {
                 } else if step > settings.maximumGap {
                     timeFault = true
                     filter.reinitialise()
+                } else if step == 0 && !sensorsAtTime.repeats(sample.t, read) {
+                    // Another sensor's reading with the same time (sensors on rows of their own):
+                    // no step, and no fault.
                 } else {
                     timeFault = true
                 }
             }
+            if sample.t != sensorsAtTime.time { _ = sensorsAtTime.repeats(sample.t, read) }
             if !lastTime.isFinite || sample.t > lastTime || sample.t < lastTime - settings.maximumGap {
                 lastTime = sample.t
             }

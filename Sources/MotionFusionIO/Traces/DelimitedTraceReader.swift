@@ -63,6 +63,8 @@ public final class DelimitedTraceReader: SampleReader {
 
     let values: UnsafeMutablePointer<Double>
     @exclusivity(unchecked) var lastTime = -Double.infinity
+    /// The sensors read at `lastTime` (a repeated time of another sensor's row is no duplicate).
+    @exclusivity(unchecked) var sensorsAtTime = SensorsAtTime()
     @exclusivity(unchecked) var renormalisedTruth = 0
     @exclusivity(unchecked) var renormalisedReported = false
     @exclusivity(unchecked) var reportedJunk = 0
@@ -716,13 +718,17 @@ public final class DelimitedTraceReader: SampleReader {
             try faults.record(.invalidTime, at: location(.time), "time is \(values[ColumnLayout.Slot.time.rawValue])")
             t = lastTime.isFinite ? lastTime : 0
             timeFault = true
-        } else if t == lastTime {
-            try faults.record(.duplicateTime, at: location(.time), "time \(t) s repeats the previous row's")
+        } else if t == lastTime && sensorsAtTime.repeats(t, readSensors()) {
+            try faults.record(
+                .duplicateTime, at: location(.time), "time \(t) s repeats the previous row's, with the same sensor")
         } else if t < lastTime {
             try faults.record(
                 .backwardTime, at: location(.time), "time \(t) s is earlier than the previous row's \(lastTime) s")
         }
-        if !timeFault { lastTime = t }
+        if !timeFault {
+            if t != lastTime { _ = sensorsAtTime.repeats(t, readSensors()) }
+            lastTime = t
+        }
         var sample = SensorSample(t: t)
         if addsGravity {
             let a = ColumnLayout.Slot.accelerometerX.rawValue
@@ -760,6 +766,22 @@ public final class DelimitedTraceReader: SampleReader {
             }
         }
         return sample
+    }
+
+    /// The sensors whose columns hold something on the current row (values, faults and a written
+    /// `nan` alike: only empty cells are no reading).
+    func readSensors() -> UInt8 {
+        let written = rows.explicitNaNSlots
+        func any(_ slot: ColumnLayout.Slot) -> Bool {
+            (0..<3).contains { k in
+                let i = slot.rawValue + k
+                return !values[i].isNaN || (i < 64 && written & (1 << UInt64(i)) != 0)
+            }
+        }
+        return SensorsAtTime.of(
+            gyroscope: hasGyroscope && any(.gyroscopeX),
+            accelerometer: hasAccelerometer && (any(.accelerometerX) || (addsGravity && any(.gravityX))),
+            magnetometer: hasMagnetometer && any(.magnetometerX))
     }
 
     /// The current row's reading of `sensor` in SI units, remapped; nil when its columns are empty
