@@ -543,5 +543,27 @@ final class SensorFilesTests: XCTestCase {
         let quaternion = CommandRunner.run(["info", dir + "/Quaternion.csv"])
         XCTAssertEqual(quaternion.status, 1, quaternion.err)
         XCTAssert(quaternion.err.contains("are an orientation (an app's own attitude"), quaternion.err)
+        // Other spellings of a quaternion or of Euler angles: refused as an orientation, never read
+        // as a sensor (`q_w` was offered as `--columns gyr=q_w`, `phi` as `mag=phi`).
+        for header in [
+            "time,quat_w,quat_x,quat_y,quat_z", "t,Quaternion W,Quaternion X,Quaternion Y,Quaternion Z",
+            "t,q0,q1,q2,q3", "t,orientation.w,orientation.x,orientation.y,orientation.z",
+            "t,q_w,q_x,q_y,q_z", "t,q_ned_w,q_ned_x,q_ned_y,q_ned_z,temperature", "t,att_w,att_x,att_y,att_z",
+            "t,phi,theta,psi", "t,roll_deg,pitch_deg,yaw_deg", "time,Euler X (deg),Euler Y (deg),Euler Z (deg)",
+        ] {
+            let fields = header.split(separator: ",").count
+            let row = (0..<fields).map { $0 == 0 ? "0.01" : "0.5" }.joined(separator: ",")
+            let path = TestData.writeTemporary(
+                header + "\n" + row + "\n" + row.replacingOccurrences(of: "0.01", with: "0.02") + "\n")
+            let r = CommandRunner.run(["replay", path, "--output", dir + "/o.csv"])
+            XCTAssertEqual(r.status, 1, "\(header): \(r.err)")
+            XCTAssert(r.err.contains("are an orientation (an app's own attitude"), "\(header): \(r.err)")
+            XCTAssertFalse(r.err.contains("--columns"), "\(header): \(r.err)")
+        }
+        // A rate about an attitude's axis is a gyroscope's: read, not refused.
+        let rates = TestData.writeTemporary(
+            "t,roll_rate,pitch_rate,yaw_rate,acc_x,acc_y,acc_z\n0.01,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n")
+        let read = CommandRunner.run(["replay", rates, "--output", dir + "/r.csv"])
+        XCTAssertEqual(read.status, 0, read.err)
     }
 }

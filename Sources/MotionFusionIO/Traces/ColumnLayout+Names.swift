@@ -72,16 +72,36 @@ extension ColumnLayout {
         "qw", "qx", "qy", "qz", "q0", "q1", "q2", "q3", "roll", "pitch", "yaw", "heading", "azimuth",
     ]
     /// Whether the header holds an attitude (a quaternion's four components, or roll, pitch and
-    /// yaw) as whole names: a file of an app's own orientation, not of sensor readings. A bare
-    /// `w` beside bare `x`, `y` and `z` is a quaternion too (x-IMU3's `Quaternion.csv`).
+    /// yaw, as whole names or three names of ``namesAttitudeComponent(_:)``) and names no sensor: a
+    /// file of an app's own orientation, not of sensor readings. A bare `w` beside bare `x`, `y`
+    /// and `z` is a quaternion too (x-IMU3's `Quaternion.csv`).
     public static func namesAnAttitude(_ names: [String]) -> Bool {
+        // A header that names a sensor too (MotionSense's `attitude.roll` beside `rotationRate.x`)
+        // is a recording of the sensors, whatever else it holds.
+        guard !names.contains(where: { namesSensor(words($0)) }) else { return false }
         let whole = Set(
             names.compactMap { name -> String? in
                 let w = words(name)
                 return w.count == 1 ? w[0] : nil
             })
         return whole.isSuperset(of: ["qw", "qx", "qy", "qz"]) || whole.isSuperset(of: ["w", "x", "y", "z"])
-            || whole.isSuperset(of: ["roll", "pitch", "yaw"])
+            || whole.isSuperset(of: ["roll", "pitch", "yaw"]) || whole.isSuperset(of: ["q0", "q1", "q2", "q3"])
+            || names.filter { namesAttitudeComponent(words($0)) }.count >= 3
+    }
+    /// Words that name a quaternion when an axis follows (`quat_w`, `Quaternion W`, `orientation.w`,
+    /// `q_ned_w`, `att_w`), and those axes.
+    static let quaternionWords: Set<String> = ["q", "quat", "quaternion", "orientation", "att", "attitude"]
+    static let quaternionAxes: Set<String> = ["w", "x", "y", "z", "0", "1", "2", "3"]
+    /// Words of Euler angles (`roll_deg`, `Euler X (deg)`, `phi`, `theta`, `psi`).
+    static let eulerWords: Set<String> = ["roll", "pitch", "yaw", "phi", "theta", "psi", "euler"]
+    /// Whether a name's `words` are an attitude's component, not a sensor's axis: a whole
+    /// ``attitudeNames`` name, or, without a sensor's word or `rate` (`gyro_roll`, `yaw_rate`), a
+    /// quaternion's word with an axis or an Euler angle's word.
+    static func namesAttitudeComponent(_ words: [String]) -> Bool {
+        if words.count == 1 && attitudeNames.contains(words[0]) { return true }
+        if namesSensor(words) || words.contains("rate") { return false }
+        return (words.contains(where: quaternionWords.contains) && words.contains(where: quaternionAxes.contains))
+            || words.contains(where: eulerWords.contains)
     }
     /// The other things flight and weather loggers record beside the sensors (temperature,
     /// pressure, altitude), which rule a column out only when no word in it names a sensor
@@ -99,7 +119,7 @@ extension ColumnLayout {
     /// Whether `words` rule a column out as a sensor's axis: a derived quantity's word, or a
     /// temperature's, pressure's or altitude's without a sensor's word.
     static func rulesOut(_ words: [String]) -> Bool {
-        (words.count == 1 && attitudeNames.contains(words[0])) || words.contains(where: excludedWords.contains)
+        namesAttitudeComponent(words) || words.contains(where: excludedWords.contains)
             || (words.contains(where: environmentWords.contains) && !namesSensor(words))
     }
     /// Whether a name no rule reads (``match(_:)``) still looks like a sensor's axis: a sensor's
