@@ -562,6 +562,11 @@ def test_a_state_in_the_earlier_format_still_restores():
     saved = json.loads(f.state)
     # The runner's memory holds the magnetometer's clipping since that format: at its start.
     assert saved["runner"].pop("magnetometerClipping")["upper"]["x"] == "inf"
+    # And the accelerometer's time and the sensors read at the latest time since the one after
+    # it: none, so nothing is held and no repeated time is judged against them.
+    assert saved["runner"].pop("lastAccelerometerTime") == "-inf"
+    assert saved["runner"].pop("sensorsAtTime")["time"] == "-inf"
+    assert "heldAccelerometer" not in saved["runner"]
     assert saved["filter"] == old["state"] and saved["runner"] == old["runner"]  # value for value
     assert saved["setup"] == {"kind": "mahony", "mode": "9d", "parameters": old["parameters"]}
     q = old["state"]["attitude"]
