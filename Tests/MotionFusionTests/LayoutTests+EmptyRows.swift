@@ -116,30 +116,35 @@ extension LayoutTests {
         XCTAssertEqual(duplicates, 1)
         let strict = CommandRunner.run(["info", path, "--strict"])
         XCTAssert(strict.err.contains("\(path):603:1: time 3.0 s repeats the previous row's"), strict.err)
+        // The other sensors' cells written as `nan` (numpy, MATLAB) are no reading either.
+        let filled = TestData.writeTemporary(text.replacingOccurrences(of: ",,,", with: ",nan,nan,nan"))
+        let again = try TraceFormat.open(path: filled)
+        _ = try again.readTrace()
+        XCTAssertEqual(again.faults.tallies[.duplicateTime]?.count, 1, "only the repeated gyroscope row")
     }
 
     /// A row whose sensor cells read `nan` holds values written as not a number, not empty
     /// cells: it is a sample, checked as every row is (it was skipped as a row holding no value,
-    /// so its repeated time went unreported and `--strict` let it pass), and the file `convert`
+    /// so its backward time went unreported and `--strict` let it pass), and the file `convert`
     /// writes with a repaired fault as `nan,nan,nan` reads back to as many samples. A row of
     /// empty cells is still skipped and counted.
     func testRowOfExplicitNaNIsASampleNotAnEmptyRow() throws {
         let text =
-            "t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n0.01,nan,NaN,nan\n0.02,0,0,9.8\n0.02,,,\n0.03,0,0,9.8\n"
+            "t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,0,9.8\n0.005,nan,NaN,nan\n0.02,0,0,9.8\n0.02,,,\n0.03,0,0,9.8\n"
         let path = TestData.writeTemporary(text)
         let reader = try TraceFormat.open(path: path)
         let trace = try reader.readTrace()
-        XCTAssertEqual(trace.samples.map(\.t), [0, 0.01, 0.01, 0.02, 0.03])
+        XCTAssertEqual(trace.samples.map(\.t), [0, 0.01, 0.005, 0.02, 0.03])
         XCTAssertNil(trace.samples[2].accelerometer)
-        XCTAssertEqual(reader.faults.tallies[.duplicateTime]?.count, 1)
-        XCTAssertEqual(reader.faults.tallies[.duplicateTime]?.first.line, 4)
+        XCTAssertEqual(reader.faults.tallies[.backwardTime]?.count, 1)
+        XCTAssertEqual(reader.faults.tallies[.backwardTime]?.first.line, 4)
         XCTAssert(
             trace.warnings.contains {
                 $0.message.hasPrefix("skipped 1 row(s) holding no sensor value") && $0.location.line == 6
             }, "\(trace.warnings)")
         let strict = CommandRunner.run(["info", path, "--strict"])
         XCTAssertEqual(strict.status, 1, strict.err)
-        XCTAssert(strict.err.contains("\(path):4:1: time 0.01 s repeats the previous row's"), strict.err)
+        XCTAssert(strict.err.contains("\(path):4:1: time 0.005 s is earlier than the previous row's"), strict.err)
         // What convert writes for a repaired fault reads back as one sample per row.
         let faulty = TestData.writeTemporary("t,acc_x,acc_y,acc_z\n0,0,0,9.8\n0.01,0,inf,9.8\n0.02,0,0,9.8\n")
         let converted = try CommandRunner.process(["convert", faulty, "--output", "-"])

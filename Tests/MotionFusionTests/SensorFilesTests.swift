@@ -560,7 +560,12 @@ final class SensorFilesTests: XCTestCase {
             XCTAssert(r.err.contains("are an orientation (an app's own attitude"), "\(header): \(r.err)")
             XCTAssertFalse(r.err.contains("--columns"), "\(header): \(r.err)")
         }
-        // A rate about an attitude's axis is a gyroscope's: read, not refused.
+        // A rate about an attitude's axis is a gyroscope's: never refused as an orientation.
+        for header in ["t,roll_dot,pitch_dot,yaw_dot,ax,ay,az", "t,roll_speed,pitch_speed,yaw_speed,ax,ay,az"] {
+            let path = TestData.writeTemporary(header + "\n0.01,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n")
+            let r = CommandRunner.run(["replay", path, "--output", dir + "/o.csv"])
+            XCTAssertFalse(r.err.contains("are an orientation"), "\(header): \(r.err)")
+        }
         let rates = TestData.writeTemporary(
             "t,roll_rate,pitch_rate,yaw_rate,acc_x,acc_y,acc_z\n0.01,0,0,0,0,0,9.8\n0.02,0,0,0,0,0,9.8\n")
         let read = CommandRunner.run(["replay", rates, "--output", dir + "/r.csv"])

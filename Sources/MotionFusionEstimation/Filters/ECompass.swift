@@ -36,11 +36,14 @@ public struct ECompass: AttitudeFilter {
     /// Creates the estimator.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
 
-    /// Longest time a magnetometer value is held for accelerometer readings without one, s: a
-    /// magnetometer as slow as 1 Hz is followed, but an outage leaves the heading where it was
-    /// (with the magnetometer rejected) instead of taking an old reading for the device's
-    /// heading now (a 10 s outage while turning put it 56° off). 1 s.
-    public static let longestHold = 1.0
+    /// Longest time a magnetometer value is held for accelerometer readings without one, s, as
+    /// the runner holds an accelerometer's (``FilterRunnerSettings/maximumAccelerometerHold``): a
+    /// magnetometer at 10 Hz or faster is followed; past it the heading stays where it was, with
+    /// the magnetometer rejected, instead of taking an old reading for the device's heading now
+    /// (a 10 s outage while turning put it 56° off, flagged used). Held 1 s, the heading kept
+    /// was that of a reading already a second old (a 10 s outage while spinning: 46° → 55°).
+    /// 0.1 s.
+    public static let longestHold = MagnetometerPairing.longestWait
 
     /// Current attitude.
     public var attitude: Quaternion { state.attitude }

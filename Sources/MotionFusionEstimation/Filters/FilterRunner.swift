@@ -220,9 +220,10 @@ public struct FilterRunner<Filter: AttitudeFilter> {
                 } else if step > settings.maximumGap {
                     timeFault = true
                     filter.reinitialise()
-                } else if step == 0 && !sensorsAtTime.repeats(sample.t, read) {
+                } else if step == 0 && sensorsAtTime.time == sample.t && !sensorsAtTime.repeats(sample.t, read) {
                     // Another sensor's reading with the same time (sensors on rows of their own):
-                    // no step, and no fault.
+                    // no step, and no fault. (After a row stepping back, the time is judged
+                    // against that row's: a repeat of the later time is a fault.)
                 } else {
                     timeFault = true
                 }

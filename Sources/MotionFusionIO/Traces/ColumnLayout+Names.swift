@@ -94,12 +94,15 @@ extension ColumnLayout {
     static let quaternionAxes: Set<String> = ["w", "x", "y", "z", "0", "1", "2", "3"]
     /// Words of Euler angles (`roll_deg`, `Euler X (deg)`, `phi`, `theta`, `psi`).
     static let eulerWords: Set<String> = ["roll", "pitch", "yaw", "phi", "theta", "psi", "euler"]
+    /// Words of a rate of change (`yaw_rate`, `roll_dot`, `pitch_speed`, `body_rates_roll`): with
+    /// them an attitude's word names a gyroscope's axis.
+    static let rateWords: Set<String> = ["rate", "rates", "dot", "speed", "vel", "velocity", "omega", "angvel"]
     /// Whether a name's `words` are an attitude's component, not a sensor's axis: a whole
-    /// ``attitudeNames`` name, or, without a sensor's word or `rate` (`gyro_roll`, `yaw_rate`), a
-    /// quaternion's word with an axis or an Euler angle's word.
+    /// ``attitudeNames`` name, or, without a sensor's word or a rate's (`gyro_roll`, `yaw_rate`,
+    /// `phi_dot`), a quaternion's word with an axis or an Euler angle's word.
     static func namesAttitudeComponent(_ words: [String]) -> Bool {
         if words.count == 1 && attitudeNames.contains(words[0]) { return true }
-        if namesSensor(words) || words.contains("rate") { return false }
+        if namesSensor(words) || words.contains(where: rateWords.contains) { return false }
         return (words.contains(where: quaternionWords.contains) && words.contains(where: quaternionAxes.contains))
             || words.contains(where: eulerWords.contains)
     }

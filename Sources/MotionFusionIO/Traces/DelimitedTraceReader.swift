@@ -768,16 +768,11 @@ public final class DelimitedTraceReader: SampleReader {
         return sample
     }
 
-    /// The sensors whose columns hold something on the current row (values, faults and a written
-    /// `nan` alike: only empty cells are no reading).
+    /// The sensors whose columns hold a number on the current row (a fault's too): an empty cell
+    /// and a written `nan` are no reading, as the runner and the array calls see them (numpy and
+    /// MATLAB fill a merged timeline's other sensors with `nan`).
     func readSensors() -> UInt8 {
-        let written = rows.explicitNaNSlots
-        func any(_ slot: ColumnLayout.Slot) -> Bool {
-            (0..<3).contains { k in
-                let i = slot.rawValue + k
-                return !values[i].isNaN || (i < 64 && written & (1 << UInt64(i)) != 0)
-            }
-        }
+        func any(_ slot: ColumnLayout.Slot) -> Bool { (0..<3).contains { !values[slot.rawValue + $0].isNaN } }
         return SensorsAtTime.of(
             gyroscope: hasGyroscope && any(.gyroscopeX),
             accelerometer: hasAccelerometer && (any(.accelerometerX) || (addsGravity && any(.gravityX))),
