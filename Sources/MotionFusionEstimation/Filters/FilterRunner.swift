@@ -34,7 +34,7 @@ public struct FilterRunnerMemory: Sendable, Codable, Equatable {
     /// Last finite accelerometer value, m/s².
     public var lastAccelerometer: Vector3?
     /// Time of the last finite accelerometer value, s, and that value turned as the device turned
-    /// since (absent in states saved before they were kept: nothing is held then).
+    /// since once held (absent in states saved before they were kept: nothing is held then).
     public var lastAccelerometerTime: Double?
     public var heldAccelerometer: Vector3?
     /// The sensors read at the latest time (absent in states saved before they were kept).
@@ -76,8 +76,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     public var lastAccelerometer: Vector3?
     /// Time of the last finite accelerometer value, s.
     public var lastAccelerometerTime = -Double.infinity
-    /// The last finite accelerometer value, turned as the device turned since (the value held for
-    /// samples without one).
+    /// The last finite accelerometer value turned as the device turned since, once a sample
+    /// without one has held it (nil while the last sample had one).
     public var heldAccelerometer: Vector3?
     /// The sensors read at the latest time: a row of another sensor with that time (sensors on rows
     /// of their own) is no time fault.
@@ -261,21 +261,27 @@ public struct FilterRunner<Filter: AttitudeFilter> {
     /// The finite accelerometer reading `a` of a sample at time `t`, kept as the last one; without
     /// one, the last one while it is at most ``Settings/maximumAccelerometerHold`` old (a slower
     /// accelerometer, or one on rows of its own), but not across an outage or a clock stepping
-    /// back, turned back by the
-    /// `rate` (rad/s) over the `dt` seconds since the sample before: the specific force of a still
-    /// device is fixed in the earth frame, so in the sensor frame it turns against the device.
+    /// back, turned back by the `rate` (rad/s) over the `dt` seconds since the sample before: the
+    /// specific force of a still device is fixed in the earth frame, so in the sensor frame it
+    /// turns against the device.
     @inline(__always)
     mutating func accelerometer(_ a: Vector3?, at t: Double, rate: Vector3?, dt: Double) -> Vector3? {
-        if let a = Self.finite(a) {
+        if let a, a.isFinite {
             lastAccelerometer = a
-            heldAccelerometer = a
+            heldAccelerometer = nil
             if t.isFinite { lastAccelerometerTime = t }
             return a
         }
+        return holdAccelerometer(at: t, rate: rate, dt: dt)
+    }
+
+    /// The last accelerometer reading held for a sample at time `t` without one (see
+    /// ``accelerometer(_:at:rate:dt:)``), out of the steady samples' path.
+    @inline(never)
+    mutating func holdAccelerometer(at t: Double, rate: Vector3?, dt: Double) -> Vector3? {
         let age = t - lastAccelerometerTime
-        guard age >= 0, age <= settings.maximumAccelerometerHold, let held = heldAccelerometer else {
-            return nil
-        }
+        guard age >= 0, age <= settings.maximumAccelerometerHold, let held = heldAccelerometer ?? lastAccelerometer
+        else { return nil }
         guard let rate, dt > 0 else { return held }
         let turned = Quaternion(rotationVector: rate * dt).inverseRotate(held)
         heldAccelerometer = turned

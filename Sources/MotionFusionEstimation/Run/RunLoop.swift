@@ -43,7 +43,19 @@ struct RunLoop<Source: SampleSource, Sink: EstimateSink>: FilterVisitor {
             }
         }
         guard lookAhead > 0, let opening = MagnetometerLookAhead(runner, lookAhead: lookAhead) else {
-            try source.forEach(run)
+            // The steady loop, written out: as a call of `run` the compiler kept it out of line
+            // (a copy of each sample and about 100 instructions a sample more).
+            if attitudeOnly {
+                try source.forEach { input in
+                    runner.step(prepare(input), diagnostics: false)
+                    try sink.take(nil, runner.filter.attitude, input: input)
+                }
+            } else {
+                try source.forEach { input in
+                    let e = runner.update(prepare(input))
+                    try sink.take(e, e.attitude, input: input)
+                }
+            }
             return
         }
         // The held samples, run with the calibration decided over them.
