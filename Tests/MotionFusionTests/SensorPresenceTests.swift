@@ -120,14 +120,9 @@ final class SensorPresenceTests: XCTestCase {
     /// second since the one before (which held the EKF's heading 30° off), so the EKF's and the
     /// complementary filter's heading stay within 3° RMS of their runs with a reading on every row.
     /// (Mahony and Madgwick, whose gains are rates, follow such a magnetometer a tenth as strongly.)
-    func testAReadingAfterAnOutageDoesNotStandForAllOfIt() throws {
-        var s = MotionSimulator.Settings()
-        s.scenario = .magneticDisturbance
-        s.duration = 60
-        s.rate = 100
-        s.seed = 1
-        s.errors = .calibrated
-        let trace = try MotionSimulator(settings: s).run()
+    func testAReadingAfterAnOutageDoesNotStandForAllOfIt() {
+        let trace = ScenarioSuiteTests.simulated(
+            .magneticDisturbance, duration: 60, errors: .calibrated, rate: 100, seed: 1)
         var slow = trace.samples
         for i in slow.indices where i % 100 != 0 { slow[i].magnetometer = nil }
         for kind in [FilterKind.ekf, .complementary] {

@@ -40,7 +40,9 @@ public struct MagnetometerUse {
         }
         samples += 1
         if e.diagnostics.magnetometerRejected { rejected += 1 }
-        if !(input.t - lastGyroscopeTime <= FilterRunnerSettings().maximumGyroscopeHold) { withoutGyroscope += 1 }
+        // As the runner holds it: not across an outage or a clock stepping back.
+        let age = input.t - lastGyroscopeTime
+        if !(age >= 0 && age <= FilterRunnerSettings().maximumGyroscopeHold) { withoutGyroscope += 1 }
         if e.diagnostics.timeFault { timeFaults += 1 }
         accuracy = e.diagnostics.magnetometerAccuracy
         if readingsSeen % readingStride == 0 {

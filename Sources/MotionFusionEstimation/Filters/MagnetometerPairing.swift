@@ -34,20 +34,29 @@ public struct MagnetometerPairing: Sendable, Codable {
     public var waiting: Bool { reading != nil }
 
     /// The magnetometer reading a 9D filter that uses the field only with gravity takes for this
-    /// row (nil in 6D), with `pairing` kept (created on first use). A reading that starts to wait
-    /// counts as used in `use`: it is, at the next accelerometer reading, unless a newer reading
-    /// replaces it first (a magnetometer faster than the accelerometer) or none comes within
-    /// ``longestWait``.
+    /// row (nil in 6D), and the time it covers (``ReadingInterval``, at most ``longestWait``), with
+    /// `pairing` and `interval` kept (created on first use). A reading that starts to wait counts
+    /// as used in `use`: it is, at the next accelerometer reading, unless a newer reading replaces
+    /// it first (a magnetometer faster than the accelerometer) or none comes within
+    /// ``longestWait``. A row of no length after the start (a magnetometer logged with the
+    /// gyroscope's time), where these filters integrate and correct nothing, passes its reading
+    /// on to the next row, as one without an accelerometer does.
     static func pair(
-        _ pairing: inout MagnetometerPairing?, _ use: inout SensorUse, mode: FusionMode, magnetometer: Vector3?,
-        accelerometer: Vector3?, dt: Double
-    ) -> Vector3? {
-        guard mode == .nineD else { return nil }
-        var p = pairing ?? MagnetometerPairing()
-        defer { pairing = p }
-        let m = p.pair(magnetometer: magnetometer, accelerometer: accelerometer, dt: dt)
-        if p.waiting && magnetometer != nil { use.magnetometerRejected = false }
-        return m
+        _ pairing: inout MagnetometerPairing?, _ interval: inout ReadingInterval?, _ use: inout SensorUse,
+        mode: FusionMode, initialised: Bool, magnetometer: Vector3?, accelerometer: Vector3?, dt: Double
+    ) -> (reading: Vector3?, covered: Double?) {
+        var m: Vector3?
+        if mode == .nineD {
+            var p = pairing ?? MagnetometerPairing()
+            m = p.pair(
+                magnetometer: magnetometer, accelerometer: dt > 0 || !initialised ? accelerometer : nil, dt: dt)
+            if p.waiting && magnetometer != nil { use.magnetometerRejected = false }
+            pairing = p
+        }
+        var i = interval ?? ReadingInterval()
+        let covered = i.advance(dt, reading: m != nil, limit: longestWait)
+        interval = i
+        return (m, covered)
     }
 
     /// Drops a waiting reading (a gap re-initialises the filter).

@@ -66,15 +66,9 @@ public struct MahonyFilter: AttitudeFilter {
     /// One step.
     public mutating func update(gyroscope: Vector3?, accelerometer: Vector3?, magnetometer: Vector3?, dt: Double) {
         state.use = SensorUse()
-        // A row of no length after the start (a magnetometer logged with the gyroscope's time)
-        // integrates and corrects nothing here: its reading waits for the next row, as one
-        // without an accelerometer does.
-        let mag = MagnetometerPairing.pair(
-            &state.magnetometerPairing, &state.use, mode: parameters.mode, magnetometer: magnetometer,
-            accelerometer: dt > 0 || !state.initialised ? accelerometer : nil, dt: dt)
-        var interval = state.magnetometerInterval ?? ReadingInterval()
-        let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait)
-        state.magnetometerInterval = interval
+        let (mag, covered) = MagnetometerPairing.pair(
+            &state.magnetometerPairing, &state.magnetometerInterval, &state.use, mode: parameters.mode,
+            initialised: state.initialised, magnetometer: magnetometer, accelerometer: accelerometer, dt: dt)
         guard
             VectorAttitude.start(
                 &state.attitude, headingReferenced: &state.headingReferenced, initialised: &state.initialised,
