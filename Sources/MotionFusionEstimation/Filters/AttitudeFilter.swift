@@ -174,6 +174,22 @@ public enum SavedStateCoding {
 
 /// Attitude from accelerometer and magnetometer directions, shared by the filters' initialisation.
 public enum VectorAttitude {
+    /// Whether a reading looks still: a turn rate (bias removed, rad/s) within the bias bound
+    /// VQF uses (2 °/s: any rate within it may be bias) and a specific force within 1 m/s² of g.
+    /// The filters' accelerometer low-pass needs no mean of its first inputs (``ButterworthLowPass``)
+    /// once a reading is still: that reading's force is its tilt. (The rest detector's own verdict
+    /// compares two low-passes that start equal, so it reads still at any start.)
+    public static func readsStill(rate: Double, force: Vector3) -> Bool {
+        rate < 2.0.radians && abs(force.norm - standardGravity) < 1
+    }
+
+    /// The dip, rad, of the field reading `m` (sensor frame) in the earth frame of `attitude`:
+    /// positive below the horizontal.
+    public static func dip(_ m: Vector3, _ attitude: Quaternion) -> Double {
+        let mE = attitude.rotate(m)
+        return Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+    }
+
     /// The attitude with zero yaw whose up axis matches the specific force (roll and pitch only).
     public static func tilt(accelerometer a: Vector3) -> Quaternion? {
         guard let up = a.normalized else { return nil }

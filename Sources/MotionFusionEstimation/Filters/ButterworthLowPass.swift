@@ -7,6 +7,12 @@
 /// 1e-4/σ (σ = 2π·cutoff/√2, about 7e-5 of the time constant); smaller changes (timestamp jitter)
 /// correct the last exact values with the angle-addition formulas and series to the fourth power,
 /// whose truncation error (below 1e-21) is far under rounding.
+///
+/// For its first time constant (`1/(2π·cutoff)`) after the first input, the output is the mean of
+/// the inputs so far; the filter then continues from that mean at rest. Started from its first
+/// input alone, it held that one reading for a time constant: a device in motion at the start
+/// (its force a tilt of 13° away from gravity) had its tilt confirmed by the filtered force for
+/// seconds while the Kalman filter's uncertainty shrank.
 public struct ButterworthLowPass: Sendable, Codable {
     /// Cutoff frequency, Hz (infinite: the output is the input).
     public var cutoff: Double
@@ -18,12 +24,21 @@ public struct ButterworthLowPass: Sendable, Codable {
     var decay = 0.0, cosine = 0.0, sineOverFrequency = 0.0
     /// Whether the filter has seen a first input.
     public private(set) var primed = false
+    /// While the output is the mean of the inputs so far: the time since the first input, s, and
+    /// the inputs averaged (nil after, and in states saved before it was kept).
+    var warmUp: WarmUp?
+    struct WarmUp: Sendable, Codable {
+        var time = 0.0
+        var count = 1.0
+    }
 
     /// Creates a filter with the cutoff frequency in Hz.
     public init(cutoff: Double) { self.cutoff = cutoff }
 
     /// Last output.
     public var output: Vector3 { y }
+    /// Whether the output is still the mean of the inputs so far (the first time constant).
+    public var warmingUp: Bool { warmUp != nil }
 
     /// Transition values for a step of `dt` (with σ = 2π·cutoff/√2): decay, cosine and sine over the
     /// damped frequency.
@@ -63,6 +78,13 @@ public struct ButterworthLowPass: Sendable, Codable {
             return x
         }
         guard dt > 0 else { return y }
+        if var w = warmUp {
+            w.time += dt
+            w.count += 1
+            y += (x - y) * (1 / w.count)
+            warmUp = w.time * 2 * Double.pi * cutoff < 1 ? w : nil
+            return y
+        }
         let omega = 2 * Double.pi * cutoff
         let sigma = omega / 2.0.squareRoot()
         let (decay, cosine, sineOverFrequency) = transition(dt, sigma: sigma)
@@ -74,12 +96,17 @@ public struct ButterworthLowPass: Sendable, Codable {
         return y
     }
 
-    /// Sets the state to the steady state for a constant input `x`.
+    /// Sets the state to the steady state for a constant input `x`, the first of the mean.
     public mutating func prime(_ x: Vector3) {
         primed = true
         y = x
         v = .zero
+        warmUp = WarmUp()
     }
+
+    /// Ends the mean of the first inputs: the filter continues from it, at rest.
+    @inline(__always)
+    public mutating func endWarmUp() { warmUp = nil }
 
     /// Rotates the filter's state, used when the frame the inputs are expressed in is corrected.
     @inline(__always)
@@ -93,5 +120,6 @@ public struct ButterworthLowPass: Sendable, Codable {
         primed = false
         y = .zero
         v = .zero
+        warmUp = nil
     }
 }

@@ -211,6 +211,9 @@ public struct ComplementaryFilter: AttitudeFilter {
             let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
             state.use.centripetal = a - tilt
             let fE = state.attitude.rotate(tilt)
+            if VectorAttitude.readsStill(rate: gyroscope.map { ($0 - state.bias).norm } ?? 0, force: a) {
+                state.accelerationLowPass.endWarmUp()
+            }
             filtered = p.accelerationFilterTime > 0 ? state.accelerationLowPass.update(fE, dt: dt) : fE
         }
         if let fE = filtered, abs(fE.norm - standardGravity) < p.accelerationRejection, let up = fE.normalized {
@@ -245,7 +248,14 @@ public struct ComplementaryFilter: AttitudeFilter {
         }
         if correction.squaredNorm > 0 {
             let turn = Quaternion(rotationVector: correction)
+            let before = state.attitude
             state.attitude = turn * state.attitude
+            if let m = mag, p.accelerationFilterTime > 0, state.accelerationLowPass.warmingUp, state.fieldDip.isFinite {
+                // While the tilt is still being found (the low-pass warming up in motion), a tilt
+                // correction changes the dip the readings show by as much: the reference moves
+                // with it (learnt at a first reading in motion, it rejected the true tilt's readings).
+                state.fieldDip += VectorAttitude.dip(m, state.attitude) - VectorAttitude.dip(m, before)
+            }
             state.accelerationLowPass.rotate(by: turn)
             if p.biasTime > 0 && dt > 0 && !atRest {
                 // The sensor-frame rate that would have produced the correction is −bias error: the

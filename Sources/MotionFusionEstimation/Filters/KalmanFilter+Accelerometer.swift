@@ -17,7 +17,10 @@ extension KalmanFilter {
         let norm = a.norm
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
-        if p.accelerationFilterTime > 0 { fE = state.accelerationLowPass.update(fE, dt: rawDt) }
+        if p.accelerationFilterTime > 0 {
+            if VectorAttitude.readsStill(rate: state.lastRate, force: a) { state.accelerationLowPass.endWarmUp() }
+            fE = state.accelerationLowPass.update(fE, dt: rawDt)
+        }
         let still = p.unfilteredTiltAtRest && state.use.atRest
         if still {
             // At rest there is no linear acceleration to average out: the noise-smoothed specific
@@ -43,7 +46,17 @@ extension KalmanFilter {
         // interval: as if sampled no closer than `accelerometerGateInterval`.
         let rGate = accelerometerNoiseSquared / max(dt, p.accelerometerGateInterval) * (1 + excess)
         let d2 = nuX * nuX / (state.pqq.row0.x + rGate) + nuY * nuY / (state.pqq.row1.y + rGate)
-        if d2 > p.accelerometerGate * p.accelerometerGate {
+        // While the low-pass still averages its first time constant (``ButterworthLowPass``), its
+        // force is the mean of the readings so far, whose linear accelerations have not averaged
+        // out: the tilt is known no better than at the start, and no innovation is an outlier
+        // yet (a start in motion was gated as one for as long as the acceleration lasted).
+        let warmingUp = p.accelerationFilterTime > 0 && state.accelerationLowPass.warmingUp
+        if warmingUp {
+            let floor = p.initialTiltUncertainty * p.initialTiltUncertainty
+            state.pqq.row0.x = max(state.pqq.row0.x, floor)
+            state.pqq.row1.y = max(state.pqq.row1.y, floor)
+        }
+        if !warmingUp && d2 > p.accelerometerGate * p.accelerometerGate {
             // A wrong tilt shows as a force of gravity's strength pointing elsewhere: while the
             // low-passed force departs from g by more than `accelerationTolerance` (a vehicle
             // speeding up), the inconsistency is acceleration and does not count towards judging

@@ -453,7 +453,17 @@ public struct KalmanFilter: AttitudeFilter {
         } else if state.restBias.established {
             limitMotionBias(&correction, step)
         }
+        let before = state.attitude
         inject(correction)
+        if let m = mag, p.accelerationFilterTime > 0, state.accelerationLowPass.warmingUp,
+            state.fieldDip.isFinite
+        {
+            // While the tilt is still being found (the accelerometer's low-pass warming up in
+            // motion), a tilt correction changes the dip the readings show by as much: the
+            // reference dip moves with it (learnt at a first reading in motion, 13–38° of tilt
+            // off, it rejected the readings of the true tilt for tens of seconds).
+            state.fieldDip += VectorAttitude.dip(m, state.attitude) - VectorAttitude.dip(m, before)
+        }
     }
 
     /// Without a magnetometer referencing the heading (6D), a first rest is the one measurement of
