@@ -211,7 +211,9 @@ public struct ComplementaryFilter: AttitudeFilter {
             let tilt = state.restBias.tiltSpecificForce(a, rest: state.rest, bias: state.bias)
             state.use.centripetal = a - tilt
             let fE = state.attitude.rotate(tilt)
-            if VectorAttitude.readsStill(rate: gyroscope.map { ($0 - state.bias).norm } ?? 0, force: a) {
+            if state.accelerationLowPass.warmingUp,
+                VectorAttitude.readsStill(rate: gyroscope.map { ($0 - state.bias).norm } ?? 0, force: a)
+            {
                 state.accelerationLowPass.endWarmUp()
             }
             filtered = p.accelerationFilterTime > 0 ? state.accelerationLowPass.update(fE, dt: dt) : fE

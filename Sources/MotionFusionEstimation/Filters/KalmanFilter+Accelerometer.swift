@@ -18,7 +18,9 @@ extension KalmanFilter {
         guard norm > 0 else { return }
         var fE = state.attitude.rotate(a)
         if p.accelerationFilterTime > 0 {
-            if VectorAttitude.readsStill(rate: state.lastRate, force: a) { state.accelerationLowPass.endWarmUp() }
+            if state.accelerationLowPass.warmingUp && VectorAttitude.readsStill(rate: state.lastRate, force: a) {
+                state.accelerationLowPass.endWarmUp()
+            }
             fE = state.accelerationLowPass.update(fE, dt: rawDt)
         }
         let still = p.unfilteredTiltAtRest && state.use.atRest
