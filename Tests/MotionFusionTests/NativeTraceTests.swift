@@ -237,6 +237,46 @@ final class GyroscopeOffsetTests: XCTestCase {
             message.contains("(-9.0") && message.contains("calibrate") && message.contains("--sensors gyr"), message)
     }
 
+    /// A magnetometer whose median norm is a plausible field in gauss (0.22–0.67) is named as
+    /// gauss; one above it (0.8: normalised readings with an iron offset, which a reviewer's trace
+    /// got told was gauss) is named as either, with both flags.
+    func testAMagnetometerNormAboveEarthsFieldInGaussMayBeNormalised() {
+        func messages(_ field: Vector3) -> [String] {
+            let samples = (0..<100).map {
+                SensorSample(
+                    t: Double($0) * 0.01, gyroscope: .zero, accelerometer: Vector3(0, 0, standardGravity),
+                    magnetometer: field)
+            }
+            return UnitCheck.check(samples, source: "mag.csv").map(\.message)
+        }
+        let gauss = messages(Vector3(0.1, 0.2, -0.4))
+        XCTAssert(gauss.contains { $0.contains("looks like gauss: pass --units mag=gauss") }, "\(gauss)")
+        XCTAssertFalse(gauss.contains { $0.contains("mag=au") }, "\(gauss)")
+        let either = messages(Vector3(0.3, 0.5, -0.55))
+        XCTAssert(
+            either.contains { $0.contains("--units mag=gauss") && $0.contains("normalised") && $0.contains("mag=au") },
+            "\(either)")
+    }
+
+    /// A pendulum's rate passes zero at each turning point for a sample or two, where the force is
+    /// g·cos of the swing: those samples are no rest, so no accelerometer norm "at rest" comes from
+    /// them (a reviewer's pendulum swinging 50° was warned that its accelerometer read 6.5 m/s² at
+    /// rest). A still stretch of a second still gives the norm.
+    func testAPendulumsTurningPointsAreNoRest() {
+        var samples = (0..<2000).map { k -> SensorSample in
+            let t = Double(k) * 0.01
+            let rate = 3 * cos(2 * .pi * 0.55 * t)
+            return SensorSample(
+                t: t, gyroscope: Vector3(rate, 0, 0), accelerometer: Vector3(0, 0, abs(rate) < 0.05 ? 6.3 : 11))
+        }
+        XCTAssertNil(UnitCheck.restNorms(samples).accelerometer, "turning points taken for rest")
+        for k in 0..<100 {
+            samples.append(
+                SensorSample(t: 20 + Double(k) * 0.01, gyroscope: .zero, accelerometer: Vector3(0, 0, standardGravity)))
+        }
+        XCTAssertEqual(UnitCheck.restNorms(samples).accelerometer ?? 0, standardGravity, accuracy: 1e-9)
+    }
+
     func testInfoNamesTheOffsetAndCalibrateFixesIt() throws {
         let dir = TestData.temporaryDirectory()
         let raw = dir + "/raw.csv"

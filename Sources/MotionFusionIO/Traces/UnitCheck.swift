@@ -10,8 +10,14 @@ public enum UnitCheck {
     /// Gyroscope magnitude below which a sample counts as at rest for the norms, rad/s.
     public static let restRate = 0.05
 
-    /// Median norms of each sensor over the samples at rest (gyroscope below ``restRate``) when a
-    /// gyroscope exists, else over all samples, and the number of rest samples.
+    /// Shortest run of samples below ``restRate``, s, whose norms count as at rest: a swinging
+    /// pendulum's rate passes zero at each turning point for a sample or two, where its force is
+    /// g·cos of the swing (6.5 m/s² at 50°, once warned as units). 0.2.
+    public static let shortestRest = 0.2
+
+    /// Median norms of each sensor over the samples at rest (gyroscope below ``restRate`` for at
+    /// least ``shortestRest``) when a gyroscope exists, else over all samples, and the number of
+    /// rest samples.
     public static func restNorms(_ samples: [SensorSample]) -> (
         accelerometer: Double?, gyroscope: Double?, magnetometer: Double?, restSamples: Int
     ) {
@@ -21,15 +27,34 @@ public enum UnitCheck {
         let hasGyro = samples.contains { $0.gyroscope != nil }
         var lastGyroNorm = Double.infinity
         var rest = 0
+        // The current run of rest samples: where it starts in the lists, and its first time.
+        var run = (acc: 0, gyr: 0, mag: 0, samples: 0, start: Double.nan, last: Double.nan)
+        func endRun() {
+            let span = run.last - run.start
+            if hasGyro && !(span >= shortestRest) && !(span.isNaN && run.samples >= 3) {
+                acc.removeSubrange(run.acc...)
+                gyr.removeSubrange(run.gyr...)
+                mag.removeSubrange(run.mag...)
+                rest -= run.samples
+            }
+            run = (acc.count, gyr.count, mag.count, 0, .nan, .nan)
+        }
         for s in samples {
             if let g = s.gyroscope { lastGyroNorm = g.norm }
             let atRest = !hasGyro || lastGyroNorm < restRate
-            if !atRest { continue }
+            if !atRest {
+                if run.samples > 0 { endRun() }
+                continue
+            }
+            if run.samples == 0 { run.start = s.t }
+            run.last = s.t
+            run.samples += 1
             rest += 1
             if let a = s.accelerometer { acc.append(a.norm) }
             if let g = s.gyroscope { gyr.append(g.norm) }
             if let m = s.magnetometer { mag.append(m.norm) }
         }
+        if run.samples > 0 { endRun() }
         return (median(acc), median(gyr), median(mag), rest)
     }
 
@@ -284,9 +309,15 @@ public enum UnitCheck {
                 warnings.append(
                     TraceWarning(here, "magnetometer norm is \(m) µT, which looks like tesla: pass --units mag=T"))
             } else if m > 0.1 && m < 0.9 {
+                // Earth's field is 0.22–0.67 gauss; above that, with an iron offset, normalised
+                // readings (about 1) look the same.
+                let normalised =
+                    m > 0.67 ? ", or like normalised units with an iron offset (then pass --units mag=au)" : ""
                 warnings.append(
                     TraceWarning(
-                        here, "magnetometer norm is \(fmt(m)) µT, which looks like gauss: pass --units mag=gauss"))
+                        here,
+                        "magnetometer norm is \(fmt(m)) µT, which looks like gauss: pass --units mag=gauss\(normalised)"
+                    ))
             } else if m > 5000 {
                 warnings.append(
                     TraceWarning(here, "magnetometer norm is \(fmt(m)) µT, which looks like nT: pass --units mag=nT"))
