@@ -176,8 +176,8 @@ public enum SavedStateCoding {
 public enum VectorAttitude {
     /// Whether a reading looks still: a turn rate (bias removed, rad/s) within the bias bound
     /// VQF uses (2 °/s: any rate within it may be bias) and a specific force within 1 m/s² of g.
-    /// The filters' accelerometer low-pass needs no mean of its first inputs (``ButterworthLowPass``)
-    /// once a reading is still: that reading's force is its tilt. (The rest detector's own verdict
+    /// The filters' accelerometer low-pass ends the mean of its first inputs (``ButterworthLowPass``)
+    /// once a reading is still: from a still start, that mean is of still readings. (The rest detector's own verdict
     /// compares two low-passes that start equal, so it reads still at any start.)
     public static func readsStill(rate: Double, force: Vector3) -> Bool {
         rate < 2.0.radians && abs(force.norm - standardGravity) < 1
