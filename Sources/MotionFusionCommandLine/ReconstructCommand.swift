@@ -57,7 +57,11 @@ enum ReconstructCommand {
                 "\(reader.description.source): warning: the normal equations of \(st.failedWindows) of \(st.windows) windows could not be solved (\(st.firstFailure ?? "unknown cause")); their samples keep the initialising smoother's attitude. 'reconstruct --method smoother' runs without band solves\n"
             )
         }
-        if let st = result.statistics, let start = st.jointCalibrationStart {
+        if let st = result.statistics, st.jointCalibrationStart != nil, st.calibrationAxisUnknown {
+            console.err(
+                "\(reader.description.source): note: the magnetometer's hard iron was estimated from the gyroscope's turns, which were about one axis only: they cannot tell the hard iron along that axis, so unless that axis was vertical the heading may be off by as much as that offset turns the field (tens of degrees near a magnet or a car's iron). Record the device turning about other axes too, fit it with 'motionfusion calibrate REC --sensors mag --output CAL.json', and pass --calibration CAL.json\n"
+            )
+        } else if let st = result.statistics, let start = st.jointCalibrationStart {
             let ratio =
                 st.calibrationImprovement.map {
                     String(printf: " (its fit makes the field strength %.1f× steadier than the raw readings)", $0)

@@ -143,6 +143,10 @@ final class MagnetometerWarningTests: XCTestCase {
             "reconstruct", dir + "/turn.csv", "--output", dir + "/r.csv", "--calibrate-mag", dir + "/cal.json",
         ])
         XCTAssert(r.err.contains("the device turned about one axis only"), r.err)
+        // The note says what the turns cannot tell, and proposes no --calibrate-mag (a reviewer's
+        // turn about a tilted axis was told its iron was estimated, and was 39° off).
+        XCTAssert(r.err.contains("turns, which were about one axis only"), r.err)
+        XCTAssertFalse(r.err.contains("Write the calibration with --calibrate-mag"), r.err)
         // `info` says what `calibrate` will do with it.
         let info = CommandRunner.run(["info", dir + "/turn.csv"])
         XCTAssert(info.out.contains("mag file fit  none: 'calibrate --sensors mag' refuses"), info.out)

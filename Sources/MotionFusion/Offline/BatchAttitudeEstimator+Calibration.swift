@@ -77,6 +77,7 @@ extension BatchAttitudeEstimator.Driver {
             statistics.calibrationImprovement = t.improvement
             calibrationFromTurns = true
             calibrationAlongAxisUnknown = !t.complete
+            statistics.calibrationAxisUnknown = !t.complete
         }
         plainFit = fit
         guard evidence.evident || turned != nil else {

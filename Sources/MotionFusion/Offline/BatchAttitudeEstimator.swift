@@ -104,6 +104,9 @@ public struct BatchAttitudeEstimator: Sendable {
         public var calibrationImprovement: Double?
         /// Why the readings determined no ellipsoid fit, when they did not.
         public var calibrationProblem: String?
+        /// Whether the joint calibration started from the gyroscope's turns about one axis only,
+        /// which cannot tell the hard iron along that axis.
+        public var calibrationAxisUnknown = false
         /// The field strength of the readings of the windows that did not calibrate jointly (raw, or
         /// calibrated by the on-line calibration's turns where it took them), standard deviation
         /// over mean (a calibrated sensor away from iron stays within a few percent).
