@@ -76,7 +76,6 @@ extension BatchAttitudeEstimator.Driver {
             statistics.calibrationProblem = nil
             statistics.calibrationImprovement = t.improvement
             calibrationFromTurns = true
-            calibrationAlongAxisUnknown = !t.complete
             statistics.calibrationAxisUnknown = !t.complete
         }
         plainFit = fit
@@ -99,7 +98,7 @@ extension BatchAttitudeEstimator.Driver {
     /// The calibration in the form `calibrate` writes: `W·(raw − h)` with det W = 1 and the
     /// field strength in reading units.
     func calibration(_ w: BatchWindow) -> Result<MagnetometerCalibration, CalibrationRefusal> {
-        guard !calibrationAlongAxisUnknown else {
+        guard !statistics.calibrationAxisUnknown else {
             return .failure(
                 CalibrationRefusal(
                     description:

@@ -47,11 +47,10 @@ extension BatchAttitudeEstimator {
         /// ``decideCalibration()``).
         var turns: GyroscopeAidedCalibration.Recording
         /// Whether the joint calibration started from the gyroscope's turns (they determine it
-        /// where the readings' directions cover too little of the sphere to), and whether those
-        /// turns were about one axis only, which cannot tell the hard iron along it (the
-        /// calibration is then used but not stated as a fit).
+        /// where the readings' directions cover too little of the sphere to). Whether those turns
+        /// were about one axis only (the calibration is then used but not stated as a fit) is
+        /// ``Statistics/calibrationAxisUnknown``.
         var calibrationFromTurns = false
-        var calibrationAlongAxisUnknown = false
         var prior: BatchWindow.Prior?
         var magnetometerDelay = 0.0
         var emitted = 0

@@ -174,11 +174,11 @@ public enum SavedStateCoding {
 
 /// Attitude from accelerometer and magnetometer directions, shared by the filters' initialisation.
 public enum VectorAttitude {
-    /// Whether a reading looks still: a turn rate (bias removed, rad/s) within the bias bound
-    /// VQF uses (2 °/s: any rate within it may be bias) and a specific force within 1 m/s² of g.
-    /// The filters' accelerometer low-pass ends the mean of its first inputs (``ButterworthLowPass``)
-    /// once a reading is still: from a still start, that mean is of still readings. (The rest detector's own verdict
-    /// compares two low-passes that start equal, so it reads still at any start.)
+    /// Whether a reading looks still: a turn rate (bias removed, rad/s) within the bias bound VQF
+    /// uses (2 °/s: any rate within it may be bias) and a specific force within 1 m/s² of g. The
+    /// filters' accelerometer low-pass ends the mean of its first inputs (``ButterworthLowPass``)
+    /// once a reading is still, so from a still start that mean is of still readings. (The rest
+    /// detector's own verdict compares two low-passes that start equal: still at any start.)
     public static func readsStill(rate: Double, force: Vector3) -> Bool {
         rate < 2.0.radians && abs(force.norm - standardGravity) < 1
     }

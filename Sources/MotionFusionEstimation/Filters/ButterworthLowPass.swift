@@ -8,11 +8,11 @@
 /// correct the last exact values with the angle-addition formulas and series to the fourth power,
 /// whose truncation error (below 1e-21) is far under rounding.
 ///
-/// For its first time constant (`1/(2π·cutoff)`) after the first input, the output is the mean of
-/// the inputs so far; the filter then continues from that mean at rest. Started from its first
-/// input alone, it held that one reading for a time constant: a device in motion at the start
-/// (its force a tilt of 13° away from gravity) had its tilt confirmed by the filtered force for
-/// seconds while the Kalman filter's uncertainty shrank.
+/// For its first time constant (`1/(2π·cutoff)`) after the first input, or until its owner ends it
+/// (``endWarmUp()``), the output is the mean of the inputs so far; the filter then continues from
+/// that mean at rest. Started from its first input alone, it held that one reading for a time
+/// constant: a device in motion at the start (its force a tilt of 13° away from gravity) had its
+/// tilt confirmed by the filtered force for seconds while the Kalman filter's uncertainty shrank.
 public struct ButterworthLowPass: Sendable, Codable {
     /// Cutoff frequency, Hz (infinite: the output is the input).
     public var cutoff: Double
@@ -101,7 +101,8 @@ public struct ButterworthLowPass: Sendable, Codable {
         primed = true
         y = x
         v = .zero
-        warmUp = WarmUp()
+        // An infinite cutoff passes its input through: nothing to average.
+        warmUp = cutoff.isFinite ? WarmUp() : nil
     }
 
     /// Ends the mean of the first inputs: the filter continues from it, at rest. (Restarting from

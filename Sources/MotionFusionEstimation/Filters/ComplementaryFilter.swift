@@ -212,7 +212,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             state.use.centripetal = a - tilt
             let fE = state.attitude.rotate(tilt)
             if state.accelerationLowPass.warmingUp,
-                VectorAttitude.readsStill(rate: gyroscope.map { ($0 - state.bias).norm } ?? 0, force: a)
+                VectorAttitude.readsStill(rate: gyroscope.map { ($0 - state.bias).norm } ?? 0, force: tilt)
             {
                 state.accelerationLowPass.endWarmUp()
             }
@@ -252,7 +252,7 @@ public struct ComplementaryFilter: AttitudeFilter {
             let turn = Quaternion(rotationVector: correction)
             let before = state.attitude
             state.attitude = turn * state.attitude
-            if let m = mag, p.accelerationFilterTime > 0, state.accelerationLowPass.warmingUp, state.fieldDip.isFinite {
+            if let m = mag, state.accelerationLowPass.warmingUp, state.fieldDip.isFinite {
                 // While the tilt is still being found (the low-pass warming up in motion), a tilt
                 // correction changes the dip the readings show by as much: the reference moves
                 // with it (learnt at a first reading in motion, it rejected the true tilt's readings).

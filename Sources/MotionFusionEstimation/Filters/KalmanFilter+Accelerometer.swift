@@ -52,7 +52,7 @@ extension KalmanFilter {
         // force is the mean of the readings so far, whose linear accelerations have not averaged
         // out: the tilt is known no better than at the start, and no innovation is an outlier
         // yet (a start in motion was gated as one for as long as the acceleration lasted).
-        let warmingUp = p.accelerationFilterTime > 0 && state.accelerationLowPass.warmingUp
+        let warmingUp = state.accelerationLowPass.warmingUp
         if warmingUp {
             let floor = p.initialTiltUncertainty * p.initialTiltUncertainty
             state.pqq.row0.x = max(state.pqq.row0.x, floor)

@@ -455,9 +455,7 @@ public struct KalmanFilter: AttitudeFilter {
         }
         let before = state.attitude
         inject(correction)
-        if let m = mag, p.accelerationFilterTime > 0, state.accelerationLowPass.warmingUp,
-            state.fieldDip.isFinite
-        {
+        if let m = mag, state.accelerationLowPass.warmingUp, state.fieldDip.isFinite {
             // While the tilt is still being found (the accelerometer's low-pass warming up in
             // motion), a tilt correction changes the dip the readings show by as much: the
             // reference dip moves with it (learnt at a first reading in motion, 13–38° of tilt
