@@ -77,6 +77,9 @@ extension KalmanFilter {
             let widen = nuX * nuX + nuY * nuY
             state.pqq.row0.x += widen
             state.pqq.row1.y += widen
+            // The heading aligned and the field's reference learnt through that tilt are as
+            // wrong: they are aligned again once the tilt is known (``State/realignHeading``).
+            if p.mode == .nineD && state.headingReferenced { state.realignHeading = true }
         }
         state.accelerometerRejectionTime = 0
         let before = c.bias

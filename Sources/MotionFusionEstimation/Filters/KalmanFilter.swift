@@ -269,6 +269,12 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingReferenced = false
         /// Whether a calibrated magnetometer sample has set the heading.
         public var calibratedHeading = false
+        /// Whether the tilt was judged wrong since the heading was aligned (9D): the heading
+        /// aligned and the field's reference learnt through that tilt may be as wrong. At the
+        /// first rest once the tilt is known to within ``Parameters/initialTiltUncertainty`` again,
+        /// a reference the reading departs from (judged against the still force's up) is dropped
+        /// and the reading aligns both anew (nil in states saved before it was kept).
+        public var realignHeading: Bool?
         /// Whether the field changed during a rest (the raw reading moved by more than
         /// `fieldNormRejection` of its strength from the rest's first one), with no accepted reading
         /// since, and that first reading (nil outside a rest, and in states saved before them).
@@ -440,6 +446,14 @@ public struct KalmanFilter: AttitudeFilter {
             state.pqq.row2.z = min(maximumHeadingVariance, state.pqq.row2.z + grow)
         }
         if let g = gyroscope { state.lastRate = (g - state.bias).norm }
+        if state.realignHeading == true, state.use.atRest, let m = mag,
+            max(state.pqq.row0.x, state.pqq.row1.y) <= p.initialTiltUncertainty * p.initialTiltUncertainty
+        {
+            // At rest the force shows the true up: a reference whose dip or strength the reading
+            // departs from against it was learnt through the wrong tilt.
+            if departsFromField(m, up: state.rest.accelerometerSmoothed) { state.headingReferenced = false }
+            state.realignHeading = nil
+        }
         if let m = mag, !state.headingReferenced { alignHeading(m) }
         let step = max(dt, p.minimumCorrectionStep)
         var correction = Correction()
