@@ -66,7 +66,15 @@ extension KalmanFilter {
             if state.rest.primed && abs(state.rest.accelerometerMean.norm - standardGravity) > p.accelerationTolerance {
                 return
             }
-            if state.accelerometerRejectionTime < p.accelerometerRecoveryTime
+            // At rest the force is gravity: an acceleration that begins while the verdict still
+            // stands (a car pulling away) ends it within the rest detector's filter time, so an
+            // inconsistency that outlasts that time at rest is a wrong tilt (the earth-frame
+            // low-pass carried the motion's accelerations into the stillness before the verdict, or
+            // a bias no rest has measured yet turned it). Judged wrong at once, the car's
+            // acceleration was taken for tilt.
+            let recovery =
+                state.use.atRest ? min(p.rest.filterTime, p.accelerometerRecoveryTime) : p.accelerometerRecoveryTime
+            if state.accelerometerRejectionTime < recovery
                 || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
             {
                 state.accelerometerRejectionTime += dt

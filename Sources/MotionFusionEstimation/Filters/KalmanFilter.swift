@@ -111,7 +111,10 @@ public struct KalmanFilter: AttitudeFilter {
         /// (after a gyroscope fault) and its variance widened to the innovation, s; longer while a
         /// steady turn may yet be proven (``RestBiasJudge/steadyTurnPending(rest:bias:)``: the
         /// force may be centripetal). Counted only while the low-passed force's strength lies within
-        /// ``accelerationTolerance`` of g. Default 2.
+        /// ``accelerationTolerance`` of g. At rest the rest detector's
+        /// ``RestDetector/Parameters/filterTime`` (0.5 s) instead, when shorter: a still device's
+        /// force is gravity, and an acceleration that begins during the verdict ends it within that
+        /// time. Default 2.
         public var accelerometerRecoveryTime = 2.0
         /// Magnetometer heading noise density, rad·√s. Default 0.03.
         public var magnetometerNoise = 0.03
