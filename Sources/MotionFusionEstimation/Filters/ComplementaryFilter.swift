@@ -91,6 +91,10 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
+        /// Time since the attitude was initialised from a first reading in motion, s, counted up to
+        /// three ``Parameters/accelerometerTime`` (nil after a still first reading, and in states
+        /// saved before it was kept).
+        public var sinceStart: Double?
     }
 
     /// Tuning in use.
@@ -166,8 +170,14 @@ public struct ComplementaryFilter: AttitudeFilter {
             state.attitude = start.attitude
             state.headingReferenced = start.headingReferenced
             state.initialised = true
+            // A first reading in motion leaves the tilt to be found (a still one gives it).
+            let still = accelerometer.map { VectorAttitude.readsStill(rate: gyroscope?.norm ?? 0, force: $0) } ?? false
+            state.sinceStart = still ? nil : 0
             return
         }
+        // The first readings' tilt converges over a few `accelerometerTime` from the start.
+        let findingTilt = (state.sinceStart ?? .infinity) < 3 * p.accelerometerTime
+        if findingTilt { state.sinceStart! += max(0, dt) }
         state.rest.update(gyroscope: gyroscope, accelerometer: accelerometer, dt: dt)
         let verdict = state.restBias.judge(
             rest: state.rest, bias: state.bias, biasSigma: Vector3(state.biasSigma, state.biasSigma, state.biasSigma),
@@ -252,10 +262,13 @@ public struct ComplementaryFilter: AttitudeFilter {
             let turn = Quaternion(rotationVector: correction)
             let before = state.attitude
             state.attitude = turn * state.attitude
-            if let m = mag, state.accelerationLowPass.warmingUp, state.fieldDip.isFinite {
-                // While the tilt is still being found (the low-pass warming up in motion), a tilt
-                // correction changes the dip the readings show by as much: the reference moves
-                // with it (learnt at a first reading in motion, it rejected the true tilt's readings).
+            if let m = mag, state.fieldDip.isFinite,
+                state.accelerationLowPass.warmingUp || findingTilt
+            {
+                // While the tilt is still being found (the low-pass warming up in motion, and the
+                // tilt converging over `accelerometerTime` after it), a tilt correction changes the
+                // dip the readings show by as much: the reference moves with it (learnt at a first
+                // reading in motion, it rejected the true tilt's readings).
                 state.fieldDip += VectorAttitude.dip(m, state.attitude) - VectorAttitude.dip(m, before)
             }
             state.accelerationLowPass.rotate(by: turn)

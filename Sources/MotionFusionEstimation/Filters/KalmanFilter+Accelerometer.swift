@@ -66,14 +66,15 @@ extension KalmanFilter {
             if state.rest.primed && abs(state.rest.accelerometerMean.norm - standardGravity) > p.accelerationTolerance {
                 return
             }
-            // At rest the force is gravity: an acceleration that begins while the verdict still
-            // stands (a car pulling away) ends it within the rest detector's filter time, so an
-            // inconsistency that outlasts that time at rest is a wrong tilt (the earth-frame
-            // low-pass carried the motion's accelerations into the stillness before the verdict, or
-            // a bias no rest has measured yet turned it). Judged wrong at once, the car's
-            // acceleration was taken for tilt.
+            // At rest with the force fixed in the sensor since the still stretch began, the
+            // force is gravity: an inconsistency that outlasts the rest detector's filter time is
+            // a wrong tilt (the earth-frame low-pass carried the motion's accelerations into the
+            // stillness before the verdict, or a bias no rest has measured yet turned it). A force
+            // that moved without a turn (a car pulling away under a rest verdict, which a smooth
+            // acceleration keeps for seconds) is an acceleration, judged as in motion.
             let recovery =
-                state.use.atRest ? min(p.rest.filterTime, p.accelerometerRecoveryTime) : p.accelerometerRecoveryTime
+                state.use.atRest && state.restBias.upAxisSteady
+                ? min(p.rest.filterTime, p.accelerometerRecoveryTime) : p.accelerometerRecoveryTime
             if state.accelerometerRejectionTime < recovery
                 || state.restBias.steadyTurnPending(rest: state.rest, bias: state.bias)
             {
@@ -85,9 +86,9 @@ extension KalmanFilter {
             let widen = nuX * nuX + nuY * nuY
             state.pqq.row0.x += widen
             state.pqq.row1.y += widen
-            // The heading aligned and the field's reference learnt through that tilt are as
-            // wrong: they are aligned again once the tilt is known (``State/realignHeading``).
-            if p.mode == .nineD && state.headingReferenced { state.realignHeading = true }
+            // After a start from a force that showed no tilt, the heading aligned and the field's
+            // reference learnt through it may be as wrong (``State/realignHeading``).
+            if p.mode == .nineD && state.realignHeading == false { state.realignHeading = true }
         }
         state.accelerometerRejectionTime = 0
         let before = c.bias

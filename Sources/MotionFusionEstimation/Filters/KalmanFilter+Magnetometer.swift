@@ -82,7 +82,6 @@ extension KalmanFilter {
         state.pqb.row2 = .zero
         learnReferenceField(m)
         state.headingReferenced = true
-        state.realignHeading = nil
         state.undisturbedTime = p.minimumUndisturbedTime
         state.rejectionTime = 0
         state.headingInnovation = 0

@@ -111,10 +111,11 @@ public struct KalmanFilter: AttitudeFilter {
         /// (after a gyroscope fault) and its variance widened to the innovation, s; longer while a
         /// steady turn may yet be proven (``RestBiasJudge/steadyTurnPending(rest:bias:)``: the
         /// force may be centripetal). Counted only while the low-passed force's strength lies within
-        /// ``accelerationTolerance`` of g. At rest the rest detector's
-        /// ``RestDetector/Parameters/filterTime`` (0.5 s) instead, when shorter: a still device's
-        /// force is gravity, and an acceleration that begins during the verdict ends it within that
-        /// time. Default 2.
+        /// ``accelerationTolerance`` of g. At rest, with the force fixed in the sensor since the
+        /// still stretch began (``RestBiasJudge/upAxisSteady``), the rest detector's
+        /// ``RestDetector/Parameters/filterTime`` (0.5 s) instead, when shorter: that force is
+        /// gravity (a force that moved without a turn, a vehicle pulling away under a rest verdict,
+        /// is an acceleration). Default 2.
         public var accelerometerRecoveryTime = 2.0
         /// Magnetometer heading noise density, rad·√s. Default 0.03.
         public var magnetometerNoise = 0.03
@@ -272,11 +273,15 @@ public struct KalmanFilter: AttitudeFilter {
         public var headingReferenced = false
         /// Whether a calibrated magnetometer sample has set the heading.
         public var calibratedHeading = false
-        /// Whether the tilt was judged wrong since the heading was aligned (9D): the heading
-        /// aligned and the field's reference learnt through that tilt may be as wrong. At the
-        /// first rest once the tilt is known to within ``Parameters/initialTiltUncertainty`` again,
-        /// a reference the reading departs from (judged against the still force's up) is dropped
-        /// and the reading aligns both anew (nil in states saved before it was kept).
+        /// Whether the heading aligned, and the field's reference learnt, at an initialisation
+        /// from a force far from gravity's strength (a fall, an impact: more than
+        /// ``Parameters/accelerationTolerance`` off; false) may be as wrong as that tilt, once the
+        /// tilt has been judged wrong (true). At the first rest with the force fixed in the sensor
+        /// since the stillness began, accepted, and the tilt known to within
+        /// ``Parameters/initialTiltUncertainty``: if true, a reference whose dip alone the reading
+        /// departs from (judged against the still force's up; its strength agreeing, and no change
+        /// of the field during the rest) is dropped and the reading aligns both anew; either way it
+        /// is then nil, as after any other initialisation (and in states saved before it was kept).
         public var realignHeading: Bool?
         /// Whether the field changed during a rest (the raw reading moved by more than
         /// `fieldNormRejection` of its strength from the rest's first one), with no accepted reading
@@ -449,12 +454,21 @@ public struct KalmanFilter: AttitudeFilter {
             state.pqq.row2.z = min(maximumHeadingVariance, state.pqq.row2.z + grow)
         }
         if let g = gyroscope { state.lastRate = (g - state.bias).norm }
-        if state.realignHeading == true, state.use.atRest, let m = mag,
+        if let judged = state.realignHeading, state.use.atRest, state.restBias.upAxisSteady,
+            state.accelerometerRejectionTime == 0, let m = mag,
             max(state.pqq.row0.x, state.pqq.row1.y) <= p.initialTiltUncertainty * p.initialTiltUncertainty
         {
-            // At rest the force shows the true up: a reference whose dip or strength the reading
-            // departs from against it was learnt through the wrong tilt.
-            if departsFromField(m, up: state.rest.accelerometerSmoothed) { state.headingReferenced = false }
+            // At rest, with the force fixed in the sensor since the stretch began and accepted, the
+            // force shows the true up: a reading of the reference's strength (which no tilt
+            // changes) whose dip departs from the reference's against it shows a reference learnt
+            // through the wrong tilt. A strength that departs too, or a field that changed during
+            // the rest, is a disturbance around the device (a magnet), which sets no heading. The
+            // first such rest ends the question either way.
+            if judged && abs(m.norm - state.fieldNorm) <= p.fieldNormRejection * state.fieldNorm
+                && state.fieldChangedAtRest != true && departsFromField(m, up: state.rest.accelerometerSmoothed)
+            {
+                state.headingReferenced = false
+            }
             state.realignHeading = nil
         }
         if let m = mag, !state.headingReferenced { alignHeading(m) }
@@ -540,6 +554,8 @@ public struct KalmanFilter: AttitudeFilter {
         let p = parameters
         var headingVariance = p.unreferencedHeadingUncertainty * p.unreferencedHeadingUncertainty
         state.headingReferenced = false
+        // A first force far from gravity's strength (a fall, an impact) shows no tilt.
+        state.realignHeading = abs(a.norm - standardGravity) > p.accelerationTolerance ? false : nil
         if let m = magnetometer, let q = VectorAttitude.compass(accelerometer: a, magnetometer: m) {
             state.attitude = q
             learnReferenceField(m)
