@@ -82,4 +82,29 @@ extension ScenarioSuiteTests {
             .map { attitudes[$0].angle(to: samples[$0].truth!).degrees }.sorted()
         XCTAssertLessThan(errors[errors.count / 2], 1, "complementary 9d: median attitude error (°) over 30–40 s")
     }
+
+    /// A gap re-initialises the complementary filter but keeps its field reference, learnt through
+    /// the tilt of its time: the reference does not follow the new start's tilt corrections. A
+    /// level device turning at 10 °/s about the vertical, 2 s of nothing at 30 s, and a 0.3 s push
+    /// of 6 m/s² as the readings resume (the new start's tilt 30° off): from 60 s the heading is
+    /// within 2°. With the reference following them for 6 s, the readings then departed from it by
+    /// the first reading's tilt error, and every one was rejected (54° at the end).
+    func testAGapDoesNotMoveTheComplementaryFiltersReference() {
+        let field = Vector3(0, 48 * cos(64.0.radians), -48 * sin(64.0.radians))
+        let rate = 10.0.radians
+        let samples = (0...12_000).compactMap { k -> SensorSample? in
+            let t = Double(k) / 100
+            if t >= 30 && t < 32 { return nil }
+            let q = Quaternion(axis: .unitZ, angle: rate * t)
+            let push = t >= 32 && t < 32.3 ? Vector3(6, 0, 0) : .zero
+            return SensorSample(
+                t: t, gyroscope: Vector3(0, 0, rate),
+                accelerometer: q.inverseRotate(push + Vector3(0, 0, standardGravity)),
+                magnetometer: q.inverseRotate(field), truth: q)
+        }
+        let attitudes = RunConfiguration(.complementary, mode: .nineD).attitudes(samples)
+        let worst = samples.indices.filter { samples[$0].t >= 60 }
+            .map { attitudes[$0].angle(to: samples[$0].truth!).degrees }.max()!
+        XCTAssertLessThan(worst, 2, "complementary 9d: largest attitude error (°) from 60 s, after a gap")
+    }
 }

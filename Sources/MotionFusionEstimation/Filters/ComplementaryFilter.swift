@@ -91,8 +91,9 @@ public struct ComplementaryFilter: AttitudeFilter {
         public var magnetometerInterval: ReadingInterval?
         /// What the last update did with the sensors.
         public var use = SensorUse()
-        /// Time since the attitude was initialised from a first reading in motion, s, counted up to
-        /// three ``Parameters/accelerometerTime`` (nil after a still first reading, and in states
+        /// Time since the attitude was initialised from a first reading in motion with no field
+        /// reference learnt yet, s, counted up to three ``Parameters/accelerometerTime`` (nil after
+        /// a still first reading, after a re-initialisation that keeps a reference, and in states
         /// saved before it was kept).
         public var sinceStart: Double?
     }
@@ -170,9 +171,11 @@ public struct ComplementaryFilter: AttitudeFilter {
             state.attitude = start.attitude
             state.headingReferenced = start.headingReferenced
             state.initialised = true
-            // A first reading in motion leaves the tilt to be found (a still one gives it).
+            // A first reading in motion leaves the tilt to be found (a still one gives it), and the
+            // reference about to be learnt through it. A reference kept from before (a gap
+            // re-initialises) was learnt through the tilt of its time: it does not follow.
             let still = accelerometer.map { VectorAttitude.readsStill(rate: gyroscope?.norm ?? 0, force: $0) } ?? false
-            state.sinceStart = still ? nil : 0
+            state.sinceStart = still || state.fieldNorm.isFinite ? nil : 0
             return
         }
         // The first readings' tilt converges over a few `accelerometerTime` from the start.

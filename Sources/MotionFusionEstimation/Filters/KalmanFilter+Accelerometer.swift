@@ -91,6 +91,8 @@ extension KalmanFilter {
             if p.mode == .nineD && state.realignHeading == false { state.realignHeading = true }
         }
         state.accelerometerRejectionTime = 0
+        // Accepted after the warm-up without being judged wrong first: the first tilt was found.
+        if state.realignHeading == false && !warmingUp { state.realignHeading = nil }
         let before = c.bias
         let headingBefore = c.theta.z
         attitudeUpdate(axis: 0, nu: nuX, r: r, &c)

@@ -276,8 +276,9 @@ public struct KalmanFilter: AttitudeFilter {
         /// Whether the heading aligned, and the field's reference learnt, at an initialisation
         /// from a force far from gravity's strength (a fall, an impact: more than
         /// ``Parameters/accelerationTolerance`` off; false) may be as wrong as that tilt, once the
-        /// tilt has been judged wrong (true). At the first rest with the force fixed in the sensor
-        /// since the stillness began, accepted, and the tilt known to within
+        /// accelerometer's first verdict after the warm-up judges the tilt wrong (true); accepted
+        /// instead, the tilt was found (nil). At the first rest after that with the force fixed in
+        /// the sensor since the stillness began, accepted, and the tilt known to within
         /// ``Parameters/initialTiltUncertainty``: if true, a reference whose dip alone the reading
         /// departs from (judged against the still force's up; its strength agreeing, and no change
         /// of the field during the rest) is dropped and the reading aligns both anew; either way it
