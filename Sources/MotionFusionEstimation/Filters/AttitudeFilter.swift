@@ -185,9 +185,11 @@ public enum VectorAttitude {
 
     /// The dip, rad, of the field reading `m` (sensor frame) in the earth frame of `attitude`:
     /// positive below the horizontal.
-    public static func dip(_ m: Vector3, _ attitude: Quaternion) -> Double {
-        let mE = attitude.rotate(m)
-        return Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+    public static func dip(_ m: Vector3, _ attitude: Quaternion) -> Double { dip(earth: attitude.rotate(m)) }
+
+    /// The dip, rad, of a field `mE` in the earth frame: positive below the horizontal.
+    public static func dip(earth mE: Vector3) -> Double {
+        Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
     }
 
     /// The attitude with zero yaw whose up axis matches the specific force (roll and pitch only).

@@ -46,7 +46,7 @@ extension KalmanFilter {
     mutating func learnReferenceField(_ m: Vector3) {
         let p = parameters
         let mE = state.attitude.rotate(m)
-        let dip = Double.atan2(-mE.z, (mE.x * mE.x + mE.y * mE.y).squareRoot())
+        let dip = VectorAttitude.dip(earth: mE)
         if !state.fieldNorm.isFinite || abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm {
             state.fieldNorm = m.norm
         }

@@ -492,10 +492,10 @@ public struct KalmanFilter: AttitudeFilter {
             // motion), a tilt correction changes the dip the readings show by as much: the
             // reference dip moves with it (learnt at a first reading in motion, 13–38° of tilt
             // off, it rejected the readings of the true tilt for tens of seconds).
-            state.fieldDip += VectorAttitude.dip(m, state.attitude) - VectorAttitude.dip(m, before)
+            let (a, b) = (state.attitude.rotate(m), before.rotate(m))
+            state.fieldDip += VectorAttitude.dip(earth: a) - VectorAttitude.dip(earth: b)
             // And the azimuth it shows, against which the next reading's is checked.
             if state.fieldAzimuth.isFinite {
-                let (a, b) = (state.attitude.rotate(m), before.rotate(m))
                 state.fieldAzimuth = (state.fieldAzimuth + Double.atan2(a.x, a.y) - Double.atan2(b.x, b.y)).wrappedToPi
             }
         }
