@@ -131,7 +131,6 @@ public struct ComplementaryFilter: AttitudeFilter {
     /// set it several degrees off).
     mutating func calibrationChanged(_ m: Vector3) {
         state.fieldNorm = .nan
-        state.restBias.restartFieldTurn()
         let c = state.magnetometerCalibration
         let mE = state.attitude.rotate(c.apply(m))
         if c.hardIron.norm > 0.1 * c.strength && abs(Double.atan2(mE.x, mE.y)) > 30.0.radians {

@@ -15,7 +15,6 @@ extension KalmanFilter {
         state.candidateNorm = .nan
         state.candidateTime = 0
         state.rejectionTime = 0
-        state.restBias.restartFieldTurn()
         let c = state.magnetometerCalibration
         if c.hardIron.norm > 0.1 * c.strength && !state.calibratedHeading {
             let mE = state.attitude.rotate(c.apply(m))

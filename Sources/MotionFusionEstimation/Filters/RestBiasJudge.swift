@@ -65,15 +65,8 @@ public struct RestBiasJudge: Sendable, Codable {
         /// (``steadyTurnPending(rest:bias:)``): slower turns (under 5 °/s by default) do not delay
         /// that judgement. Default 6.
         public var steadyTurnProofTime = 6.0
-        /// Smallest angle, rad, between the steady specific force and the vertical the field's
-        /// readings show in a steady turn (``tiltSpecificForce(_:rest:bias:)``, 9D) for the force
-        /// across that vertical to be taken for acceleration: below it, the plane's own error
-        /// (noise over a short arc, a misaligned or uncalibrated magnetometer) could be all
-        /// there is. Default 3°.
-        public var steadyTurnFieldTilt = 3.0.radians
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
-            "steadyTurnFieldTilt": .degrees(0...180),
             "biasClip": ParameterRange(0...1), "rateTolerance": ParameterRange(0...1), "restDrift": .above(0, upTo: 1),
             "gate": .above(0, upTo: 100), "gravityTolerance": .above(0, upTo: 10), "minimumTurn": .degrees(0...180),
             "turnConsistency": .fraction, "steadyTurnAngle": .degrees(0...180), "scaleTolerance": .fraction,
@@ -116,9 +109,6 @@ public struct RestBiasJudge: Sendable, Codable {
     /// Largest bias error the estimate may still have, rad/s: ``Parameters/biasClip`` before a
     /// rest, then ``Parameters/gate`` standard deviations (at least ``Parameters/rateTolerance``).
     var biasLimit = Double.infinity
-    /// The magnetometer's readings through the current still stretch (9D; nil in states saved
-    /// before they were kept): in a steady turn about the vertical they turn about it.
-    var fieldTurn: FieldTurn?
 
     /// Creates a judge.
     public init(parameters: Parameters = Parameters()) { self.parameters = parameters }
@@ -148,7 +138,6 @@ public struct RestBiasJudge: Sendable, Codable {
             startAccelerometer = nil
             startMagnetometer = nil
             steadyTurn = false
-            fieldTurn = nil
             return .motion
         }
         return judgeStill(rest: rest, bias: bias, biasSigma: biasSigma, magnetometer: magnetometer)
@@ -162,11 +151,6 @@ public struct RestBiasJudge: Sendable, Codable {
             startAccelerometer = rest.accelerometerSmoothed
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
             accelerometerSweep = 0
-            fieldTurn = nil
-        }
-        if let m = magnetometer {
-            if fieldTurn == nil { fieldTurn = FieldTurn(origin: m) }
-            fieldTurn!.add(m)
         }
         if let start = startAccelerometer {
             accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
@@ -296,32 +280,15 @@ public struct RestBiasJudge: Sendable, Codable {
     /// (``steadyTurnAxis(rest:bias:)``): the part that tells the tilt. `a` itself otherwise.
     /// The axis is known only to within the angle a bias error could tilt it (``biasLimit`` over
     /// the rate): a steady force across it within that angle is left to the accelerometer.
-    ///
-    /// In 9D the field's readings give the axis without the bias: a world-fixed field seen from a
-    /// device turning about the vertical turns about it, so they lie in a plane across it
-    /// (``FieldTurn/axis(near:within:)``; a hard iron moves the plane, not its normal). Once they
-    /// show that plane, within the angle a bias within ``Parameters/biasClip`` could tilt the rate
-    /// axis, the steady force across it is taken for acceleration when it tilts the force by more
-    /// than ``Parameters/steadyTurnFieldTilt``.
     @inline(__always)
     public func tiltSpecificForce(_ a: Vector3, rest: RestDetector, bias: Vector3) -> Vector3 {
         guard let axis = steadyTurnAxis(rest: rest, bias: bias) else { return a }
         let f = rest.accelerometerMean
-        let rate = (rest.gyroscopeMean - bias).norm
-        if let vertical = fieldTurn?.axis(near: axis, within: Double.atan2(parameters.biasClip, rate)),
-            abs(abs(f.dot(vertical)) - standardGravity) < parameters.gravityTolerance
-        {
-            let across = f - vertical * f.dot(vertical)
-            if Double.atan2(across.norm, abs(f.dot(vertical))) > parameters.steadyTurnFieldTilt { return a - across }
-        }
         let across = f - axis * f.dot(axis)
+        let rate = (rest.gyroscopeMean - bias).norm
         guard Double.atan2(across.norm, abs(f.dot(axis))) > Double.atan2(biasLimit, rate) else { return a }
         return a - across
     }
-
-    /// Forgets the field's readings of the current still stretch: the calibration applied to
-    /// them changed, so those before and after do not lie on one plane.
-    public mutating func restartFieldTurn() { fieldTurn = nil }
 
     /// The bias estimate kept within ``Parameters/biasClip`` of the initial offset on every axis.
     public func clip(_ bias: Vector3) -> Vector3 {
@@ -345,7 +312,6 @@ public struct RestBiasJudge: Sendable, Codable {
         startAccelerometer = nil
         startMagnetometer = nil
         magnetometerSmoothed = nil
-        fieldTurn = nil
     }
 
     /// Change of the smoothed field across the vertical over a still stretch, relative to its
