@@ -35,15 +35,15 @@ public struct AttitudeSmoother: Sendable {
         /// smoothed rates, and its flags run on into the motion meanwhile (the batch's rest factor
         /// would then pin a turning device). Default 0.25.
         public var restEndLag = 0.25
-        /// In 9D, the largest turn of the horizontal field across a still stretch for the stretch to
-        /// count as at rest, rad (``RestFieldTurn``); also the largest change of the field's dip for
-        /// its turn to count. Default 3°.
+        /// The largest turn of the specific force (``RestForceTurn``) and, in 9D, of the horizontal
+        /// field (``RestFieldTurn``) across a still stretch for the stretch to count as at rest, rad;
+        /// also the largest change of the field's dip for its turn to count. Default 3°.
         public var restFieldTurn = 3.0.radians
         /// In 9D, the largest relative change of the field's strength across a still stretch for its
         /// turn to count (a magnet moved near a resting device changes it). Default 0.05.
         public var restFieldStrength = 0.05
-        /// In 9D, the smallest mean rate, rad/s, at which the field must turn across a still stretch
-        /// for the turn to count (a nearby field drifting does not). Default 0.2 °/s.
+        /// The smallest mean rate, rad/s, at which the force or (9D) the field must turn across a
+        /// still stretch for the turn to count (a nearby field drifting does not). Default 0.2 °/s.
         public var restFieldRate = 0.2.radians
         /// Default parameters.
         public init() {}
@@ -240,8 +240,8 @@ public struct AttitudeSmoother: Sendable {
     /// for the rest detector's minimum time, and the stretch was as still before), and ends
     /// ``Parameters/restEndLag`` before the pass ended it (the motion shows in the smoothed rates
     /// only after a while, and the flags run on into it meanwhile). A run still on at the end of
-    /// the samples keeps its end. In 9D, a run over which the horizontal field turned
-    /// (``RestFieldTurn``) is a slow turn, not a rest.
+    /// the samples keeps its end. A run over which the specific force turned (``RestForceTurn``)
+    /// or, in 9D, the horizontal field turned (``RestFieldTurn``) is a slow turn, not a rest.
     func rest(_ forward: Pass, _ samples: [SensorSample]) -> [Bool] {
         let n = samples.count
         let lag = parameters.restEndLag
@@ -253,6 +253,9 @@ public struct AttitudeSmoother: Sendable {
                 biasClip: parameters.filter.restBias.biasClip,
                 scaleTolerance: parameters.filter.restBias.scaleTolerance)
             : nil
+        let force = RestForceTurn(
+            threshold: parameters.restFieldTurn, strengthTolerance: parameters.filter.restBias.gravityTolerance,
+            minimumRate: parameters.restFieldRate)
         var rest = [Bool](repeating: false, count: n)
         var k = 0
         while k < n {
@@ -265,7 +268,7 @@ public struct AttitudeSmoother: Sendable {
             var end = k
             while end < n && forward.diagnostics[end].atRest { end += 1 }
             let last = end == n ? Double.infinity : samples[end - 1].t - lag
-            if field?.turned(samples[start..<end]) != true {
+            if field?.turned(samples[start..<end]) != true && !force.turned(samples[start..<end]) {
                 for i in start..<end where samples[i].t <= last { rest[i] = true }
             }
             k = end

@@ -30,23 +30,11 @@ struct RestFieldTurn {
 
     /// Whether the field proves that `samples` (one still stretch) turned about the vertical.
     func turned(_ samples: ArraySlice<SensorSample>) -> Bool {
-        guard let first = samples.first?.t, let last = samples.last?.t, last - first >= 1 else { return false }
-        // The field is averaged over windows of a second (a quarter of a shorter stretch).
-        let width = min(1, (last - first) / 4)
+        guard let (first, last, width) = samples.stretchWindows else { return false }
         var force = Vector3.zero
         for s in samples { if let a = s.accelerometer, a.isFinite { force += a } }
         guard let up = force.normalized else { return false }
-        /// The mean field over the window of `width` starting at `start`, or nil without a reading.
-        func field(from start: Double) -> Vector3? {
-            var sum = Vector3.zero
-            var count = 0.0
-            for s in samples where s.t >= start && s.t <= start + width {
-                guard let m = s.magnetometer, m.isFinite else { continue }
-                sum += m
-                count += 1
-            }
-            return count > 0 ? sum * (1 / count) : nil
-        }
+        func field(from start: Double) -> Vector3? { samples.mean(of: \.magnetometer, from: start, width: width) }
         guard let start = field(from: first), let end = field(from: last - width) else { return false }
         let strength = start.norm
         guard strength > 0, abs(end.norm - strength) <= strengthTolerance * strength else { return false }
@@ -78,5 +66,27 @@ struct RestFieldTurn {
         }
         let allowance = biasClip * (last - first) + scaleTolerance * abs(gyroscopeTurn) + threshold
         return abs(fieldTurn + gyroscopeTurn) <= allowance
+    }
+}
+
+extension ArraySlice where Element == SensorSample {
+    /// The first and last times of a still stretch of at least a second, and the width of the
+    /// windows its readings are averaged over (a second, or a quarter of a shorter stretch).
+    var stretchWindows: (first: Double, last: Double, width: Double)? {
+        guard let first = first?.t, let last = last?.t, last - first >= 1 else { return nil }
+        return (first, last, Swift.min(1, (last - first) / 4))
+    }
+
+    /// The mean of the finite readings of `sensor` over the samples from `start` to `start + width`
+    /// (s), or nil without one.
+    func mean(of sensor: KeyPath<SensorSample, Vector3?>, from start: Double, width: Double) -> Vector3? {
+        var sum = Vector3.zero
+        var count = 0.0
+        for s in self where s.t >= start && s.t <= start + width {
+            guard let v = s[keyPath: sensor], v.isFinite else { continue }
+            sum += v
+            count += 1
+        }
+        return count > 0 ? sum * (1 / count) : nil
     }
 }
