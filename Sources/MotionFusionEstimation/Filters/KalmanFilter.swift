@@ -12,7 +12,9 @@
 /// - The accelerometer measures the up direction in the earth frame, `R·f/|f|`, low-passed in that
 ///   frame while the device moves (linear accelerations average out) and only noise-smoothed at
 ///   rest; the horizontal components observe the tilt error. Its noise grows with the linear
-///   acceleration, and an innovation gate rejects samples inconsistent with the covariance.
+///   acceleration, and an innovation gate rejects samples inconsistent with the covariance. In 6D,
+///   until a rest has measured the bias, the measurement models the low-pass's delay
+///   (``AccelerationDelay``): it observes the bias error too.
 /// - The magnetometer is used by direction: it measures the azimuth of the horizontal field, which
 ///   observes the heading error. A sample whose strength departs from the learnt reference strength
 ///   (relative, so units do not matter), whose dip departs from the learnt dip, or whose azimuth
@@ -94,11 +96,14 @@ public struct KalmanFilter: AttitudeFilter {
         /// frame before it corrects the tilt, s (cutoff 1/(2π·τ)). Linear accelerations average out
         /// over it because velocity stays bounded. 0 disables. Default 2.
         public var accelerationFilterTime = 2.0
-        /// Whether the tilt measurement models the low-pass's delay until a rest has measured the
-        /// bias: the low-passed force shows the attitude errors of its recent past, which a bias
+        /// Whether the tilt measurement models the low-pass's delay in 6D until a rest has measured
+        /// the bias: the low-passed force shows the attitude errors of its recent past, which a bias
         /// error turned by its integral since (``AccelerationDelay``), so the measurement depends
         /// on the bias error too, and a correction of the bias estimate corrects the past the
-        /// low-pass holds. Default true.
+        /// low-pass holds. In 9D the field observes the heading and the vertical bias itself, and
+        /// the model cost more than it gave (a car speeding up into a gentle bend with
+        /// consumer-grade errors tilted 3.66° over the last minute, over the 3° its test allows).
+        /// Default true.
         public var modelsAccelerationDelay = true
         /// Whether the tilt at rest comes from the accelerometer smoothed only against noise (the rest
         /// detector's ``RestDetector/Parameters/noiseFilterTime``) instead of the low-pass above: at
@@ -353,7 +358,7 @@ public struct KalmanFilter: AttitudeFilter {
             magnetometerCalibration: MagnetometerSelfCalibration(parameters: parameters.magnetometerCalibration))
         state.accelerationLowPass.cutoff =
             parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
-        if parameters.modelsAccelerationDelay && parameters.accelerationFilterTime > 0 {
+        if parameters.modelsAccelerationDelay && parameters.mode == .sixD && parameters.accelerationFilterTime > 0 {
             state.accelerationDelay = AccelerationDelay(cutoff: state.accelerationLowPass.cutoff)
         }
         state.fieldNorm = parameters.expectedFieldNorm
