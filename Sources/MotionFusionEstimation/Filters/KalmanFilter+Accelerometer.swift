@@ -20,8 +20,10 @@ extension KalmanFilter {
         if p.accelerationFilterTime > 0 {
             if state.accelerationLowPass.warmingUp && VectorAttitude.readsStill(rate: state.lastRate, force: a) {
                 state.accelerationLowPass.endWarmUp()
+                state.accelerationDelay?.endWarmUp()
             }
             fE = state.accelerationLowPass.update(fE, dt: rawDt)
+            state.accelerationDelay?.update(dt: rawDt)
         }
         let still = p.unfilteredTiltAtRest && state.use.atRest
         if still {
@@ -43,11 +45,16 @@ extension KalmanFilter {
         // Horizontal components: u ≈ (−δy, δx, 1).
         let nuX = u.y
         let nuY = -u.x
+        // With the delay modelled, each also measures the bias error (``AccelerationDelay``); the
+        // noise-smoothed force at rest has none to speak of.
+        let delay = still ? nil : state.accelerationDelay?.rows
+        let mX = delay?.x ?? .zero
+        let mY = delay?.y ?? .zero
         let r = accelerometerNoiseSquared / dt * (1 + excess)
         // The gate judges the low-passed force, whose noise does not fall with the sample
         // interval: as if sampled no closer than `accelerometerGateInterval`.
         let rGate = accelerometerNoiseSquared / max(dt, p.accelerometerGateInterval) * (1 + excess)
-        let d2 = nuX * nuX / (state.pqq.row0.x + rGate) + nuY * nuY / (state.pqq.row1.y + rGate)
+        let d2 = nuX * nuX / (tiltVariance(axis: 0, mX) + rGate) + nuY * nuY / (tiltVariance(axis: 1, mY) + rGate)
         // While the low-pass still averages its first time constant (``ButterworthLowPass``), its
         // force is the mean of the readings so far, whose linear accelerations have not averaged
         // out: the tilt is known no better than at the start, and no innovation is an outlier
@@ -95,8 +102,8 @@ extension KalmanFilter {
         if state.realignHeading == false && !warmingUp { state.realignHeading = nil }
         let before = c.bias
         let headingBefore = c.theta.z
-        attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
-        attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
+        tiltUpdate(axis: 0, mX, nu: nuX, r: r, &c)
+        tiltUpdate(axis: 1, mY, nu: nuY, r: r, &c)
         if p.mode == .sixD && state.rest.still && !state.use.atRest && state.restBias.upAxisSteady {
             // Still but not at rest, with the specific force fixed in the sensor: a steady turn
             // about the sensor's up axis. A steady force across the turn's axis is either gravity
@@ -119,6 +126,32 @@ extension KalmanFilter {
             c.bias = before
         }
         state.use.accelerometerRejected = false
+    }
+
+    /// Variance of the tilt measurement on `axis` (0 or 1) without its noise, `h P hᵀ` with
+    /// `h = (e_axis, m)`.
+    func tiltVariance(axis: Int, _ m: Vector3) -> Double {
+        let row = axis == 0 ? state.pqb.row0 : state.pqb.row1
+        return state.pqq[axis, axis] + 2 * row.dot(m) + m.dot(state.pbb * m)
+    }
+
+    /// Scalar update measuring the tilt error on `axis` (0 or 1) plus `m` times the bias error
+    /// (`h = (e_axis, m)`; ``AccelerationDelay``): with `m` zero, ``attitudeUpdate(axis:nu:r:_:)``.
+    mutating func tiltUpdate(axis: Int, _ m: Vector3, nu: Double, r: Double, _ c: inout Correction) {
+        guard m != .zero else { return attitudeUpdate(axis: axis, nu: nu, r: r, &c) }
+        let row = axis == 0 ? state.pqb.row0 : state.pqb.row1
+        let u1 = Vector3(state.pqq[0, axis], state.pqq[1, axis], state.pqq[2, axis]) + state.pqb * m
+        let u2 = row + state.pbb * m
+        let s = u1[axis] + m.dot(u2) + r
+        guard s > 0, s.isFinite else { return }
+        let inv = 1 / s
+        let k = (nu - c.theta[axis] - m.dot(c.bias)) * inv
+        c.theta += u1 * k
+        c.bias += u2 * k
+        let a = u1 * inv
+        state.pqq -= Matrix3.outer(a, u1)
+        state.pqb -= Matrix3.outer(a, u2)
+        state.pbb -= Matrix3.outer(u2 * inv, u2)
     }
 
     /// At rest, the low-passed gyroscope measures the bias directly.
