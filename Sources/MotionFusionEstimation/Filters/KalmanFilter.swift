@@ -103,7 +103,8 @@ public struct KalmanFilter: AttitudeFilter {
         /// low-pass holds. In 9D the field observes the heading and the vertical bias itself, and
         /// the model cost more than it gave (a car speeding up into a gentle bend with
         /// consumer-grade errors tilted 3.66° over the last minute, over the 3° its test allows).
-        /// Default true.
+        /// The model also ends when the bias bound (``RestBiasJudge/Parameters/biasClip``) holds
+        /// back one of its corrections. Default true.
         public var modelsAccelerationDelay = true
         /// Whether the tilt at rest comes from the accelerometer smoothed only against noise (the rest
         /// detector's ``RestDetector/Parameters/noiseFilterTime``) instead of the low-pass above: at
@@ -731,6 +732,12 @@ public struct KalmanFilter: AttitudeFilter {
             let change = bias - state.bias
             let past = Vector3(d.x.dot(change), d.y.dot(change), 0)
             state.accelerationLowPass.rotate(by: Quaternion(rotationVector: past))
+        }
+        if state.accelerationDelay != nil && bias != state.bias + c.bias {
+            // The bound held the bias where the model's correction would have taken it: the tilt
+            // errors the model then explains by the bias are something else (a bias beyond the
+            // bound, scale errors), and it would keep pushing there. It ends, as at a rest.
+            state.accelerationDelay = nil
         }
         state.bias = bias
         state.attitude = state.attitude.renormalized
