@@ -48,13 +48,13 @@ extension KalmanFilter {
         // With the delay modelled, each also measures the bias error (``AccelerationDelay``); the
         // noise-smoothed force at rest has none to speak of.
         let delay = still ? nil : state.accelerationDelay?.rows
-        let mX = delay?.x ?? .zero
-        let mY = delay?.y ?? .zero
         let r = accelerometerNoiseSquared / dt * (1 + excess)
         // The gate judges the low-passed force, whose noise does not fall with the sample
         // interval: as if sampled no closer than `accelerometerGateInterval`.
         let rGate = accelerometerNoiseSquared / max(dt, p.accelerometerGateInterval) * (1 + excess)
-        let d2 = nuX * nuX / (tiltVariance(axis: 0, mX) + rGate) + nuY * nuY / (tiltVariance(axis: 1, mY) + rGate)
+        let varianceX = delay.map { tiltVariance(axis: 0, $0.x) } ?? state.pqq.row0.x
+        let varianceY = delay.map { tiltVariance(axis: 1, $0.y) } ?? state.pqq.row1.y
+        let d2 = nuX * nuX / (varianceX + rGate) + nuY * nuY / (varianceY + rGate)
         // While the low-pass still averages its first time constant (``ButterworthLowPass``), its
         // force is the mean of the readings so far, whose linear accelerations have not averaged
         // out: the tilt is known no better than at the start, and no innovation is an outlier
@@ -102,8 +102,13 @@ extension KalmanFilter {
         if state.realignHeading == false && !warmingUp { state.realignHeading = nil }
         let before = c.bias
         let headingBefore = c.theta.z
-        tiltUpdate(axis: 0, mX, nu: nuX, r: r, &c)
-        tiltUpdate(axis: 1, mY, nu: nuY, r: r, &c)
+        if let delay {
+            tiltUpdate(axis: 0, delay.x, nu: nuX, r: r, &c)
+            tiltUpdate(axis: 1, delay.y, nu: nuY, r: r, &c)
+        } else {
+            attitudeUpdate(axis: 0, nu: nuX, r: r, &c)
+            attitudeUpdate(axis: 1, nu: nuY, r: r, &c)
+        }
         if p.mode == .sixD && state.rest.still && !state.use.atRest && state.restBias.upAxisSteady {
             // Still but not at rest, with the specific force fixed in the sensor: a steady turn
             // about the sensor's up axis. A steady force across the turn's axis is either gravity
@@ -129,7 +134,8 @@ extension KalmanFilter {
     }
 
     /// Variance of the tilt measurement on `axis` (0 or 1) without its noise, `h P hᵀ` with
-    /// `h = (e_axis, m)`.
+    /// `h = (e_axis, m)`. Inlined: as a call it copied the filter's whole state twice a sample.
+    @inline(__always)
     func tiltVariance(axis: Int, _ m: Vector3) -> Double {
         let row = axis == 0 ? state.pqb.row0 : state.pqb.row1
         return state.pqq[axis, axis] + 2 * row.dot(m) + m.dot(state.pbb * m)

@@ -460,7 +460,7 @@ public struct KalmanFilter: AttitudeFilter {
             state.restDeparture = RestDeparture()
         }
         if state.use.atRest && !measured && !state.headingReferenced { widenVerticalBiasForFirstRest() }
-        if state.restBias.established {
+        if state.restBias.established && state.accelerationDelay != nil {
             // What a rest leaves of the bias error turns the attitude over the low-pass's time by
             // less than what the delay model leaves out in motion (the rate's scale and alignment
             // errors, accelerations the low-pass has not averaged out), which it would teach the
