@@ -150,14 +150,7 @@ extension KalmanFilter {
         let u2 = row + state.pbb * m
         let s = u1[axis] + m.dot(u2) + r
         guard s > 0, s.isFinite else { return }
-        let inv = 1 / s
-        let k = (nu - c.theta[axis] - m.dot(c.bias)) * inv
-        c.theta += u1 * k
-        c.bias += u2 * k
-        let a = u1 * inv
-        state.pqq -= Matrix3.outer(a, u1)
-        state.pqb -= Matrix3.outer(a, u2)
-        state.pbb -= Matrix3.outer(u2 * inv, u2)
+        scalarUpdate(u1, u2, innovation: nu - c.theta[axis] - m.dot(c.bias), inverse: 1 / s, &c)
     }
 
     /// At rest, the low-passed gyroscope measures the bias directly.

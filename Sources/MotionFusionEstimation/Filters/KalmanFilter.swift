@@ -682,8 +682,17 @@ public struct KalmanFilter: AttitudeFilter {
         let u2 = axis == 0 ? state.pqb.row0 : (axis == 1 ? state.pqb.row1 : state.pqb.row2)
         let s = u1[axis] + r
         guard s > 0, s.isFinite else { return }
-        let inv = 1 / s
-        let k = (nu - c.theta[axis]) * inv
+        scalarUpdate(u1, u2, innovation: nu - c.theta[axis], inverse: 1 / s, &c)
+    }
+
+    /// The gain step of a scalar update whose `P hᵀ` is `(u1, u2)` (attitude and bias parts), with
+    /// the innovation less the correction so far and the inverse of its variance: the correction
+    /// moves along `P hᵀ`, and the covariance loses `P hᵀ (P hᵀ)ᵀ / s`.
+    @inline(__always)
+    mutating func scalarUpdate(
+        _ u1: Vector3, _ u2: Vector3, innovation: Double, inverse inv: Double, _ c: inout Correction
+    ) {
+        let k = innovation * inv
         c.theta += u1 * k
         c.bias += u2 * k
         let a = u1 * inv
