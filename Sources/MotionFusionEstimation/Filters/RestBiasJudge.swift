@@ -100,6 +100,10 @@ public struct RestBiasJudge: Sendable, Codable {
     /// Widest angle, rad, the smoothed accelerometer has made with its value at the start of the
     /// current still stretch.
     var accelerometerSweep = 0.0
+    /// Whether the field has turned about the vertical far from where it was at the start of the
+    /// current still stretch, at some point of it (``revolvedFieldChange``): a turn may bring it
+    /// back to its start (after a whole revolution), but a field fixed in the sensor never leaves.
+    var fieldTurned = false
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
     /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
@@ -151,9 +155,15 @@ public struct RestBiasJudge: Sendable, Codable {
             startAccelerometer = rest.accelerometerSmoothed
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
             accelerometerSweep = 0
+            fieldTurned = false
         }
         if let start = startAccelerometer {
             accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
+        }
+        if !fieldTurned, let m0 = startMagnetometer, let m1 = magnetometerSmoothed,
+            let up = rest.accelerometerMean.normalized
+        {
+            fieldTurned = Self.turnedAboutTheVertical(from: m0, to: m1, up: up, by: Self.revolvedFieldChange)
         }
         guard rest.atRest else { return .motion }
         if let anchor = restAnchor {
@@ -203,16 +213,14 @@ public struct RestBiasJudge: Sendable, Codable {
         // vertical only, of more than ``turnedFieldChange`` of its strength (a world-fixed field
         // turned through 10° moves by a sixth of its horizontal part, whatever iron is added to
         // it), with less than ``turnedFieldLeak`` of it along the vertical; a field that changed
-        // so took the turn.
+        // so took the turn, as did one that went far at any point of the still stretch
+        // (``fieldTurned``: a steady turn brings it back to its start after each revolution, and
+        // a car's centripetal lean, which tilts the force the rate is split by, left the predicted
+        // turn short of a revolution, so 30 °/s from the first sample became an offset after 12 s).
         var verticalOffset = false
         if let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
             let h0 = m0 - up * m0.dot(up)
             let h1 = m1 - up * m1.dot(up)
-            let change = m1 - m0
-            let along = abs(change.dot(up))
-            let across = (change - up * change.dot(up)).norm
-            let turnedAboutTheVertical =
-                across > Self.turnedFieldChange * m0.norm && along < Self.turnedFieldLeak * across
             // The same field up to a turn about the vertical: its strength and its vertical part
             // kept, in the smoothed field and in this sample's reading.
             let tolerance = Self.steadyFieldStrength * m0.norm
@@ -221,7 +229,8 @@ public struct RestBiasJudge: Sendable, Codable {
             }
             let sameField = kept(m1) && kept(magnetometer ?? m1)
             verticalOffset =
-                sameField && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !turnedAboutTheVertical
+                sameField && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !fieldTurned
+                && !Self.turnedAboutTheVertical(from: m0, to: m1, up: up, by: Self.turnedFieldChange)
                 && Self.stayed(h0, h1, turning: vertical * stillTime, over: stillTime, p)
         } else {
             verticalOffset = horizontalOffset
@@ -313,6 +322,22 @@ public struct RestBiasJudge: Sendable, Codable {
         startMagnetometer = nil
         magnetometerSmoothed = nil
     }
+
+    /// Whether the smoothed field changed from `m0` to `m1` as a turn about the vertical `up`
+    /// (unit) changes it: across the vertical by more than `fraction` of its strength, with less
+    /// than ``turnedFieldLeak`` of that along it.
+    static func turnedAboutTheVertical(from m0: Vector3, to m1: Vector3, up: Vector3, by fraction: Double) -> Bool {
+        let change = m1 - m0
+        let along = abs(change.dot(up))
+        let across = (change - up * change.dot(up)).norm
+        return across > fraction * m0.norm && along < turnedFieldLeak * across
+    }
+
+    /// Change of the smoothed field across the vertical, relative to its strength, at any point of
+    /// a still stretch beyond which the field took a turn even if it came back to its start later
+    /// (``fieldTurned``): a fifth, about 25° of turn at a dip of 64°, far beyond the noise of a
+    /// field read still (``turnedFieldChange`` is judged against the field at the verdict only).
+    static let revolvedFieldChange = 0.2
 
     /// Change of the smoothed field across the vertical over a still stretch, relative to its
     /// strength, beyond which (with little along the vertical) the field took a turn about the
