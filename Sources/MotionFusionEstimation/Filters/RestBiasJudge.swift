@@ -100,9 +100,9 @@ public struct RestBiasJudge: Sendable, Codable {
     /// Widest angle, rad, the smoothed accelerometer has made with its value at the start of the
     /// current still stretch.
     var accelerometerSweep = 0.0
-    /// Whether the field has turned about the vertical far from where it was at the start of the
-    /// current still stretch, at some point of it (``revolvedFieldChange``): a turn may bring it
-    /// back to its start (after a whole revolution), but a field fixed in the sensor never leaves.
+    /// Whether the field has taken the turn the gyroscope reads at some point of the current still
+    /// stretch (``fieldFollowedTurn(from:to:turning:_:)``): a turn may bring it back to its start
+    /// (after a whole revolution), but a field fixed in the sensor never follows one.
     var fieldTurned = false
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
@@ -160,10 +160,10 @@ public struct RestBiasJudge: Sendable, Codable {
         if let start = startAccelerometer {
             accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
         }
-        if !fieldTurned, let m0 = startMagnetometer, let m1 = magnetometerSmoothed,
-            let up = rest.accelerometerMean.normalized
-        {
-            fieldTurned = Self.turnedAboutTheVertical(from: m0, to: m1, up: up, by: Self.revolvedFieldChange)
+        if !fieldTurned, let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
+            // The rate as the verdict below judges it.
+            let judged = rest.gyroscopeMean - (established ? bias : offset)
+            fieldTurned = Self.fieldFollowedTurn(from: m0, to: m1, turning: judged * rest.stillTime, p)
         }
         guard rest.atRest else { return .motion }
         if let anchor = restAnchor {
@@ -213,14 +213,20 @@ public struct RestBiasJudge: Sendable, Codable {
         // vertical only, of more than ``turnedFieldChange`` of its strength (a world-fixed field
         // turned through 10° moves by a sixth of its horizontal part, whatever iron is added to
         // it), with less than ``turnedFieldLeak`` of it along the vertical; a field that changed
-        // so took the turn, as did one that went far at any point of the still stretch
-        // (``fieldTurned``: a steady turn brings it back to its start after each revolution, and
-        // a car's centripetal lean, which tilts the force the rate is split by, left the predicted
-        // turn short of a revolution, so 30 °/s from the first sample became an offset after 12 s).
+        // so took the turn, as did one that followed the gyroscope's turn at any point of the
+        // still stretch (``fieldTurned``: a steady turn brings it back to its start after each
+        // revolution, and a car's centripetal lean, which tilts the force the rate is split by,
+        // left the predicted turn short of a revolution, so 30 °/s from the first sample became
+        // an offset after 12 s).
         var verticalOffset = false
         if let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
             let h0 = m0 - up * m0.dot(up)
             let h1 = m1 - up * m1.dot(up)
+            let change = m1 - m0
+            let along = abs(change.dot(up))
+            let across = (change - up * change.dot(up)).norm
+            let turnedAboutTheVertical =
+                across > Self.turnedFieldChange * m0.norm && along < Self.turnedFieldLeak * across
             // The same field up to a turn about the vertical: its strength and its vertical part
             // kept, in the smoothed field and in this sample's reading.
             let tolerance = Self.steadyFieldStrength * m0.norm
@@ -230,7 +236,7 @@ public struct RestBiasJudge: Sendable, Codable {
             let sameField = kept(m1) && kept(magnetometer ?? m1)
             verticalOffset =
                 sameField && h0.norm > 0.2 * m0.norm && h1.norm > 0.2 * m1.norm && !fieldTurned
-                && !Self.turnedAboutTheVertical(from: m0, to: m1, up: up, by: Self.turnedFieldChange)
+                && !turnedAboutTheVertical
                 && Self.stayed(h0, h1, turning: vertical * stillTime, over: stillTime, p)
         } else {
             verticalOffset = horizontalOffset
@@ -323,21 +329,32 @@ public struct RestBiasJudge: Sendable, Codable {
         magnetometerSmoothed = nil
     }
 
-    /// Whether the smoothed field changed from `m0` to `m1` as a turn about the vertical `up`
-    /// (unit) changes it: across the vertical by more than `fraction` of its strength, with less
-    /// than ``turnedFieldLeak`` of that along it.
-    static func turnedAboutTheVertical(from m0: Vector3, to m1: Vector3, up: Vector3, by fraction: Double) -> Bool {
-        let change = m1 - m0
-        let along = abs(change.dot(up))
-        let across = (change - up * change.dot(up)).norm
-        return across > fraction * m0.norm && along < turnedFieldLeak * across
+    /// Whether the smoothed field, `m0` at the start of the still stretch and `m1` now, has taken
+    /// the turn the gyroscope reads since, `turning` (rotation vector, rad): a world-fixed field
+    /// seen from the turning sensor turns about the same axis the other way, so its part across
+    /// the axis moved by more than ``followedFieldChange`` of itself and lies
+    /// ``Parameters/turnConsistency`` times closer to where that turn would have taken it than to
+    /// its start, with the field's strength and that part's length kept (``steadyFieldStrength``
+    /// of the strength). An object or a current moving the field, or its noise, does not follow
+    /// the gyroscope's turn; a field fixed in the sensor (an offset) does not move.
+    static func fieldFollowedTurn(from m0: Vector3, to m1: Vector3, turning: Vector3, _ p: Parameters) -> Bool {
+        guard let axis = turning.normalized else { return false }
+        let h0 = m0 - axis * m0.dot(axis)
+        let h1 = m1 - axis * m1.dot(axis)
+        let moved = (h1 - h0).norm
+        let tolerance = steadyFieldStrength * m0.norm
+        guard moved > followedFieldChange * h0.norm, abs(m1.norm - m0.norm) <= tolerance,
+            abs(h1.norm - h0.norm) <= tolerance
+        else { return false }
+        // The sensor turning by θ sees a world-fixed vector turn by −θ.
+        let expected = Quaternion(rotationVector: turning * -1).rotate(h0)
+        return (h1 - expected).norm < p.turnConsistency * moved
     }
 
-    /// Change of the smoothed field across the vertical, relative to its strength, at any point of
-    /// a still stretch beyond which the field took a turn even if it came back to its start later
-    /// (``fieldTurned``): a fifth, about 25° of turn at a dip of 64°, far beyond the noise of a
-    /// field read still (``turnedFieldChange`` is judged against the field at the verdict only).
-    static let revolvedFieldChange = 0.2
+    /// Change of the field's part across the turn's axis, relative to that part, beyond which a
+    /// field that followed the gyroscope's turn took it (``fieldFollowedTurn(from:to:turning:_:)``):
+    /// a half, the chord of a 29° turn, far beyond the noise of a field read still.
+    static let followedFieldChange = 0.5
 
     /// Change of the smoothed field across the vertical over a still stretch, relative to its
     /// strength, beyond which (with little along the vertical) the field took a turn about the
