@@ -34,7 +34,7 @@ extension ScenarioSuiteTests {
     /// The fast car: once a whole revolution (12 s) brought the field back to its start, the rest
     /// judge took the turn for a gyroscope offset (the rate's part along the leaning force
     /// predicted 323° where the car had turned 360°, beyond what a bias within its bound
-    /// explains), made it the bias (22 °/s) and the heading stopped. The field followed the
+    /// explains), made it the bias (22 °/s) and the heading stopped. The field kept following the
     /// gyroscope's turn within the first seconds, which no offset does: the bias stays within its
     /// 2 °/s bound, and over the last 20 s the 9D heading turns at the true rate within 5 %.
     func testAFastCarsWholeRevolutionIsNoOffset() {

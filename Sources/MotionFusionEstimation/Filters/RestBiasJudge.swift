@@ -100,10 +100,13 @@ public struct RestBiasJudge: Sendable, Codable {
     /// Widest angle, rad, the smoothed accelerometer has made with its value at the start of the
     /// current still stretch.
     var accelerometerSweep = 0.0
-    /// Whether the field has taken the turn the gyroscope reads at some point of the current still
-    /// stretch (``fieldFollowedTurn(from:to:turning:_:)``): a turn may bring it back to its start
-    /// (after a whole revolution), but a field fixed in the sensor never follows one.
+    /// Whether the field has kept taking the turn the gyroscope reads through the current still
+    /// stretch (``fieldFollowedTurn(from:to:turning:_:)`` at two points ``followedTurnSpan`` of
+    /// predicted turn apart): a turn may bring it back to its start (after a whole revolution), but
+    /// a field fixed in the sensor never follows one, and a field moved by a passing object meets
+    /// the predicted turn once at most. The predicted turn, rad, where it first followed.
     var fieldTurned = false
+    var fieldFollowed: Double?
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
     /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
@@ -156,14 +159,22 @@ public struct RestBiasJudge: Sendable, Codable {
             startMagnetometer = magnetometer == nil ? nil : magnetometerSmoothed
             accelerometerSweep = 0
             fieldTurned = false
+            fieldFollowed = nil
         }
         if let start = startAccelerometer {
             accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
         }
         if !fieldTurned, let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
             // The rate as the verdict below judges it.
-            let judged = rest.gyroscopeMean - (established ? bias : offset)
-            fieldTurned = Self.fieldFollowedTurn(from: m0, to: m1, turning: judged * rest.stillTime, p)
+            let turning = (rest.gyroscopeMean - (established ? bias : offset)) * rest.stillTime
+            if Self.fieldFollowedTurn(from: m0, to: m1, turning: turning, p) {
+                let turned = turning.norm
+                if let first = fieldFollowed {
+                    fieldTurned = turned - first >= Self.followedTurnSpan
+                } else {
+                    fieldFollowed = turned
+                }
+            }
         }
         guard rest.atRest else { return .motion }
         if let anchor = restAnchor {
@@ -350,6 +361,10 @@ public struct RestBiasJudge: Sendable, Codable {
         let expected = Quaternion(rotationVector: turning * -1).rotate(h0)
         return (h1 - expected).norm < p.turnConsistency * moved
     }
+
+    /// Predicted turn, rad, between two points at which the field followed it, for the field to
+    /// have kept following it (``fieldTurned``): a quarter turn.
+    static let followedTurnSpan = Double.pi / 2
 
     /// Change of the field's part across the turn's axis, relative to that part, beyond which a
     /// field that followed the gyroscope's turn took it (``fieldFollowedTurn(from:to:turning:_:)``):
