@@ -104,9 +104,14 @@ public struct RestBiasJudge: Sendable, Codable {
     /// stretch (``fieldFollowedTurn(from:to:turning:_:)`` at two points ``followedTurnSpan`` of
     /// predicted turn apart): a turn may bring it back to its start (after a whole revolution), but
     /// a field fixed in the sensor never follows one, and a field moved by a passing object meets
-    /// the predicted turn once at most. The predicted turn, rad, where it first followed.
+    /// the predicted turn once at most. The predicted turn, rad, where it first followed, and the
+    /// low-passed rate, rad/s, when the still stretch began: the turn is predicted as that rate
+    /// times the time, so only while the rate stays within ``Parameters/restDrift`` and
+    /// ``steadyRateChange`` of it (a platform coasting to a stop met its prediction twice on the
+    /// way, and its offset went unproven).
     var fieldTurned = false
     var fieldFollowed: Double?
+    var startRate: Vector3?
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
     /// Low-passed rate when the current still stretch was declared rest, rad/s; nil while it is not.
@@ -160,11 +165,20 @@ public struct RestBiasJudge: Sendable, Codable {
             accelerometerSweep = 0
             fieldTurned = false
             fieldFollowed = nil
+            startRate = rest.gyroscopeMean
         }
         if let start = startAccelerometer {
             accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
         }
-        if !fieldTurned, let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
+        if let r = startRate {
+            if (rest.gyroscopeMean - r).norm > p.restDrift + Self.steadyRateChange * r.norm {
+                // Not a steady rate: no prediction holds, and none has.
+                fieldTurned = false
+                fieldFollowed = nil
+                startRate = nil
+            }
+        }
+        if !fieldTurned, startRate != nil, let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
             // The rate as the verdict below judges it.
             let turning = (rest.gyroscopeMean - (established ? bias : offset)) * rest.stillTime
             if Self.fieldFollowedTurn(from: m0, to: m1, turning: turning, p) {
@@ -361,6 +375,11 @@ public struct RestBiasJudge: Sendable, Codable {
         let expected = Quaternion(rotationVector: turning * -1).rotate(h0)
         return (h1 - expected).norm < p.turnConsistency * moved
     }
+
+    /// Largest change of the low-passed rate through a still stretch, relative to the rate at its
+    /// start and beyond ``Parameters/restDrift``, for the turn to be predicted as that rate times
+    /// the time (``fieldTurned``): 5 %.
+    static let steadyRateChange = 0.05
 
     /// Predicted turn, rad, between two points at which the field followed it, for the field to
     /// have kept following it (``fieldTurned``): a quarter turn.
