@@ -9,6 +9,7 @@ cd "$(dirname "$0")"
 DUMP=""
 if [ "${1:-}" = "--dump" ]; then DUMP=$2; shift 2; mkdir -p "$DUMP"; fi
 TRACE="${1:-../../shared/data/broad/21_undisturbed_fast_combined.csv}"
+[ -f "$TRACE" ] || { echo "instructions.sh: $TRACE does not exist (pass a trace)" >&2; exit 2; }
 ./build-package.sh . MotionFusionBenchmarks
 BIN=.build/release/MotionFusionBenchmarks
 OUT=$(mktemp)

@@ -95,9 +95,19 @@ let sharedDefault =
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     + "/shared/data/broad/21_undisturbed_fast_combined.csv"
+if let tracePath, !FileManager.default.fileExists(atPath: tracePath) {
+    // A trace named on the command line is measured or nothing is: a stand-in would give figures
+    // for another input under its name.
+    FileHandle.standardError.write(Data("MotionFusion benchmarks: error: \(tracePath) does not exist\n".utf8))
+    exit(2)
+}
 var path = tracePath ?? sharedDefault
 if !FileManager.default.fileExists(atPath: path) {
-    // No shared data: simulate a trace of the same size (55 000 samples at 285.7 Hz).
+    // No shared data and no trace named: simulate a trace of the same size (55 000 samples at
+    // 285.7 Hz), and say so.
+    FileHandle.standardError.write(
+        Data("MotionFusion benchmarks: warning: \(path) is absent; measuring a simulated trace of the same size\n".utf8)
+    )
     var s = MotionSimulator.Settings()
     s.duration = 192.5
     s.rate = 2000.0 / 7

@@ -104,13 +104,15 @@ public struct RestBiasJudge: Sendable, Codable {
     /// stretch (``fieldFollowedTurn(from:to:turning:_:)`` at two points ``followedTurnSpan`` of
     /// predicted turn apart): a turn may bring it back to its start (after a whole revolution), but
     /// a field fixed in the sensor never follows one, and a field moved by a passing object meets
-    /// the predicted turn once at most. The predicted turn, rad, where it first followed, and the
-    /// low-passed rate, rad/s, when the still stretch began: the turn is predicted as that rate
-    /// times the time, so only while the rate stays within ``Parameters/restDrift`` and
-    /// ``steadyRateChange`` of it (a platform coasting to a stop met its prediction twice on the
-    /// way, and its offset went unproven).
+    /// the predicted turn once at most.
     var fieldTurned = false
+    /// The predicted turn, rad, at which the field first followed it in the current still stretch.
     var fieldFollowed: Double?
+    /// The low-passed rate, rad/s, when the current still stretch began; nil once it has changed by
+    /// more than ``Parameters/restDrift`` and ``steadyRateChange`` (checked once the predicted turn
+    /// is long enough to be followed, ``mayBeFollowed(_:_:)``). The turn is predicted as the
+    /// rate times the time, so the field's following is judged only while it is set (a platform
+    /// coasting to a stop met its prediction twice on the way, and its offset went unproven).
     var startRate: Vector3?
     /// Whether the last still stretch was a steady turn (or an offset that could not be proven).
     public private(set) var steadyTurn = false
@@ -170,23 +172,23 @@ public struct RestBiasJudge: Sendable, Codable {
         if let start = startAccelerometer {
             accelerometerSweep = max(accelerometerSweep, Self.angle(start, rest.accelerometerSmoothed))
         }
-        if let r = startRate {
-            if (rest.gyroscopeMean - r).norm > p.restDrift + Self.steadyRateChange * r.norm {
-                // Not a steady rate: no prediction holds, and none has.
-                fieldTurned = false
-                fieldFollowed = nil
-                startRate = nil
-            }
-        }
-        if !fieldTurned, startRate != nil, let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
-            // The rate as the verdict below judges it.
+        if let r = startRate, let m0 = startMagnetometer, let m1 = magnetometerSmoothed {
+            // The rate as the verdict below judges it, and the turn it predicts since the start.
             let turning = (rest.gyroscopeMean - (established ? bias : offset)) * rest.stillTime
-            if Self.fieldFollowedTurn(from: m0, to: m1, turning: turning, p) {
-                let turned = turning.norm
-                if let first = fieldFollowed {
-                    fieldTurned = turned - first >= Self.followedTurnSpan
-                } else {
-                    fieldFollowed = turned
+            if Self.mayBeFollowed(turning, p) {
+                let limit = p.restDrift + Self.steadyRateChange * r.norm
+                if (rest.gyroscopeMean - r).squaredNorm > limit * limit {
+                    // Not a steady rate: no prediction holds, and none has.
+                    fieldTurned = false
+                    fieldFollowed = nil
+                    startRate = nil
+                } else if !fieldTurned, Self.fieldFollowedTurn(from: m0, to: m1, turning: turning, p) {
+                    let turned = turning.norm
+                    if let first = fieldFollowed {
+                        fieldTurned = turned - first >= Self.followedTurnSpan
+                    } else {
+                        fieldFollowed = turned
+                    }
                 }
             }
         }
@@ -238,7 +240,7 @@ public struct RestBiasJudge: Sendable, Codable {
         // vertical only, of more than ``turnedFieldChange`` of its strength (a world-fixed field
         // turned through 10° moves by a sixth of its horizontal part, whatever iron is added to
         // it), with less than ``turnedFieldLeak`` of it along the vertical; a field that changed
-        // so took the turn, as did one that followed the gyroscope's turn at any point of the
+        // so took the turn, as did one that kept following the gyroscope's turn through the
         // still stretch (``fieldTurned``: a steady turn brings it back to its start after each
         // revolution, and a car's centripetal lean, which tilts the force the rate is split by,
         // left the predicted turn short of a revolution, so 30 °/s from the first sample became
@@ -363,7 +365,7 @@ public struct RestBiasJudge: Sendable, Codable {
     /// of the strength). An object or a current moving the field, or its noise, does not follow
     /// the gyroscope's turn; a field fixed in the sensor (an offset) does not move.
     static func fieldFollowedTurn(from m0: Vector3, to m1: Vector3, turning: Vector3, _ p: Parameters) -> Bool {
-        guard let axis = turning.normalized else { return false }
+        guard mayBeFollowed(turning, p), let axis = turning.normalized else { return false }
         let h0 = m0 - axis * m0.dot(axis)
         let h1 = m1 - axis * m1.dot(axis)
         let moved = (h1 - h0).norm
@@ -374,6 +376,17 @@ public struct RestBiasJudge: Sendable, Codable {
         // The sensor turning by θ sees a world-fixed vector turn by −θ.
         let expected = Quaternion(rotationVector: turning * -1).rotate(h0)
         return (h1 - expected).norm < p.turnConsistency * moved
+    }
+
+    /// Whether a predicted turn `turning` (rotation vector, rad) is long enough for
+    /// ``fieldFollowedTurn(from:to:turning:_:)`` to find the field following it: the chord of the
+    /// turn, at most its angle times the length of the field's part across the axis, must exceed
+    /// (1 − ``Parameters/turnConsistency``) of the distance moved, itself beyond
+    /// ``followedFieldChange`` of that length. A device at rest stops here.
+    @inline(__always)
+    static func mayBeFollowed(_ turning: Vector3, _ p: Parameters) -> Bool {
+        let least = (1 - p.turnConsistency) * followedFieldChange
+        return turning.squaredNorm > least * least
     }
 
     /// Largest change of the low-passed rate through a still stretch, relative to the rate at its
