@@ -158,7 +158,10 @@ public struct ComplementaryFilter: AttitudeFilter {
         let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait) ?? dt
         state.magnetometerInterval = interval
         if let m = mag {
-            if state.magnetometerCalibration.observe(m, rate: gyroscope.map { $0 - state.bias }, dt: dt) {
+            let attitude = state.initialised ? state.attitude : nil
+            if state.magnetometerCalibration.observe(
+                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, attitude: attitude)
+            {
                 calibrationChanged(m)
             }
             mag = state.magnetometerCalibration.apply(m)

@@ -10,7 +10,7 @@
 /// calibrated strength (``residual``, relative); these give the level (``Accuracy``); a correction
 /// is made from such a fit only at medium level or better (low is the level of uncorrected readings
 /// over a partial turn). Until one is in use, the gyroscope's turns give a first calibration
-/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:)``): medium level from turns about every
+/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:attitude:)``): medium level from turns about every
 /// axis, low level (applied) from turns about one axis. The readings
 /// as they are (no correction) compete too, and win while their own residual is within the low
 /// level's or no fit's residual is below ``Parameters/improvement`` times theirs: an already
@@ -232,6 +232,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// Feeds one raw reading `dt` seconds after the previous sample, with the bias-corrected
     /// angular rate over those seconds (rad/s) when there is one; true when a new calibration was
     /// adopted (the field reference learnt from calibrated readings must be learnt again).
+    /// - `attitude`, the filter's attitude (earth from sensor), shows the sensor's up direction, so
+    ///   that a fit from turns about the vertical is judged by the readings' part across it.
     /// - When the filter `rejected` the reading (it disagrees with the field the filter learnt),
     ///   what that means depends on the calibration in use. From medium level up the field is
     ///   disturbed around the device: the readings say nothing about the device's own iron, and
@@ -244,7 +246,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     ///   happened around it, not in its own iron), no new calibration is taken from the turns; a
     ///   calibration from them still gives way to the raw readings.
     public mutating func observe(
-        _ raw: Vector3, rate: Vector3? = nil, dt: Double, rejected: Bool = false, changedAround: Bool = false
+        _ raw: Vector3, rate: Vector3? = nil, dt: Double, rejected: Bool = false, changedAround: Bool = false,
+        attitude: Quaternion? = nil
     ) -> Bool {
         guard parameters.enabled, raw.isFinite else { return false }
         let disturbed = rejected && accuracy >= .medium
@@ -257,11 +260,15 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
                 refitInterval: parameters.refitInterval, earlyInterval: earlyRefitInterval)
         }
         if disturbed {
-            guard turnsDue, turned == true, let t = turnedFit(newFits: !changedAround) else { return false }
+            guard turnsDue, turned == true, let t = turnedFit(newFits: !changedAround, attitude: attitude) else {
+                return false
+            }
             return adopt(t)
         }
         let moved = keep(raw, dt: dt)
-        guard turnsDue, followsTurns, let t = turnedFit(newFits: !changedAround) else { return moved }
+        guard turnsDue, followsTurns, let t = turnedFit(newFits: !changedAround, attitude: attitude) else {
+            return moved
+        }
         return adopt(t) || moved
     }
 
@@ -336,27 +343,42 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// - their fit, if it determines more directions than the one in use (three: medium level,
     ///   two: low), or as many with a strength scatter below ``Parameters/improvement`` times that
     ///   one's, and the raw readings are not already calibrated (their strength scatter beyond
-    ///   ``Parameters/lowResidual``, and the fit's below ``Parameters/improvement`` times theirs);
+    ///   ``Parameters/lowResidual``, and the fit's below ``Parameters/improvement`` times theirs; for
+    ///   turns about the sensor's up axis (from `attitude`), within ``verticalTurnAxis``, the scatter of the
+    ///   readings' part across it does as well, under ``singleAxisFitHolds(_:_:)``);
     /// - the raw readings, when a calibration taken from the turns no longer fits them and the raw
     ///   readings do (a magnet attached to the device and taken off again).
     ///
     /// Only the second when `newFits` is false. Its coverage is that of its readings' calibrated
     /// directions.
-    func turnedFit(newFits: Bool) -> Fit? {
+    func turnedFit(newFits: Bool, attitude: Quaternion?) -> Fit? {
         let p = parameters
         guard p.gyroscopeAided, let turns, turns.equations.count >= GyroscopeAidedCalibration.fewest else { return nil }
-        let raw = turns.scatter(.zero, .identity)
         if newFits, let t = turns.fit(maximumAxisRatio: p.maximumAxisRatio),
             t.hardIron.norm < p.maximumOffset * t.strength
         {
-            let scatter = turns.scatter(t.hardIron, t.softIron)
-            let level: Accuracy = t.directions == 3 ? .medium : .low
-            if raw > p.lowResidual, scatter < p.improvement * raw,
-                level > accuracy || (level == accuracy && scatter < p.improvement * turns.scatter(hardIron, softIron))
+            let raw = turns.scatter(.zero, .identity)
+            var scatter = turns.scatter(t.hardIron, t.softIron)
+            var current = turns.scatter(hardIron, softIron)
+            var steadier = raw > p.lowResidual && scatter < p.improvement * raw
+            // Turns about the vertical: judged by the readings' part across it as well.
+            if !steadier, let axis = t.axis, let q = attitude,
+                abs(axis.dot(q.conjugate.rotate(Vector3(0, 0, 1)))) >= Self.verticalTurnAxis,
+                Self.singleAxisFitHolds(t, turns)
             {
+                let rawAcross = turns.scatter(.zero, .identity, across: axis)
+                let across = turns.scatter(t.hardIron, t.softIron, across: axis)
+                if rawAcross > p.lowResidual && across < p.improvement * rawAcross {
+                    steadier = true
+                    scatter = across
+                    current = turns.scatter(hardIron, softIron, across: axis)
+                }
+            }
+            let level: Accuracy = t.directions == 3 ? .medium : .low
+            if steadier, level > accuracy || (level == accuracy && scatter < p.improvement * current) {
                 var fit = Fit(
                     hardIron: t.hardIron, softIron: t.softIron, strength: t.strength, accuracy: level,
-                    coverage: turns.coverage(t.hardIron, t.softIron), residual: scatter,
+                    coverage: turns.coverage(t.hardIron, t.softIron), residual: turns.scatter(t.hardIron, t.softIron),
                     ellipsoid: t.softIron != .identity)
                 fit.turned = true
                 return fit
@@ -371,6 +393,35 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             turns.fits(.zero, .identity, recent: recent)
         else { return nil }
         return Fit(hardIron: .zero, softIron: .identity, strength: .nan, ellipsoid: false)
+    }
+
+    /// Smallest cosine of the angle between a single turn axis and the sensor's up direction for
+    /// the turns' fit across it to be judged by the readings' part across the axis (15°): the hard
+    /// iron along the axis, which turns about it cannot show, then moves the field mostly along
+    /// the vertical, not the heading (about an axis across it, a level roll, it moves north).
+    static let verticalTurnAxis = 0.966
+    /// Smallest hard iron across a single turn axis that the turns' fit is taken for, relative to
+    /// the field's strength: a field around the device wandering by a few percent of its strength
+    /// (a vehicle's currents), or noise against the small horizontal part of a steep field, moves
+    /// the readings' circle by up to that much over a few turns. At 5 % a hard iron left unfitted puts
+    /// north at most 7° off where the horizontal part is 40 % of the field.
+    static let smallestSingleAxisOffset = 0.05
+    /// Largest mean resultant length of the directions, across a single turn axis, of the turns'
+    /// calibrated readings (``GyroscopeAidedCalibration/resultant(_:_:across:)``) for the turns' fit
+    /// across that axis: a bias error `δb` about the axis turns each equation by `δb/ω` of its
+    /// turn, which moves the fitted hard iron by that fraction of the horizontal field, at right
+    /// angles to the readings; over turns round the whole circle these moves cancel, over part of
+    /// it they add up (eight 20° turns at 10 °/s with 0.5 °/s of bias error put it 1 µT off).
+    /// 0.5 asks for about 230° of turns.
+    static let largestSingleAxisResultant = 0.5
+
+    /// Whether the turns' fit `t` across a single turn axis meets ``smallestSingleAxisOffset`` and
+    /// ``largestSingleAxisResultant``; true for a fit over every axis.
+    static func singleAxisFitHolds(_ t: GyroscopeAidedCalibration.Fit, _ turns: GyroscopeAidedCalibration) -> Bool {
+        guard let axis = t.axis else { return true }
+        let across = t.hardIron - axis * t.hardIron.dot(axis)
+        return across.norm >= smallestSingleAxisOffset * t.strength
+            && turns.resultant(t.hardIron, t.softIron, across: axis) <= largestSingleAxisResultant
     }
 
     /// Puts `fit` in use; true when it moved the calibration.
