@@ -158,9 +158,11 @@ public struct ComplementaryFilter: AttitudeFilter {
         let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait) ?? dt
         state.magnetometerInterval = interval
         if let m = mag {
+            // The bias is known once a rest has measured it (this filter keeps no deviation).
             let attitude = state.initialised ? state.attitude : nil
             if state.magnetometerCalibration.observe(
-                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, attitude: attitude)
+                m, rate: gyroscope.map { $0 - state.bias }, dt: dt, attitude: attitude,
+                biasCovariance: state.restBias.established ? .zero : nil)
             {
                 calibrationChanged(m)
             }

@@ -225,7 +225,11 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// given): their RMS misfit at most `largest` (``largestMisfit`` when nil) of their scale. A
     /// relative error ε of the readings misfits each equation by about ε times the chord of its
     /// turn (`√(2 (1 − cos θ))`) times the strength.
-    public func fits(_ h: Vector3, _ w: Matrix3, recent: Int? = nil, largest: Double? = nil) -> Bool {
+    /// Given the `across` axis of turns about one axis, the scale is the readings' part across it
+    /// (the circle's radius) instead of their strength.
+    public func fits(
+        _ h: Vector3, _ w: Matrix3, recent: Int? = nil, largest: Double? = nil, across axis: Vector3? = nil
+    ) -> Bool {
         let n = min(equations.count, recent ?? equations.count)
         var misfit = 0.0, weight = 0.0, strength = 0.0
         let count = equations.count
@@ -235,7 +239,8 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             let e = equations[(latest - k + count) % count]
             misfit += (w * (e.m - h) - e.turnBack * (w * (e.start - h))).squaredNorm
             weight += (3 - e.turnBack.trace)
-            strength += (w * (e.m - h)).norm
+            let c = w * (e.m - h)
+            strength += axis.map { (c - $0 * c.dot($0)).norm } ?? c.norm
         }
         strength /= Double(max(1, n))
         let allowed = (largest ?? Self.largestMisfit) * strength

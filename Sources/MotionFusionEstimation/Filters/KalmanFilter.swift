@@ -420,13 +420,14 @@ public struct KalmanFilter: AttitudeFilter {
         state.magnetometerInterval = interval
         if let m = mag {
             // While the magnetometer is rejected the calibration judges what that says of the
-            // readings (``MagnetometerSelfCalibration/observe(_:rate:dt:rejected:changedAround:attitude:)``).
+            // readings (``MagnetometerSelfCalibration/observe(_:rate:dt:rejected:changedAround:attitude:biasCovariance:)``).
             // Since the field changed during a rest (a device's own iron turns with it, so a change
             // without a turn happened around it), no calibration is taken from the turns.
             if state.magnetometerCalibration.observe(
                 m, rate: gyroscope.map { $0 - state.bias }, dt: dt, rejected: state.rejectionTime > 0,
                 changedAround: state.fieldChangedAtRest == true,
-                attitude: state.initialised ? state.attitude : nil)
+                attitude: state.initialised ? state.attitude : nil,
+                biasCovariance: state.pbb)
             {
                 calibrationChanged(m)
             }

@@ -10,7 +10,7 @@
 /// calibrated strength (``residual``, relative); these give the level (``Accuracy``); a correction
 /// is made from such a fit only at medium level or better (low is the level of uncorrected readings
 /// over a partial turn). Until one is in use, the gyroscope's turns give a first calibration
-/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:attitude:)``): medium level from turns about every
+/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:attitude:biasCovariance:rate:)``): medium level from turns about every
 /// axis, low level (applied) from turns about one axis. The readings
 /// as they are (no correction) compete too, and win while their own residual is within the low
 /// level's or no fit's residual is below ``Parameters/improvement`` times theirs: an already
@@ -233,7 +233,9 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// angular rate over those seconds (rad/s) when there is one; true when a new calibration was
     /// adopted (the field reference learnt from calibrated readings must be learnt again).
     /// - `attitude`, the filter's attitude (earth from sensor), shows the sensor's up direction, so
-    ///   that a fit from turns about the vertical is judged by the readings' part across it.
+    ///   that a fit from turns about the vertical is judged by the readings' part across it, while
+    ///   the filter's bias error across the turn axis (from `biasCovariance`, (rad/s)²; nil when
+    ///   unknown) is small against the turn's rate (``largestRelativeBiasError``).
     /// - When the filter `rejected` the reading (it disagrees with the field the filter learnt),
     ///   what that means depends on the calibration in use. From medium level up the field is
     ///   disturbed around the device: the readings say nothing about the device's own iron, and
@@ -247,7 +249,7 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     ///   calibration from them still gives way to the raw readings.
     public mutating func observe(
         _ raw: Vector3, rate: Vector3? = nil, dt: Double, rejected: Bool = false, changedAround: Bool = false,
-        attitude: Quaternion? = nil
+        attitude: Quaternion? = nil, biasCovariance: Matrix3? = nil
     ) -> Bool {
         guard parameters.enabled, raw.isFinite else { return false }
         let disturbed = rejected && accuracy >= .medium
@@ -260,13 +262,18 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
                 refitInterval: parameters.refitInterval, earlyInterval: earlyRefitInterval)
         }
         if disturbed {
-            guard turnsDue, turned == true, let t = turnedFit(newFits: !changedAround, attitude: attitude) else {
+            guard turnsDue, turned == true,
+                let t = turnedFit(
+                    newFits: !changedAround, attitude: attitude, biasCovariance: biasCovariance, rate: rate)
+            else {
                 return false
             }
             return adopt(t)
         }
         let moved = keep(raw, dt: dt)
-        guard turnsDue, followsTurns, let t = turnedFit(newFits: !changedAround, attitude: attitude) else {
+        guard turnsDue, followsTurns,
+            let t = turnedFit(newFits: !changedAround, attitude: attitude, biasCovariance: biasCovariance, rate: rate)
+        else {
             return moved
         }
         return adopt(t) || moved
@@ -345,13 +352,15 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     ///   one's, and the raw readings are not already calibrated (their strength scatter beyond
     ///   ``Parameters/lowResidual``, and the fit's below ``Parameters/improvement`` times theirs; for
     ///   turns about the sensor's up axis (from `attitude`), within ``verticalTurnAxis``, the scatter of the
-    ///   readings' part across it does as well, under ``singleAxisFitHolds(_:_:)``);
+    ///   readings' part across it does as well, under ``singleAxisFitHolds(_:_:)`` and while the
+    ///   bias error across the axis (from `biasCovariance`) is within ``largestRelativeBiasError``
+    ///   of the current `rate`);
     /// - the raw readings, when a calibration taken from the turns no longer fits them and the raw
     ///   readings do (a magnet attached to the device and taken off again).
     ///
     /// Only the second when `newFits` is false. Its coverage is that of its readings' calibrated
     /// directions.
-    func turnedFit(newFits: Bool, attitude: Quaternion?) -> Fit? {
+    func turnedFit(newFits: Bool, attitude: Quaternion?, biasCovariance: Matrix3?, rate: Vector3?) -> Fit? {
         let p = parameters
         guard p.gyroscopeAided, let turns, turns.equations.count >= GyroscopeAidedCalibration.fewest else { return nil }
         if newFits, let t = turns.fit(maximumAxisRatio: p.maximumAxisRatio),
@@ -362,7 +371,10 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             var current = turns.scatter(hardIron, softIron)
             var steadier = raw > p.lowResidual && scatter < p.improvement * raw
             // Turns about the vertical: judged by the readings' part across it as well.
-            if !steadier, let axis = t.axis, let q = attitude,
+            if !steadier, let axis = t.axis, let q = attitude, let c = biasCovariance, let r = rate,
+                // The bias error's mean variance across the axis.
+                (c.trace - axis.dot(c * axis)) / 2 <= r.squaredNorm * Self.largestRelativeBiasError
+                    * Self.largestRelativeBiasError,
                 abs(axis.dot(q.conjugate.rotate(Vector3(0, 0, 1)))) >= Self.verticalTurnAxis,
                 Self.singleAxisFitHolds(t, turns)
             {
@@ -415,13 +427,25 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     /// 0.5 asks for about 230° of turns.
     static let largestSingleAxisResultant = 0.5
 
+    /// Largest bias error of the filter, relative to the turn's rate, for a fit across a turn axis
+    /// judged by the readings' part across it: a bias error `e` across the axis, fixed in the
+    /// sensor, turns each equation's field about a level axis by `e/ω` of its turn, which moves
+    /// the vertical field across the axis as a hard iron of the strength times `e/ω` would, the
+    /// same way all round the circle. At 0.025 that is half ``smallestSingleAxisOffset``.
+    static let largestRelativeBiasError = 0.025
+
     /// Whether the turns' fit `t` across a single turn axis meets ``smallestSingleAxisOffset`` and
-    /// ``largestSingleAxisResultant``; true for a fit over every axis.
+    /// ``largestSingleAxisResultant``, and fits the turns to within
+    /// ``GyroscopeAidedCalibration/largestSingleAxisMisfit`` of their chord times the readings'
+    /// part across the axis (a magnet passing during the turns misfits them by far more; against
+    /// the whole strength it could pass); true for a fit over every axis.
     static func singleAxisFitHolds(_ t: GyroscopeAidedCalibration.Fit, _ turns: GyroscopeAidedCalibration) -> Bool {
         guard let axis = t.axis else { return true }
         let across = t.hardIron - axis * t.hardIron.dot(axis)
         return across.norm >= smallestSingleAxisOffset * t.strength
             && turns.resultant(t.hardIron, t.softIron, across: axis) <= largestSingleAxisResultant
+            && turns.fits(
+                t.hardIron, t.softIron, largest: GyroscopeAidedCalibration.largestSingleAxisMisfit, across: axis)
     }
 
     /// Puts `fit` in use; true when it moved the calibration.
