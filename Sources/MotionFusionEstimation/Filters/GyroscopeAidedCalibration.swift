@@ -318,8 +318,6 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             guard let a = axis else { return c.norm }
             return (c - a * c.dot(a)).norm
         }
-        let mean = norms.reduce(0, +) / Double(norms.count)
-        let variance = norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)
-        return mean > 0 ? variance.squareRoot() / mean : .infinity
+        return Recording.spread(norms)
     }
 }

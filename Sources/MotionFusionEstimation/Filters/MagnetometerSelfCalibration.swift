@@ -367,10 +367,12 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
             t.hardIron.norm < p.maximumOffset * t.strength
         {
             let raw = turns.scatter(.zero, .identity)
-            var scatter = turns.scatter(t.hardIron, t.softIron)
-            var current = turns.scatter(hardIron, softIron)
-            var steadier = raw > p.lowResidual && scatter < p.improvement * raw
-            // Turns about the vertical: judged by the readings' part across it as well.
+            let whole = turns.scatter(t.hardIron, t.softIron)
+            var steadier = raw > p.lowResidual && whole < p.improvement * raw
+            // Turns about the vertical: judged by the readings' part across the axis as well (nil:
+            // by their strength).
+            var judgedAcross: Vector3?
+            var scatter = whole
             if !steadier, let axis = t.axis, let q = attitude, let c = biasCovariance, let r = rate,
                 // The bias error's mean variance across the axis.
                 (c.trace - axis.dot(c * axis)) / 2 <= r.squaredNorm * Self.largestRelativeBiasError
@@ -383,14 +385,18 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
                 if rawAcross > p.lowResidual && across < p.improvement * rawAcross {
                     steadier = true
                     scatter = across
-                    current = turns.scatter(hardIron, softIron, across: axis)
+                    judgedAcross = axis
                 }
             }
             let level: Accuracy = t.directions == 3 ? .medium : .low
-            if steadier, level > accuracy || (level == accuracy && scatter < p.improvement * current) {
+            if steadier,
+                level > accuracy
+                    || (level == accuracy
+                        && scatter < p.improvement * turns.scatter(hardIron, softIron, across: judgedAcross))
+            {
                 var fit = Fit(
                     hardIron: t.hardIron, softIron: t.softIron, strength: t.strength, accuracy: level,
-                    coverage: turns.coverage(t.hardIron, t.softIron), residual: turns.scatter(t.hardIron, t.softIron),
+                    coverage: turns.coverage(t.hardIron, t.softIron), residual: whole,
                     ellipsoid: t.softIron != .identity)
                 fit.turned = true
                 return fit
