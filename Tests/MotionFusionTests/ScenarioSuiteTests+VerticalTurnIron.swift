@@ -13,16 +13,9 @@ extension ScenarioSuiteTests {
     /// 30 s, once the turns have gone about 230° round the circle, and over the last minute the
     /// heading is within 2.5° RMS.
     func testAHardIronAcrossTheVerticalIsFittedFromTheCircle() {
-        var s = MotionSimulator.Settings()
-        s.scenario = .vehicle
-        s.vehicle.speed = 10
-        s.vehicle.radius = 50
-        s.duration = 120
-        s.rate = 50
-        s.errors = Self.errors()
-        s.errors.fixedHardIron = Vector3(5, 0, -20)
-        s.seed = 23
-        let trace = MotionSimulator(settings: s).run()
+        var errors = Self.errors()
+        errors.fixedHardIron = Vector3(5, 0, -20)
+        let trace = Self.vehicle(speed: 10, radius: 50, rate: 50, seed: 23, errors: errors)
         let norms = trace.samples.compactMap { $0.magnetometer?.norm }
         let mean = norms.reduce(0, +) / Double(norms.count)
         let spread = (norms.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(norms.count)).squareRoot()

@@ -64,14 +64,17 @@ final class ScenarioSuiteTests: XCTestCase {
     }
 
     /// A consumer-grade car on a circle (`MotionSimulator`'s vehicle scenario), 120 s.
-    static func vehicle(speed: Double = 10, radius: Double = 50, rate: Double = 100, seed: UInt64 = 1) -> Trace {
+    static func vehicle(
+        speed: Double = 10, radius: Double = 50, rate: Double = 100, seed: UInt64 = 1, duration: Double = 120,
+        errors: SensorErrorModel = SensorErrorModel()
+    ) -> Trace {
         var s = MotionSimulator.Settings()
         s.scenario = .vehicle
         s.vehicle.speed = speed
         s.vehicle.radius = radius
-        s.duration = 120
+        s.duration = duration
         s.rate = rate
-        s.errors = SensorErrorModel()
+        s.errors = errors
         s.seed = seed
         return MotionSimulator(settings: s).run()
     }

@@ -96,6 +96,10 @@ public struct ComplementaryFilter: AttitudeFilter {
         /// a still first reading, after a re-initialisation that keeps a reference, and in states
         /// saved before it was kept).
         public var sinceStart: Double?
+        /// How far the strength of the readings used swings as an iron across the vertical makes
+        /// it: while it does, heading corrections leave the bias alone (nil until the first
+        /// reading used, and in states saved before it was kept).
+        public var horizontalDeviation: HorizontalFieldDeviation?
     }
 
     /// Tuning in use.
@@ -124,13 +128,14 @@ public struct ComplementaryFilter: AttitudeFilter {
         parameters.mode == .nineD ? state.magnetometerCalibration : nil
     }
 
-    /// A new calibration (at the raw reading `m`): learn the field strength and dip again from
-    /// calibrated readings, and let a large correction set the heading at once when the calibrated
+    /// A new calibration (at the raw reading `m`): learn the field strength and dip, and the
+    /// strength's swing (``HorizontalFieldDeviation``), again from calibrated readings, and let a large correction set the heading at once when the calibrated
     /// reading puts north more than 30° from where the heading has it (closer, the heading
     /// corrections converge on it over many readings, where one reading taken in fast motion could
     /// set it several degrees off).
     mutating func calibrationChanged(_ m: Vector3) {
         state.fieldNorm = .nan
+        state.horizontalDeviation?.recalibrated()
         let c = state.magnetometerCalibration
         let mE = state.attitude.rotate(c.apply(m))
         if c.hardIron.norm > 0.1 * c.strength && abs(Double.atan2(mE.x, mE.y)) > 30.0.radians {
@@ -223,6 +228,8 @@ public struct ComplementaryFilter: AttitudeFilter {
             state.fieldNorm = .nan
         }
         var correction = Vector3.zero
+        // Whether the heading's part of the correction may teach the bias (the magnetometer's).
+        var headingTeachesBias = true
         var filtered: Vector3?
         if let a = accelerometer {
             // In a proven steady turn the steady specific force across the axis is centripetal.
@@ -260,6 +267,11 @@ public struct ComplementaryFilter: AttitudeFilter {
                 let psi = Double.atan2(mE.x, mE.y)
                 correction.z += psi * firstOrderSmoothing(covered, time: p.magnetometerTime)
                 state.use.magnetometerRejected = false
+                var deviation = state.horizontalDeviation ?? HorizontalFieldDeviation()
+                headingTeachesBias =
+                    deviation.observe(squaredStrength: m.squaredNorm, horizontal: horizontal, dt: covered)
+                    || !state.restBias.established
+                state.horizontalDeviation = deviation
                 // Track slow changes of the reference field.
                 let k = firstOrderSmoothing(covered, time: p.fieldTrackingTime)
                 state.fieldNorm += (norm - state.fieldNorm) * k
@@ -284,8 +296,11 @@ public struct ComplementaryFilter: AttitudeFilter {
                 // The sensor-frame rate that would have produced the correction is −bias error: the
                 // heading's part (the magnetometer's, about the vertical) over the time its reading
                 // covers. Large corrections (after a fault or a disturbance) say nothing about the bias.
-                let spread =
-                    covered == dt ? correction : Vector3(correction.x, correction.y, correction.z * (dt / covered))
+                // The heading's part is left out while the field's strength swings as an iron
+                // across the vertical makes it, after a rest measured the bias
+                // (``HorizontalFieldDeviation``).
+                let heading = headingTeachesBias ? correction.z * (dt / covered) : 0
+                let spread = Vector3(correction.x, correction.y, heading)
                 let rateError = state.attitude.inverseRotate(spread) * (1 / dt)
                 if rateError.norm < p.maximumBiasCorrection { state.bias -= rateError * min(1, dt / p.biasTime) }
             }

@@ -5,7 +5,8 @@
 /// bias-corrected gyroscope), and the field around it stayed the same, so the calibrated readings
 /// turned with it: `W (m − h) = Dᵀ W (m₀ − h)` for the soft iron `W` and hard iron `h`. Each turn of
 /// ``MagnetometerSelfCalibration/Parameters/gyroscopeTurn`` or more gives one such equation (three
-/// rows); the last ``capacity`` are kept.
+/// rows), or of half of it once the turn has taken over ``longestTurn``; the last ``capacity`` are
+/// kept.
 ///
 /// - **Hard iron** (`W = I`): `(I − Dᵀ) h = m − Dᵀ m₀`, linear in `h`. A turn about an axis `u` by
 ///   `θ` tells `h` across `u` only (`(I − D)(I − Dᵀ) = 2 (1 − cos θ)(I − u uᵀ)`), so turns about two
@@ -33,7 +34,10 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// Fewest equations for a fit.
     static let fewest = 8
     /// Longest time one equation's turn may take, s: the gyroscope's bias error, integrated over
-    /// it, moves `D` (0.5 °/s over 3 s turns `D` by 1.5°).
+    /// it, moves `D` (0.5 °/s over 3 s turns `D` by 1.5°). A turn that has taken that long ends
+    /// with an equation once it reaches half the smallest turn: a car circling at 5.7 °/s takes
+    /// 3.5 s for 20°, and gave none (its hard iron was never fitted); a bias error moves such a
+    /// turn by the same share of it as a faster one's.
     static let longestTurn = 3.0
     /// Largest RMS misfit of the equations, relative to their scale (the chord of the turn times
     /// the fitted strength): a hard-iron fit of readings with ±10 % soft iron misfits by about 0.1,
@@ -127,7 +131,8 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
 
     /// Feeds one raw reading with the bias-corrected angular rate over the `dt` seconds before it
     /// (see ``rotate(rate:dt:)``); an equation is added once the device has turned by
-    /// `minimumTurn` radians since the start of the current turn. True when a fit is due: an
+    /// `minimumTurn` radians since the start of the current turn (half of it after
+    /// ``longestTurn``). True when a fit is due: an
     /// equation was added at least `refitInterval` seconds after the last time a regular fit was
     /// due, or, given an `earlyInterval`, at least that long after the last fit of either kind
     /// (early fits leave the regular ones where they were).
@@ -149,8 +154,9 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
         return true
     }
 
-    /// Ends the current turn at `raw` with an equation when it reached `minimumTurn`, or starts a
-    /// new one there when it took longer than ``longestTurn``.
+    /// Ends the current turn at `raw` with an equation when it reached `minimumTurn` (half of it
+    /// once it has taken longer than ``longestTurn``), or starts a new one there when it took
+    /// longer than ``longestTurn`` without.
     mutating func take(_ raw: Vector3, minimumTurn: Double) {
         guard raw.isFinite else { return }
         guard let m0 = start, heldRate != nil else {
@@ -160,9 +166,10 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             turnTime = 0
             return
         }
-        // The turn is at least minimumTurn when cos(θ/2) is at most cos(minimumTurn/2); it is at
-        // most the angle turned through, so the cosine is needed only once that has reached it.
-        if (turnPath ?? .infinity) >= minimumTurn && abs(turn.w) <= (minimumTurn / 2).cos {
+        // The turn is at least `least` when cos(θ/2) is at most cos(least/2); it is at most the
+        // angle turned through, so the cosine is needed only once that has reached it.
+        let least = turnTime > Self.longestTurn ? minimumTurn / 2 : minimumTurn
+        if (turnPath ?? .infinity) >= least && abs(turn.w) <= (least / 2).cos {
             let e = Equation(start: m0, m: raw, turnBack: Matrix3(turn.normalized).transposed)
             if equations.count < Self.capacity {
                 equations.append(e)

@@ -1,8 +1,9 @@
 /// The EKF's magnetometer: a new calibration, the reference field it learns, the heading it aligns, and the heading
 /// correction with its disturbance checks.
 extension KalmanFilter {
-    /// A new magnetometer calibration was adopted: the reference field (strength, dip, azimuth) is
-    /// learnt again from calibrated readings, and the first calibration with a hard iron over a
+    /// A new magnetometer calibration was adopted: the reference field (strength, dip, azimuth) and
+    /// the strength's swing (``HorizontalFieldDeviation``) are learnt again from
+    /// calibrated readings, and the first calibration with a hard iron over a
     /// tenth of the field sets the heading at once when the calibrated reading `m` puts north
     /// more than three initial heading uncertainties (30°) from where the heading has it (the
     /// heading from raw readings was off by the hard iron); closer, the heading corrections
@@ -15,6 +16,7 @@ extension KalmanFilter {
         state.candidateNorm = .nan
         state.candidateTime = 0
         state.rejectionTime = 0
+        state.horizontalDeviation?.recalibrated()
         let c = state.magnetometerCalibration
         if c.hardIron.norm > 0.1 * c.strength && !state.calibratedHeading {
             let mE = state.attitude.rotate(c.apply(m))
@@ -179,7 +181,14 @@ extension KalmanFilter {
         } else {
             state.headingInconsistentTime = 0
         }
-        attitudeUpdate(axis: 2, nu: psi, r: r, &c)
+        // The heading teaches the bias unless the field's strength swings as an iron across the
+        // vertical makes it, after a rest measured the bias (``HorizontalFieldDeviation``).
+        var deviation = state.horizontalDeviation ?? HorizontalFieldDeviation()
+        let teachesBias =
+            deviation.observe(squaredStrength: m.squaredNorm, horizontal: horizontal, dt: dt)
+            || !state.restBias.established
+        state.horizontalDeviation = deviation
+        attitudeUpdate(axis: 2, nu: psi, r: r, teachesBias: teachesBias, &c)
         state.use.magnetometerRejected = false
     }
 }

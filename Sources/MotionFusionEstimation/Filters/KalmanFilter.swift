@@ -309,6 +309,10 @@ public struct KalmanFilter: AttitudeFilter {
         /// how long (s); nil outside a rest and in a rest that does not check the estimate
         /// (``correctBiasAtRest(_:_:)``).
         public var restDeparture: RestDeparture?
+        /// How far the strength of the readings used swings as an iron across the vertical makes
+        /// it: while it does, heading corrections leave the bias alone (nil until the first
+        /// reading used, and in states saved before it was kept).
+        public var horizontalDeviation: HorizontalFieldDeviation?
         /// Rotation rate after bias removal at the last gyroscope sample, rad/s.
         public var lastRate = 0.0
         /// Time since the last magnetometer reading: the time a reading's heading correction and
@@ -677,13 +681,25 @@ public struct KalmanFilter: AttitudeFilter {
     }
 
     /// Scalar update measuring one component of the attitude error (`h = e_axis`), exploiting the
-    /// unit measurement row: `P hᵀ` is a column of the covariance, no products needed.
+    /// unit measurement row: `P hᵀ` is a column of the covariance, no products needed. Unless it
+    /// `teachesBias`, the bias is left as it is (``HorizontalFieldDeviation``).
     @inline(__always)
-    mutating func attitudeUpdate(axis: Int, nu: Double, r: Double, _ c: inout Correction) {
+    mutating func attitudeUpdate(
+        axis: Int, nu: Double, r: Double, teachesBias: Bool = true, _ c: inout Correction
+    ) {
         let u1 = Vector3(state.pqq[0, axis], state.pqq[1, axis], state.pqq[2, axis])
         let u2 = axis == 0 ? state.pqb.row0 : (axis == 1 ? state.pqb.row1 : state.pqb.row2)
         let s = u1[axis] + r
         guard s > 0, s.isFinite else { return }
+        guard teachesBias else {
+            // The bias is held (a consider update): the attitude takes its own gain, its
+            // covariance with the bias shrinks with it, and the bias and its covariance stay.
+            let a = u1 * (1 / s)
+            c.theta += a * (nu - c.theta[axis])
+            state.pqq -= Matrix3.outer(a, u1)
+            state.pqb -= Matrix3.outer(a, u2)
+            return
+        }
         scalarUpdate(u1, u2, innovation: nu - c.theta[axis], inverse: 1 / s, &c)
     }
 
@@ -710,14 +726,17 @@ public struct KalmanFilter: AttitudeFilter {
     /// an acceleration read as tilt (a vehicle speeding up pitched the force by 14° over 3 s and
     /// taught a bias 0.8 °/s off). In 6D each axis is limited; in 9D only the length of the part
     /// across the vertical: the field observes the vertical part, which an acceleration does not
-    /// reach.
+    /// reach. While the field's heading does not teach the bias (``HorizontalFieldDeviation``),
+    /// nothing observes the vertical part in motion, and each axis is limited as in 6D (with the
+    /// heading held and no limit, a car in a 4.8 °/s bend learnt 0.9 °/s about the vertical from
+    /// the bend's force within 10 s).
     func limitMotionBias(_ c: inout Correction, _ dt: Double) {
         let p = parameters
         let limit =
             (p.motionBiasRate + state.restBias.parameters.scaleTolerance * state.lastRate / p.motionBiasScaleTime) * dt
         // Most corrections are within the limit on every axis and across the vertical alike.
         guard c.bias.squaredNorm > limit * limit else { return }
-        if p.mode == .nineD {
+        if p.mode == .nineD && state.horizontalDeviation?.teachesBias != false {
             let up = state.attitude.conjugate.rotate(Vector3(0, 0, 1))
             let v = up * c.bias.dot(up)
             let h = c.bias - v

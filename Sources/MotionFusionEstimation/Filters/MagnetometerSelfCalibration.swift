@@ -71,7 +71,8 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
         /// Whether the gyroscope's turns give a first calibration (``GyroscopeAidedCalibration``)
         /// until a fit of medium level is adopted. Default true.
         public var gyroscopeAided = true
-        /// Smallest turn between the two readings of one of those equations, rad. Default 0.349 (20°).
+        /// Smallest turn between the two readings of one of those equations, rad (half of it for a
+        /// turn that has taken over 3 s). Default 0.349 (20°).
         public var gyroscopeTurn = 20.0.radians
         /// The values each parameter accepts (see ``ParameterRanges``).
         public static let ranges: [String: ParameterRange] = [
