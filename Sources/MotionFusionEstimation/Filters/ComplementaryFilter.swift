@@ -129,10 +129,10 @@ public struct ComplementaryFilter: AttitudeFilter {
     }
 
     /// A new calibration (at the raw reading `m`): learn the field strength and dip, and the
-    /// strength's swing (``HorizontalFieldDeviation``), again from calibrated readings, and let a large correction set the heading at once when the calibrated
-    /// reading puts north more than 30° from where the heading has it (closer, the heading
-    /// corrections converge on it over many readings, where one reading taken in fast motion could
-    /// set it several degrees off).
+    /// strength's swing (``HorizontalFieldDeviation``), again from calibrated readings, and let a
+    /// large correction set the heading at once when the calibrated reading puts north more than
+    /// 30° from where the heading has it (closer, the heading corrections converge on it over many
+    /// readings, where one reading taken in fast motion could set it several degrees off).
     mutating func calibrationChanged(_ m: Vector3) {
         state.fieldNorm = .nan
         state.horizontalDeviation?.recalibrated()

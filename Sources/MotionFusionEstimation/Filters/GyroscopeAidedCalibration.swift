@@ -132,10 +132,10 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// Feeds one raw reading with the bias-corrected angular rate over the `dt` seconds before it
     /// (see ``rotate(rate:dt:)``); an equation is added once the device has turned by
     /// `minimumTurn` radians since the start of the current turn (half of it after
-    /// ``longestTurn``). True when a fit is due: an
-    /// equation was added at least `refitInterval` seconds after the last time a regular fit was
-    /// due, or, given an `earlyInterval`, at least that long after the last fit of either kind
-    /// (early fits leave the regular ones where they were).
+    /// ``longestTurn``). True when a fit is due: an equation was added at least `refitInterval`
+    /// seconds after the last time a regular fit was due, or, given an `earlyInterval`, at least
+    /// that long after the last fit of either kind (early fits leave the regular ones where they
+    /// were).
     public mutating func observe(
         _ raw: Vector3, rate: Vector3?, dt: Double, minimumTurn: Double, refitInterval: Double,
         earlyInterval: Double? = nil

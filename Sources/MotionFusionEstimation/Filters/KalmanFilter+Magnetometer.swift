@@ -2,13 +2,12 @@
 /// correction with its disturbance checks.
 extension KalmanFilter {
     /// A new magnetometer calibration was adopted: the reference field (strength, dip, azimuth) and
-    /// the strength's swing (``HorizontalFieldDeviation``) are learnt again from
-    /// calibrated readings, and the first calibration with a hard iron over a
-    /// tenth of the field sets the heading at once when the calibrated reading `m` puts north
-    /// more than three initial heading uncertainties (30°) from where the heading has it (the
-    /// heading from raw readings was off by the hard iron); closer, the heading corrections
-    /// converge on it over many readings, where one reading taken in fast motion could set it
-    /// several degrees off.
+    /// the strength's swing (``HorizontalFieldDeviation``) are learnt again from calibrated
+    /// readings, and the first calibration with a hard iron over a tenth of the field sets the
+    /// heading at once when the calibrated reading `m` puts north more than three initial heading
+    /// uncertainties (30°) from where the heading has it (the heading from raw readings was off by
+    /// the hard iron); closer, the heading corrections converge on it over many readings, where
+    /// one reading taken in fast motion could set it several degrees off.
     mutating func calibrationChanged(_ m: Vector3) {
         state.fieldNorm = parameters.expectedFieldNorm
         state.fieldDip = parameters.expectedDip
