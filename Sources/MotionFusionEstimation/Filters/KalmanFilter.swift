@@ -682,7 +682,7 @@ public struct KalmanFilter: AttitudeFilter {
 
     /// Scalar update measuring one component of the attitude error (`h = e_axis`), exploiting the
     /// unit measurement row: `P hᵀ` is a column of the covariance, no products needed. Unless it
-    /// `teachesBias`, the bias is left as it is (``HorizontalFieldDeviation``).
+    /// `teachesBias`, the bias is held (``HorizontalFieldDeviation``).
     @inline(__always)
     mutating func attitudeUpdate(
         axis: Int, nu: Double, r: Double, teachesBias: Bool = true, _ c: inout Correction
@@ -691,31 +691,26 @@ public struct KalmanFilter: AttitudeFilter {
         let u2 = axis == 0 ? state.pqb.row0 : (axis == 1 ? state.pqb.row1 : state.pqb.row2)
         let s = u1[axis] + r
         guard s > 0, s.isFinite else { return }
-        guard teachesBias else {
-            // The bias is held (a consider update): the attitude takes its own gain, its
-            // covariance with the bias shrinks with it, and the bias and its covariance stay.
-            let a = u1 * (1 / s)
-            c.theta += a * (nu - c.theta[axis])
-            state.pqq -= Matrix3.outer(a, u1)
-            state.pqb -= Matrix3.outer(a, u2)
-            return
-        }
-        scalarUpdate(u1, u2, innovation: nu - c.theta[axis], inverse: 1 / s, &c)
+        scalarUpdate(u1, u2, innovation: nu - c.theta[axis], inverse: 1 / s, teachesBias: teachesBias, &c)
     }
 
     /// The gain step of a scalar update whose `P hᵀ` is `(u1, u2)` (attitude and bias parts), with
     /// the innovation less the correction so far and the inverse of its variance: the correction
-    /// moves along `P hᵀ`, and the covariance loses `P hᵀ (P hᵀ)ᵀ / s`.
+    /// moves along `P hᵀ`, and the covariance loses `P hᵀ (P hᵀ)ᵀ / s`. Unless it `teachesBias`,
+    /// the bias is held (a consider update): the attitude takes its own gain, its covariance with
+    /// the bias shrinks with it, and the bias and its covariance stay.
     @inline(__always)
     mutating func scalarUpdate(
-        _ u1: Vector3, _ u2: Vector3, innovation: Double, inverse inv: Double, _ c: inout Correction
+        _ u1: Vector3, _ u2: Vector3, innovation: Double, inverse inv: Double, teachesBias: Bool = true,
+        _ c: inout Correction
     ) {
         let k = innovation * inv
         c.theta += u1 * k
-        c.bias += u2 * k
         let a = u1 * inv
         state.pqq -= Matrix3.outer(a, u1)
         state.pqb -= Matrix3.outer(a, u2)
+        guard teachesBias else { return }
+        c.bias += u2 * k
         state.pbb -= Matrix3.outer(u2 * inv, u2)
     }
 

@@ -10,11 +10,11 @@
 /// calibrated strength (``residual``, relative); these give the level (``Accuracy``); a correction
 /// is made from such a fit only at medium level or better (low is the level of uncorrected readings
 /// over a partial turn). Until one is in use, the gyroscope's turns give a first calibration
-/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:attitude:biasCovariance:rate:)``): medium level from turns about every
-/// axis, low level (applied) from turns about one axis. The readings
-/// as they are (no correction) compete too, and win while their own residual is within the low
-/// level's or no fit's residual is below ``Parameters/improvement`` times theirs: an already
-/// calibrated sensor is left alone, and disturbances cannot talk it into a correction. A fit is
+/// (``GyroscopeAidedCalibration``, see ``turnedFit(newFits:attitude:biasCovariance:rate:)``):
+/// medium level from turns about every axis, low level (applied) from turns about one axis. The
+/// readings as they are (no correction) compete too, and win while their own residual is within
+/// the low level's or no fit's residual is below ``Parameters/improvement`` times theirs: an
+/// already calibrated sensor is left alone, and disturbances cannot talk it into a correction. A fit is
 /// adopted when its level is higher than the one in use, or equal with a residual below
 /// ``Parameters/improvement`` times that of the calibration in use on the same readings, or when
 /// the calibration in use no longer fits the readings (its residual beyond the low level's).
@@ -352,10 +352,10 @@ public struct MagnetometerSelfCalibration: Sendable, Codable {
     ///   two: low), or as many with a strength scatter below ``Parameters/improvement`` times that
     ///   one's, and the raw readings are not already calibrated (their strength scatter beyond
     ///   ``Parameters/lowResidual``, and the fit's below ``Parameters/improvement`` times theirs; for
-    ///   turns about the sensor's up axis (from `attitude`), within ``verticalTurnAxis``, the scatter of the
-    ///   readings' part across it does as well, under ``singleAxisFitHolds(_:_:)`` and while the
-    ///   bias error across the axis (from `biasCovariance`) is within ``largestRelativeBiasError``
-    ///   of the current `rate`);
+    ///   turns about the sensor's up axis (from `attitude`), within ``verticalTurnAxis``, the
+    ///   scatter of the readings' part across it does as well, under ``singleAxisFitHolds(_:_:)``
+    ///   and while the bias error across the axis (from `biasCovariance`) is within
+    ///   ``largestRelativeBiasError`` of the current `rate`);
     /// - the raw readings, when a calibration taken from the turns no longer fits them and the raw
     ///   readings do (a magnet attached to the device and taken off again).
     ///
