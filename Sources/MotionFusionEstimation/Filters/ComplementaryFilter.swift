@@ -163,7 +163,8 @@ public struct ComplementaryFilter: AttitudeFilter {
         let covered = interval.advance(dt, reading: mag != nil, limit: MagnetometerPairing.longestWait) ?? dt
         state.magnetometerInterval = interval
         if let m = mag {
-            // The bias is known once a rest has measured it (this filter keeps no deviation).
+            // The bias is known once a rest has measured it: this filter keeps no covariance, so a
+            // zero one stands for that (nil, before: unknown).
             let attitude = state.initialised ? state.attitude : nil
             if state.magnetometerCalibration.observe(
                 m, rate: gyroscope.map { $0 - state.bias }, dt: dt, attitude: attitude,
@@ -267,11 +268,9 @@ public struct ComplementaryFilter: AttitudeFilter {
                 let psi = Double.atan2(mE.x, mE.y)
                 correction.z += psi * firstOrderSmoothing(covered, time: p.magnetometerTime)
                 state.use.magnetometerRejected = false
-                var deviation = state.horizontalDeviation ?? HorizontalFieldDeviation()
-                headingTeachesBias =
-                    deviation.observe(squaredStrength: m.squaredNorm, horizontal: horizontal, dt: covered)
-                    || !state.restBias.established
-                state.horizontalDeviation = deviation
+                headingTeachesBias = HorizontalFieldDeviation.headingTeachesBias(
+                    &state.horizontalDeviation, squaredStrength: m.squaredNorm, horizontal: horizontal,
+                    dt: covered, biasMeasured: state.restBias.established)
                 // Track slow changes of the reference field.
                 let k = firstOrderSmoothing(covered, time: p.fieldTrackingTime)
                 state.fieldNorm += (norm - state.fieldNorm) * k

@@ -246,8 +246,7 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
             let e = equations[(latest - k + count) % count]
             misfit += (w * (e.m - h) - e.turnBack * (w * (e.start - h))).squaredNorm
             weight += (3 - e.turnBack.trace)
-            let c = w * (e.m - h)
-            strength += axis.map { (c - $0 * c.dot($0)).norm } ?? c.norm
+            strength += Self.radius(w * (e.m - h), across: axis)
         }
         strength /= Double(max(1, n))
         let allowed = (largest ?? Self.largestMisfit) * strength
@@ -320,11 +319,14 @@ public struct GyroscopeAidedCalibration: Sendable, Codable {
     /// a 22 µT horizontal field puts north 11° off at worst) while the whole strength, the vertical
     /// part added, scatters by under 2 %.
     public func scatter(_ h: Vector3, _ w: Matrix3, across axis: Vector3? = nil) -> Double {
-        let norms = equations.map { e -> Double in
-            let c = w * (e.m - h)
-            guard let a = axis else { return c.norm }
-            return (c - a * c.dot(a)).norm
-        }
-        return Recording.spread(norms)
+        Recording.spread(equations.map { Self.radius(w * ($0.m - h), across: axis) })
+    }
+
+    /// The length of `c`'s part across the unit `axis` (the radius of the circle a reading turning
+    /// about it follows), or of `c` itself without one.
+    @inline(__always)
+    static func radius(_ c: Vector3, across axis: Vector3?) -> Double {
+        guard let a = axis else { return c.norm }
+        return (c - a * c.dot(a)).norm
     }
 }

@@ -69,6 +69,19 @@ public struct HorizontalFieldDeviation: Sendable, Codable {
         return teachesBias
     }
 
+    /// Observes a reading used in `deviation` (started at the first), as ``observe(squaredStrength:horizontal:dt:)``;
+    /// true when its heading correction may teach the bias: always before a rest has measured
+    /// the bias (`biasMeasured` false), otherwise while ``teachesBias``.
+    public static func headingTeachesBias(
+        _ deviation: inout HorizontalFieldDeviation?, squaredStrength s2: Double, horizontal h: Double, dt: Double,
+        biasMeasured: Bool
+    ) -> Bool {
+        var d = deviation ?? HorizontalFieldDeviation()
+        let teaches = d.observe(squaredStrength: s2, horizontal: h, dt: dt)
+        deviation = d
+        return teaches || !biasMeasured
+    }
+
     /// Time a new calibration's heading step is left to settle before heading corrections teach
     /// the bias again, when the strength swung before it, s: the heading steps to where the new
     /// calibration puts north within a few seconds, which is no rate error.

@@ -182,11 +182,9 @@ extension KalmanFilter {
         }
         // The heading teaches the bias unless the field's strength swings as an iron across the
         // vertical makes it, after a rest measured the bias (``HorizontalFieldDeviation``).
-        var deviation = state.horizontalDeviation ?? HorizontalFieldDeviation()
-        let teachesBias =
-            deviation.observe(squaredStrength: m.squaredNorm, horizontal: horizontal, dt: dt)
-            || !state.restBias.established
-        state.horizontalDeviation = deviation
+        let teachesBias = HorizontalFieldDeviation.headingTeachesBias(
+            &state.horizontalDeviation, squaredStrength: m.squaredNorm, horizontal: horizontal, dt: dt,
+            biasMeasured: state.restBias.established)
         attitudeUpdate(axis: 2, nu: psi, r: r, teachesBias: teachesBias, &c)
         state.use.magnetometerRejected = false
     }
