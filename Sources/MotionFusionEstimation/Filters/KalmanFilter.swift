@@ -564,12 +564,23 @@ public struct KalmanFilter: AttitudeFilter {
     /// The gyroscope reads an offset far beyond a bias (``RestBiasJudge``): take it as the bias, as
     /// uncertain as a fresh start. The device has been still, so the attitude starts again from the
     /// accelerometer (and magnetometer); without one the heading turned by the offset over the
-    /// still stretch is turned back. A magnetometer reading that departs from the learnt field (a
-    /// disturbed field, a magnet brought near) sets no heading: the heading is turned back as
-    /// without one, stays referenced, and is as uncertain as it was plus the turn undone.
+    /// still stretch is turned back. A magnetometer reading whose strength departs from the learnt
+    /// field's, or a field that changed during the rest (a magnet brought near), sets no heading:
+    /// the heading is turned back as without one, stays referenced, and is as uncertain as it was
+    /// plus the turn undone. A dip that departs alone is no such sign: before the rest the attitude
+    /// was integrated with the offset, and the reference dip learnt through it, or moved with its
+    /// tilt corrections while the low-pass warmed up, is as wrong as that attitude (a gyroscope
+    /// reading −9 rad/s per axis left the heading 147° off for a whole minute, every reading
+    /// rejected against that dip); the reading then sets the heading and the reference again.
     mutating func takeOffset(_ b: Vector3, magnetometer: Vector3?) {
+        let p = parameters
         let unturn = -state.attitude.rotate(b - state.bias).z * state.rest.stillTime
-        let disturbed = magnetometer.map { departsFromField($0, up: state.rest.accelerometerSmoothed) } ?? false
+        let disturbed =
+            magnetometer.map {
+                state.fieldChangedAtRest == true
+                    || (state.fieldNorm.isFinite
+                        && abs($0.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm)
+            } ?? false
         let (referenced, headingVariance) = (state.headingReferenced, state.pqq.row2.z)
         state.bias = b
         state.pqb = .zero
