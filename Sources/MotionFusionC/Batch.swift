@@ -93,9 +93,11 @@ func reconstruct(
 
 /// Tallies the magnetometer's use over a 9D run and keeps the command line's warning when it was
 /// rejected on most samples, as `motionfusion replay` prints it (without the source's name).
-func magnetometerWarnings(_ use: MagnetometerUse, _ run: RunConfiguration) -> [String] {
+/// `offline`: a reconstruction's estimates (robust weights under one half count as rejections).
+func magnetometerWarnings(_ use: MagnetometerUse, _ run: RunConfiguration, offline: Bool = false) -> [String] {
     guard run.mode == .nineD, use.mostlyRejected else { return [] }
-    let line = use.warning(source: "", calibrated: run.calibration?.magnetometer != nil, arrays: true)
+    let line = use.warning(
+        source: "", calibrated: run.calibration?.magnetometer != nil, arrays: true, offline: offline)
     return [line.hasPrefix(": warning: ") ? String(line.dropFirst(": warning: ".count)) : line]
 }
 
@@ -135,12 +137,15 @@ func batch(
             uncertainty: offline || run.filter.hasUncertainty)
         if offline {
             var i = 0
-            try reconstruct(run, batch: tuning, next: input.reader()) { e, _ in
+            var use = MagnetometerUse()
+            try reconstruct(run, batch: tuning, next: input.reader()) { e, s in
                 // One estimate per sample: the output rate is never set here.
                 precondition(i < output.count, "more estimates than samples")
                 output.write(e, at: i)
+                if run.mode == .nineD { use.add(e, s) }
                 i += 1
             }
+            RunWarnings.set(magnetometerWarnings(use, run, offline: true))
         } else {
             // A 9D run builds every estimate, whatever the outputs: its magnetometer use is tallied.
             let tally = run.mode == .nineD && mag != nil

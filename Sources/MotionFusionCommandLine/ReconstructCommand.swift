@@ -34,6 +34,7 @@ enum ReconstructCommand {
         }
         var samples = 0
         var firstTime = Double.infinity
+        sink.offline = true
         let bar = ProgressBar(console)
         let result = try CommandLineError.rethrowing {
             try run.reconstruct(
@@ -46,6 +47,7 @@ enum ReconstructCommand {
                     return s
                 }
             ) { r in
+                sink.magnetometerUse.add(r.estimate, r.input)
                 try sink.add(
                     r.estimate, r.input, accelerometerWeight: r.accelerometerWeight.isNaN ? nil : r.accelerometerWeight,
                     magnetometerWeight: r.magnetometerWeight.isNaN ? nil : r.magnetometerWeight)

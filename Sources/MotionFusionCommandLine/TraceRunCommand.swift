@@ -44,9 +44,10 @@ final class EstimateSink {
     @exclusivity(unchecked) var report: HTMLReport?
     @exclusivity(unchecked) var sawTruth = false
     /// How a filter used the magnetometer, from every input sample's own estimate (for the
-    /// rejection warning; `replay` fills it; a reconstruction's robust weights lower the
-    /// magnetometer's share without dropping it, so `reconstruct` does not).
+    /// rejection warning; `replay` and `reconstruct` fill it, the latter with ``offline`` set: its
+    /// robust weights under one half count as rejections).
     @exclusivity(unchecked) var magnetometerUse = MagnetometerUse()
+    @exclusivity(unchecked) var offline = false
     /// Estimates whose gyroscope reading sat at the end of its range, and the time of the first.
     @exclusivity(unchecked) var clippedSamples = 0
     @exclusivity(unchecked) var firstClipped = Double.nan
@@ -304,7 +305,7 @@ enum TraceRunCommand {
             console.err(
                 sink.magnetometerUse.warning(
                     source: reader.description.source, calibrated: run.calibration?.magnetometer != nil,
-                    arbitraryUnits: reader.description.magnetometerArbitrary) + "\n")
+                    arbitraryUnits: reader.description.magnetometerArbitrary, offline: sink.offline) + "\n")
         }
         if let reportTarget, let report = sink.report {
             let html = report.html(metrics: sink.score, mode: mode, notes: ["\(s.trace), default parameters."])

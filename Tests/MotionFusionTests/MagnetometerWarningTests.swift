@@ -44,6 +44,9 @@ final class MagnetometerWarningTests: XCTestCase {
         XCTAssert(err.contains("warning: the magnetometer was rejected on"), err)
         XCTAssert(err.contains(" %)"), err)
         XCTAssert(err.contains("calibration reached uncalibrated"), err)
+        // The reason: the checks of the reference field the rejected readings failed.
+        XCTAssert(err.contains("of the rejected samples, "), err)
+        XCTAssertFalse(err.contains("the readings departed from the reference field"), err)
         let resampled = try replay(MotionSimulator(settings: s).run(), command: "replay", ["--rate", "20"])
         XCTAssert(resampled.contains("warning: the magnetometer was rejected on"), "--rate: \(resampled)")
         // Rocking about one attitude determines no fit over the sphere: the fix is a recording that
@@ -68,9 +71,62 @@ final class MagnetometerWarningTests: XCTestCase {
         for key in ["fit_coverage", "fit_residual", "fit_hard_iron"] {
             XCTAssertEqual(magnetometer[key] is NSNull, level == "uncalibrated", "\(key) with fit level \(level)")
         }
-        // Reconstruction fits the hard iron itself and only down-weights: no such warning.
+        // Reconstruction fits the hard iron itself and down-weights the moving magnet's readings:
+        // most of them, which it says, with the checks they failed.
         let offline = try replay(MotionSimulator(settings: s).run(), command: "reconstruct")
         XCTAssertFalse(offline.contains("magnetometer was rejected"), offline)
+        XCTAssert(
+            offline.contains("warning: the reconstruction's robust fit weighted the magnetometer under one half on"),
+            offline)
+        XCTAssert(offline.contains("of the rejected samples, "), offline)
+        XCTAssertFalse(offline.contains("waited for the field"), offline)
+    }
+
+    /// The warning names the checks the rejected readings failed, the most frequent first, with
+    /// their shares of the rejected samples, and the share that passed them while the filter waited
+    /// for the field to settle.
+    func testTheWarningNamesWhichChecksFailed() {
+        var use = MagnetometerUse()
+        func add(_ n: Int, rejected: Bool, _ departure: FieldDeparture) {
+            var d = FilterDiagnostics()
+            d.initialising = false
+            d.magnetometerRejected = rejected
+            d.magnetometerDeparture = departure
+            for k in 0..<n {
+                let t = Double(use.samples + k) * 0.01
+                let e = MotionEstimate(
+                    t: t, attitude: .identity, gyroscopeBias: .zero, diagnostics: d, gyroscope: .zero,
+                    accelerometer: Vector3(0, 0, 9.81), magnetometer: Vector3(0, 20, -40))
+                use.add(e, SensorSample(t: t, gyroscope: .zero, magnetometer: Vector3(0, 20, -40)))
+            }
+        }
+        add(20, rejected: false, [])
+        add(50, rejected: true, [.azimuth])
+        add(20, rejected: true, [.strength, .dip])
+        add(10, rejected: true, [])
+        let w = use.warning(source: "s.csv", calibrated: false)
+        XCTAssert(w.contains("rejected on 80 of 100 samples (80 %)"), w)
+        let azimuth = w.range(of: "63 % a direction that jumped faster than the device turned")
+        let strength = w.range(of: "25 % had a strength unlike the reference field's")
+        let dip = w.range(of: "25 % a dip unlike the reference's")
+        let waited = w.range(of: "13 % passed those checks while the filter waited")
+        XCTAssertNotNil(azimuth, w)
+        XCTAssertNotNil(strength, w)
+        XCTAssertNotNil(dip, w)
+        XCTAssertNotNil(waited, w)
+        if let a = azimuth, let s = strength, let w2 = waited {
+            XCTAssertLessThan(a.lowerBound, s.lowerBound, "most frequent first: \(w)")
+            XCTAssertLessThan(s.lowerBound, w2.lowerBound, w)
+        }
+        // A reconstruction's: down-weighted, its azimuth judged against the whole recording.
+        let offline = use.warning(source: "s.csv", calibrated: false, offline: true)
+        XCTAssert(
+            offline.contains("robust fit weighted the magnetometer under one half on 80 of 100 samples (80 %)"), offline
+        )
+        XCTAssert(
+            offline.contains("63 % a direction unlike the one the attitude from the whole recording predicts"), offline)
+        XCTAssert(offline.contains("13 % departed by less than a tolerance on several checks at once"), offline)
+        XCTAssertFalse(offline.contains("on-line calibration"), offline)
     }
 
     /// A recording at 50 Hz of `scenario` whose magnetometer has a hard iron as large as the

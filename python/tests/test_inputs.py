@@ -125,20 +125,29 @@ def inconsistent_magnetometer(sim: dict) -> dict:
     return trace
 
 
+FOR_ARRAYS = ("pass the magnetometer corrected by it, soft_iron × (mag − hard_iron) for each reading, with the "
+              "file's 'hard_iron' and 'soft_iron'")
+
+
+def printed_and_ours(tmp_path, cli, trace: dict, command: str, marker: str) -> tuple[list[str], list[str]]:
+    """The command line's warnings containing `marker` for `trace` written as a file (after their
+    'TRACE: warning: ' prefix), and those of the package's `command` on the arrays."""
+    path = tmp_path / "bad_mag.csv"
+    write_csv(path, trace, ",".join(COLUMNS))
+    r = cli(command, path, "--mode", "9d", "--output", tmp_path / "e.csv")
+    printed = [line.split(": warning: ", 1)[1] for line in r.stderr.splitlines() if marker in line]
+    assert len(printed) == 1, r.stderr
+    with pytest.warns(mf.MotionFusionWarning) as record:
+        getattr(mf, command)(trace["t"], trace["gyr"], trace["acc"], trace["mag"], mode="9d")
+    return printed, [str(w.message) for w in record if marker in str(w.message)]
+
+
 def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cli):
     """The command line's warning, word for word after its 'TRACE: warning: ' prefix, but for the
     fix: arrays take no calibration file, so the array is corrected with it."""
     trace = inconsistent_magnetometer(sim)
-    path = tmp_path / "bad_mag.csv"
-    write_csv(path, trace, ",".join(COLUMNS))
-    r = cli("replay", path, "--mode", "9d", "--output", tmp_path / "e.csv")
-    printed = [line.split(": warning: ", 1)[1] for line in r.stderr.splitlines() if "magnetometer was rejected" in line]
-    assert len(printed) == 1, r.stderr
-    with pytest.warns(mf.MotionFusionWarning) as record:
-        mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], mode="9d")
-    ours = [str(w.message) for w in record if "magnetometer was rejected" in str(w.message)]
-    for_arrays = ("pass the magnetometer corrected by it, soft_iron × (mag − hard_iron) for each reading, with the "
-                  "file's 'hard_iron' and 'soft_iron'")
+    printed, ours = printed_and_ours(tmp_path, cli, trace, "replay", "magnetometer was rejected")
+    for_arrays = FOR_ARRAYS
     assert ours == [line.replace("replay with '--calibration CAL.json'", for_arrays) for line in printed]
     assert "--calibration" not in ours[0] and for_arrays in ours[0]
     # Whatever the outputs asked for; and not for a magnetometer that fits, nor in 6D.
@@ -196,3 +205,17 @@ def test_from_table_polars(sim):
     kw = mf.from_table(frame)
     for key in ("t", "gyr", "acc", "mag"):
         np.testing.assert_array_equal(kw[key], sim[key])
+
+
+def test_reconstruct_warns_when_the_magnetometer_is_mostly_down_weighted(tmp_path, sim, cli):
+    """As the command line's `reconstruct` does, word for word after its 'TRACE: warning: ' prefix,
+    but for the fix (arrays take no calibration file); not for a magnetometer that fits, nor in 6D."""
+    trace = inconsistent_magnetometer(sim)
+    printed, ours = printed_and_ours(tmp_path, cli, trace, "reconstruct", "robust fit weighted")
+    assert "of the rejected samples, " in printed[0]
+    assert ours == [line.replace("pass --calibration CAL.json", FOR_ARRAYS) for line in printed]
+    for arrays, mode in ((sim, "9d"), (trace, "6d")):
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            mf.reconstruct(arrays["t"], arrays["gyr"], arrays["acc"], arrays["mag"], mode=mode)
+        assert not [w for w in record if "robust fit weighted" in str(w.message)], mode

@@ -5,6 +5,9 @@ public struct MagnetometerUse {
     /// Samples with a magnetometer value after the filter initialised, and those it rejected.
     public var samples = 0
     public var rejected = 0
+    /// Of the rejected samples, those whose strength, dip or azimuth departed from the reference
+    /// field (``FieldDeparture``; a sample may count under several), and those with any of them.
+    public var strengthDepartures = 0, dipDepartures = 0, azimuthJumps = 0, departures = 0
     /// Of ``samples``, those without a gyroscope value (none on the row, nor one the runner holds
     /// from an earlier row), and those whose time did not step forward (repeated or backward
     /// timestamps): a filter judges the field against the turn it integrates, and without one
@@ -26,6 +29,10 @@ public struct MagnetometerUse {
     var readingsSeen = 0
     var readingStride = 1
 
+    /// How a calibration file's fit reaches readings given as arrays (the C and Python calls).
+    static let correctedArrays =
+        "pass the magnetometer corrected by it, soft_iron × (mag − hard_iron) for each reading, with the file's 'hard_iron' and 'soft_iron'"
+
     /// Most readings kept to judge whether a calibration can be fitted (bounded memory).
     static let keptReadings = 4096
 
@@ -39,7 +46,14 @@ public struct MagnetometerUse {
             return
         }
         samples += 1
-        if e.diagnostics.magnetometerRejected { rejected += 1 }
+        if e.diagnostics.magnetometerRejected {
+            rejected += 1
+            let d = e.diagnostics.magnetometerDeparture
+            if !d.isEmpty { departures += 1 }
+            if d.contains(.strength) { strengthDepartures += 1 }
+            if d.contains(.dip) { dipDepartures += 1 }
+            if d.contains(.azimuth) { azimuthJumps += 1 }
+        }
         // As the runner holds it: not across an outage or a clock stepping back.
         let age = input.t - lastGyroscopeTime
         if !(age >= 0 && age <= FilterRunnerSettings().maximumGyroscopeHold) { withoutGyroscope += 1 }
@@ -89,9 +103,16 @@ public struct MagnetometerUse {
     /// unit is arbitrary); otherwise the warning says why not and how to record one.
     /// `arrays`: the run's readings came as arrays (the C and Python calls), which take no
     /// calibration file or command-line option: the fixes name the arrays and the filter argument.
-    public func warning(source: String, calibrated: Bool, arbitraryUnits: Bool = false, arrays: Bool = false) -> String
-    {
-        let counts = "the magnetometer was rejected on \(rejected) of \(samples) samples"
+    /// `offline`: the estimates are a reconstruction's (`reconstruct`), whose robust fit
+    /// down-weights a reading (under one half counts as rejected) rather than dropping it, and whose
+    /// calibration is fitted jointly: the fixes are a calibration file or a better recording.
+    public func warning(
+        source: String, calibrated: Bool, arbitraryUnits: Bool = false, arrays: Bool = false, offline: Bool = false
+    ) -> String {
+        let counts =
+            offline
+            ? "the reconstruction's robust fit weighted the magnetometer under one half on \(rejected) of \(samples) samples"
+            : "the magnetometer was rejected on \(rejected) of \(samples) samples"
         if withoutGyroscope * 2 > samples {
             return
                 "\(source): warning: \(counts), and \(withoutGyroscope) of those \(samples) have no gyroscope value: without a turn rate the filter cannot tell a disturbed field from a turn, so it takes the field only where it agrees with the attitude it holds. \(arrays ? "Pass the gyroscope, or run the filter 'ecompass'" : "Give the recording's gyroscope, or use '--filter ecompass'") for the heading of each reading"
@@ -102,13 +123,31 @@ public struct MagnetometerUse {
         }
         if calibrated {
             return
-                "\(source): warning: the calibrated magnetometer was rejected on \(rejected) of \(samples) samples: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit)"
+                "\(source): warning: \(counts), with a calibration applied: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit); \(reason(offline: offline))"
         }
         let percent = Int((100 * share).rounded())
+        if offline {
+            let pass =
+                arrays
+                ? Self.correctedArrays
+                : "pass --calibration CAL.json"
+            let disturbed = "a field disturbed where the device moved (iron, magnets) cannot be calibrated away"
+            let fix: String
+            do {
+                _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
+                fix =
+                    "If the sensor is uncalibrated, fit it with 'motionfusion calibrate TRACE --sensors mag --output CAL.json' and \(pass); \(disturbed)"
+            } catch {
+                fix =
+                    "These readings determine no calibration (\(error)): fit a recording that turns through all orientations with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(pass); \(disturbed)"
+            }
+            return
+                "\(source): warning: \(counts) (\(percent) %), so the heading there is mostly the gyroscope's: \(reason(offline: true)). \(fix)"
+        }
         let fix: String
         let use =
             arrays
-            ? "pass the magnetometer corrected by it, soft_iron × (mag − hard_iron) for each reading, with the file's 'hard_iron' and 'soft_iron'"
+            ? Self.correctedArrays
             : "replay with '--calibration CAL.json'"
         do {
             _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
@@ -119,6 +158,42 @@ public struct MagnetometerUse {
                 "These readings determine no calibration (\(error)); fit that recording with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(use)"
         }
         return
-            "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: the field's strength or dip kept departing from its reference (an uncalibrated sensor, or a disturbed place); the on-line calibration reached \(accuracy). \(fix)"
+            "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: \(reason(offline: offline)); the on-line calibration reached \(accuracy). \(fix)"
+    }
+
+    /// Why the rejected samples were rejected: the checks of the reference field they failed, the
+    /// most frequent first, with their shares of the rejected samples.
+    /// `offline`: a reconstruction's, whose azimuth check is its residual against the attitude the
+    /// whole recording shows, and whose weight falls with the checks together.
+    func reason(offline: Bool) -> String {
+        func share(_ n: Int) -> String {
+            let percent = Int((100 * Double(n) / Double(max(rejected, 1))).rounded())
+            return n > 0 && percent == 0 ? "under 1 %" : "\(percent) %"
+        }
+        let checks = [
+            (
+                strengthDepartures,
+                "%@ had a strength unlike the reference field's (a hard or soft iron no calibration removed, or iron or a magnet nearby)"
+            ),
+            (dipDepartures, "%@ a dip unlike the reference's (iron nearby, or a tilt or reference learnt wrong)"),
+            (
+                azimuthJumps,
+                offline
+                    ? "%@ a direction unlike the one the attitude from the whole recording predicts (a field that differs from place to place, or moves)"
+                    : "%@ a direction that jumped faster than the device turned (a field that moves: a magnet or iron moving near the device)"
+            ),
+        ]
+        var parts = checks.filter { $0.0 > 0 }.sorted { $0.0 > $1.0 }.map { String(printf: $0.1, share($0.0)) }
+        if rejected > departures {
+            parts.append(
+                String(
+                    printf: offline
+                        ? "%@ departed by less than a tolerance on several checks at once"
+                        : "%@ passed those checks while the filter waited for the field to stay steady after a departure",
+                    share(rejected - departures)))
+        }
+        return parts.isEmpty
+            ? "the readings departed from the reference field"
+            : "of the rejected samples, " + parts.joined(separator: "; ")
     }
 }

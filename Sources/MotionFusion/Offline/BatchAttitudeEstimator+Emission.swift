@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -62,6 +63,9 @@ extension BatchAttitudeEstimator.Driver {
                 let magW = w.magValid[i] ? Double(w.magWeight[i]) : 0
                 d.accelerometerRejected = !w.accValid[i] || accW < 0.5
                 d.magnetometerRejected = !useMagnetometer || !w.magValid[i] || magW < 0.5
+                d.magnetometerDeparture =
+                    useMagnetometer && w.magValid[i] && magW < 0.5
+                    ? w.departure(i, attitude: q, disturbance: w.d[k]) : []
                 if inverse != nil {
                     // Between knots: the knots' variances interpolated, plus the gyroscope noise of
                     // a bridge pinned at both knots (the bias adds less than 1e-4 rad within a knot).

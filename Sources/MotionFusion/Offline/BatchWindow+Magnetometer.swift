@@ -1,4 +1,5 @@
 import Glibc
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -131,8 +132,7 @@ extension BatchWindow {
         let norm = c.norm
         var weight = Double(weights[i])
         if updateWeights {
-            let en = (norm / strength - 1) / p.fieldNormTolerance
-            let ed = (dip - Double.atan2(g[10], g[9])) / p.dipTolerance
+            let (en, ed) = calibratedExcess(norm: norm, dip: dip, strength: strength)
             let scale2 = p.headingOutlierScale * p.headingOutlierScale
             weight = p.robustLoss.weight(squaredScaledResidual: res.squaredNorm / scale2) / (1 + en * en + ed * ed)
             weights[i] = Float(weight)
@@ -200,9 +200,64 @@ extension BatchWindow {
     /// tolerances.
     @inline(__always)
     func fieldWeight(norm: Double, sinDip: Double) -> Double {
-        guard fieldNorm.isFinite && fieldDip.isFinite else { return 1 }
-        let en = (norm / fieldNorm - 1) / parameters.fieldNormTolerance
-        let ed = (sinDip - referenceSinDip) / referenceDipScale
+        guard let (en, ed) = fieldExcess(norm: norm, sinDip: sinDip) else { return 1 }
         return 1 / (1 + en * en + ed * ed)
+    }
+
+    /// A reading's departure from the reference field in units of the tolerances, its strength
+    /// `norm` and the sine of its dip against the reference's (nil while the reference is not
+    /// known).
+    @inline(__always)
+    func fieldExcess(norm: Double, sinDip: Double) -> (strength: Double, dip: Double)? {
+        guard fieldNorm.isFinite && fieldDip.isFinite else { return nil }
+        return ((norm / fieldNorm - 1) / parameters.fieldNormTolerance, (sinDip - referenceSinDip) / referenceDipScale)
+    }
+
+    /// A calibrated reading's departure from the field being fitted, in units of the tolerances:
+    /// its strength `norm` against the fitted `strength`, its `dip` against the fitted dip.
+    @inline(__always)
+    func calibratedExcess(norm: Double, dip: Double, strength: Double) -> (strength: Double, dip: Double) {
+        let g = globals
+        return (
+            (norm / strength - 1) / parameters.fieldNormTolerance,
+            (dip - Double.atan2(g[10], g[9])) / parameters.dipTolerance
+        )
+    }
+
+    /// Which checks of the field sample `i`'s reading fails at the attitude `q` (earth from
+    /// sensor) and the knot's disturbance `dk`, as its robust weight judges them: a strength or a
+    /// dip that departs by a tolerance or more (each alone halves the weight), or a residual
+    /// (azimuth, or the calibrated field's vector) whose robust weight is under one half. Why a
+    /// reading was down-weighted, for the rejection warning.
+    func departure(_ i: Int, attitude q: Quaternion, disturbance dk: Double) -> FieldDeparture {
+        let p = parameters
+        let scale2 = p.headingOutlierScale * p.headingOutlierScale
+        var excess: (strength: Double, dip: Double)?
+        let residual2: Double
+        if calibrating {
+            let g = globals
+            let c = softIron * (mag[i] - hardIron)
+            let rc = q.rotate(c)
+            let strength = max((g[9] * g[9] + g[10] * g[10]).squareRoot(), 1e-12)
+            let s = fieldNorm.isFinite && fieldNorm > 0 ? fieldNorm : strength
+            let dip = Double.atan2(-rc.z, (rc.x * rc.x + rc.y * rc.y).squareRoot())
+            excess = calibratedExcess(norm: c.norm, dip: dip, strength: strength)
+            residual2 = ((rc - Vector3(0, g[9], -g[10])) * (1 / s)).squaredNorm
+        } else {
+            let m = mag[i] - hardIron
+            let mE = q.rotate(m)
+            let norm = m.norm
+            guard norm > 0, mE.x * mE.x + mE.y * mE.y > 0 else { return [] }
+            excess = fieldExcess(norm: norm, sinDip: -mE.z / norm)
+            let residual = Self.azimuth(mE) - dk
+            residual2 = residual * residual
+        }
+        var out = FieldDeparture()
+        if let e = excess {
+            if e.strength * e.strength >= 1 { out.insert(.strength) }
+            if e.dip * e.dip >= 1 { out.insert(.dip) }
+        }
+        if p.robustLoss.weight(squaredScaledResidual: residual2 / scale2) < 0.5 { out.insert(.azimuth) }
+        return out
     }
 }

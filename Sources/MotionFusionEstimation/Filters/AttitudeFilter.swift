@@ -13,6 +13,21 @@ public enum FusionMode: String, CaseIterable, Sendable, Codable {
     case nineD = "9d"
 }
 
+/// The checks of the reference field a magnetometer reading failed: why a filter rejected it.
+public struct FieldDeparture: OptionSet, Equatable, Sendable, Codable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Its strength departed from the reference field's (a hard or soft iron no calibration has
+    /// removed, a magnet or iron nearby).
+    public static let strength = FieldDeparture(rawValue: 1)
+    /// Its dip, against the filter's up, departed from the reference field's (iron nearby, or the
+    /// tilt or the reference wrong).
+    public static let dip = FieldDeparture(rawValue: 2)
+    /// Its azimuth jumped from its recent average by more than the device's turn explains (a field
+    /// that moves: a magnet or iron moving near the device).
+    public static let azimuth = FieldDeparture(rawValue: 4)
+}
+
 /// What a filter did with the sensors at its last update.
 public struct SensorUse: Equatable, Sendable, Codable {
     /// The accelerometer was not used (missing, not finite, or judged disturbed).
@@ -25,6 +40,9 @@ public struct SensorUse: Equatable, Sendable, Codable {
     /// centripetal (``RestBiasJudge/tiltSpecificForce(_:rest:bias:)``), sensor frame, m/s²; zero
     /// otherwise.
     public var centripetal = Vector3.zero
+    /// The checks the magnetometer reading failed when it was rejected (nil when it passed them,
+    /// was not judged, or for filters that judge none); absent in states saved before it was kept.
+    public var fieldDeparture: FieldDeparture?
 
     /// Nothing used yet.
     public init() {}
@@ -56,6 +74,9 @@ public struct FilterDiagnostics: Equatable, Sendable {
     /// Whether this sample's magnetometer reading had an axis at the end of its range
     /// (``MagnetometerClipping``): the filter was not given it.
     public var magnetometerClipped = false
+    /// The checks of the reference field the magnetometer reading failed, when it was rejected for
+    /// its field (``FieldDeparture``); empty otherwise, and for filters that judge none.
+    public var magnetometerDeparture = FieldDeparture()
 
     /// Creates diagnostics with default values.
     public init() {}
@@ -68,7 +89,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
             && same(a.attitudeUncertainty, b.attitudeUncertainty) && same(a.headingUncertainty, b.headingUncertainty)
             && a.magnetometerAccuracy == b.magnetometerAccuracy && a.centripetal == b.centripetal
             && a.gyroscopeClipped == b.gyroscopeClipped
-            && a.magnetometerClipped == b.magnetometerClipped
+            && a.magnetometerClipped == b.magnetometerClipped && a.magnetometerDeparture == b.magnetometerDeparture
     }
 
     /// Diagnostics from a filter's sensor use and whether it has an attitude.
@@ -77,6 +98,7 @@ public struct FilterDiagnostics: Equatable, Sendable {
         magnetometerRejected = use.magnetometerRejected
         atRest = use.atRest
         centripetal = use.centripetal
+        magnetometerDeparture = use.fieldDeparture ?? []
         initialising = !initialised
     }
 }

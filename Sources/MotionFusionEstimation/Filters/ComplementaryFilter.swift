@@ -261,9 +261,11 @@ public struct ComplementaryFilter: AttitudeFilter {
                 state.fieldNorm = norm
                 state.fieldDip = dip
             }
-            if horizontal > 0 && abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
-                && abs(dip - state.fieldDip) < p.dipRejection
-            {
+            var departure = FieldDeparture()
+            if !(abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm) { departure.insert(.strength) }
+            if !(abs(dip - state.fieldDip) < p.dipRejection) { departure.insert(.dip) }
+            state.use.fieldDeparture = departure
+            if horizontal > 0 && departure.isEmpty {
                 // Heading error: azimuth of the field, which should point to +y (north).
                 let psi = Double.atan2(mE.x, mE.y)
                 correction.z += psi * firstOrderSmoothing(covered, time: p.magnetometerTime)

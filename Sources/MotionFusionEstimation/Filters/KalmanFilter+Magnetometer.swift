@@ -106,10 +106,13 @@ extension KalmanFilter {
         let azimuthChange = (azimuth - state.fieldAzimuth).wrappedToPi
         state.fieldAzimuth =
             (state.fieldAzimuth + azimuthChange * firstOrderSmoothing(dt, time: p.azimuthAveragingTime)).wrappedToPi
-        let undisturbed =
-            abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm
-            && abs(dip - state.fieldDip) < p.dipRejection
-            && abs(azimuthChange) < p.azimuthRejection + state.lastRate * p.magnetometerTimingUncertainty
+        var departure = FieldDeparture()
+        if !(abs(norm - state.fieldNorm) < p.fieldNormRejection * state.fieldNorm) { departure.insert(.strength) }
+        if !(abs(dip - state.fieldDip) < p.dipRejection) { departure.insert(.dip) }
+        if !(abs(azimuthChange) < p.azimuthRejection + state.lastRate * p.magnetometerTimingUncertainty) {
+            departure.insert(.azimuth)
+        }
+        let undisturbed = departure.isEmpty
         if undisturbed { state.undisturbedTime += dt } else { state.undisturbedTime = 0 }
         var accept = undisturbed && state.undisturbedTime >= p.minimumUndisturbedTime
         if undisturbed {
@@ -155,7 +158,10 @@ extension KalmanFilter {
             state.use.magnetometerRejected = false
             return
         }
-        guard accept else { return }
+        guard accept else {
+            state.use.fieldDeparture = departure
+            return
+        }
         // The heading innovation is the field's azimuth (it should point north).
         let psi = azimuth
         // Heading consistency: a low-passed innovation far outside its uncertainty, steady while
