@@ -147,9 +147,8 @@ def test_replay_warns_when_the_magnetometer_is_mostly_rejected(tmp_path, sim, cl
     fix: arrays take no calibration file, so the array is corrected with it."""
     trace = inconsistent_magnetometer(sim)
     printed, ours = printed_and_ours(tmp_path, cli, trace, "replay", "magnetometer was rejected")
-    for_arrays = FOR_ARRAYS
-    assert ours == [line.replace("replay with '--calibration CAL.json'", for_arrays) for line in printed]
-    assert "--calibration" not in ours[0] and for_arrays in ours[0]
+    assert ours == [line.replace("replay with '--calibration CAL.json'", FOR_ARRAYS) for line in printed]
+    assert "--calibration" not in ours[0] and FOR_ARRAYS in ours[0]
     # Whatever the outputs asked for; and not for a magnetometer that fits, nor in 6D.
     with pytest.warns(mf.MotionFusionWarning, match="magnetometer was rejected"):
         mf.replay(trace["t"], trace["gyr"], trace["acc"], trace["mag"], mode="9d", outputs=["quaternion"])

@@ -126,37 +126,37 @@ public struct MagnetometerUse {
                 "\(source): warning: \(counts), with a calibration applied: the calibration does not fit this recording (wrong sensor, units, or a disturbed fit); \(reason(offline: offline))"
         }
         let percent = Int((100 * share).rounded())
+        // Why the readings determine no calibration file, or nil when they determine one.
+        let unfittable: String?
+        do {
+            _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
+            unfittable = nil
+        } catch {
+            unfittable = "\(error)"
+        }
         if offline {
             let pass =
                 arrays
                 ? Self.correctedArrays
                 : "pass --calibration CAL.json"
             let disturbed = "a field disturbed where the device moved (iron, magnets) cannot be calibrated away"
-            let fix: String
-            do {
-                _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
-                fix =
-                    "If the sensor is uncalibrated, fit it with 'motionfusion calibrate TRACE --sensors mag --output CAL.json' and \(pass); \(disturbed)"
-            } catch {
-                fix =
-                    "These readings determine no calibration (\(error)): fit a recording that turns through all orientations with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(pass); \(disturbed)"
-            }
+            let fix =
+                unfittable.map {
+                    "These readings determine no calibration (\($0)): fit a recording that turns through all orientations with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(pass); \(disturbed)"
+                }
+                ?? "If the sensor is uncalibrated, fit it with 'motionfusion calibrate TRACE --sensors mag --output CAL.json' and \(pass); \(disturbed)"
             return
                 "\(source): warning: \(counts) (\(percent) %), so the heading there is mostly the gyroscope's: \(reason(offline: true)). \(fix)"
         }
-        let fix: String
         let use =
             arrays
             ? Self.correctedArrays
             : "replay with '--calibration CAL.json'"
-        do {
-            _ = try MagnetometerCalibration.fit(readings, arbitraryUnits: arbitraryUnits)
-            fix =
-                "Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and \(use)"
-        } catch {
-            fix =
-                "These readings determine no calibration (\(error)); fit that recording with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(use)"
-        }
+        let fix =
+            unfittable.map {
+                "These readings determine no calibration (\($0)); fit that recording with 'motionfusion calibrate REC --sensors mag --output CAL.json' and \(use)"
+            }
+            ?? "Move the device through many orientations so that it converges, or fit one with 'motionfusion reconstruct TRACE --calibrate-mag CAL.json' and \(use)"
         return
             "\(source): warning: the magnetometer was rejected on \(rejected) of \(samples) samples (\(percent) %), so the heading is mostly the gyroscope's: \(reason(offline: offline)); the on-line calibration reached \(accuracy). \(fix)"
     }

@@ -59,12 +59,17 @@ extension KalmanFilter {
     /// dip taken against the specific force `up` (a still device's up), not the filter's attitude,
     /// which may be what is wrong; false while no field is learnt.
     func departsFromField(_ m: Vector3, up: Vector3) -> Bool {
-        let p = parameters
         guard state.fieldNorm.isFinite, state.fieldDip.isFinite, let u = up.normalized, m.norm > 0 else { return false }
         let vertical = m.dot(u)
         let dip = Double.atan2(-vertical, (m - u * vertical).norm)
-        return abs(m.norm - state.fieldNorm) > p.fieldNormRejection * state.fieldNorm
-            || abs(dip - state.fieldDip) > p.dipRejection
+        return strengthDeparts(m) || abs(dip - state.fieldDip) > parameters.dipRejection
+    }
+
+    /// Whether the strength of the reading `m` departs from the learnt field's by more than
+    /// ``Parameters/fieldNormRejection`` (false while no strength is learnt): what no attitude
+    /// error changes.
+    func strengthDeparts(_ m: Vector3) -> Bool {
+        state.fieldNorm.isFinite && abs(m.norm - state.fieldNorm) > parameters.fieldNormRejection * state.fieldNorm
     }
 
     /// The first magnetometer sample after an initialisation without one sets the heading at once
