@@ -2,7 +2,7 @@
 on one trace, same metric (BROAD), same machine, same run. Timings are medians of repeated runs
 (MotionFusion's in-process and Python figures: the lowest of five interleaved rounds of medians).
 Last, per-sample calls from Python (Benchmarks/per_sample.py): Filter.update / vqf's update +
-getQuat9D."""
+getQuat9D. The targets' table ends with a live pipe's latencies (Benchmarks/live_pipe.py)."""
 import json, os, subprocess, sys, tempfile, time
 import numpy as np
 
@@ -227,6 +227,15 @@ targets = [
     ('reconstruct / offlineVQF, one process (Python)', recon_sec / n * 1e9 / offline_vqf_ns, '<= 1.0'),
     ('reconstruct command / offlineVQF script', recon_ms / offline_ms, '<= 0.15'),
     ('replay command / vqf script', cli_ms / script_ms, '<= 0.10'),
+]
+# A live pipe (issue #28, item 5): the bundled 100 Hz trace's first 500 rows written at 100 Hz into
+# `motionfusion replay - --output -`, each estimate timed from its row's write (live_pipe.py).
+from live_pipe import measure as measure_live, summary as live_summary
+
+first_ms, _, _, later_max_ms = live_summary(measure_live(binary=cli, rows=500))
+targets += [
+    ('live pipe at 100 Hz: first estimate, ms', first_ms, '<= 50'),
+    ('live pipe at 100 Hz: slowest later estimate, ms', later_max_ms, '<= 10'),
 ]
 print('\nTargets (issue #28), same run:')
 for label, value, target in targets:

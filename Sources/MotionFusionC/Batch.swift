@@ -46,19 +46,25 @@ struct ArrayOutput {
 
     @inline(__always)
     func write(_ e: MotionEstimate, at i: Int) {
-        let row = reference.row(e)
-        if let p = quaternion {
-            p[4 * i] = row.attitude.w
-            p[4 * i + 1] = row.attitude.x
-            p[4 * i + 2] = row.attitude.y
-            p[4 * i + 3] = row.attitude.z
+        if euler == nil && heading == nil {
+            // No angle asked for: the Euler angles and heading (three `atan2` and an `asin`) are
+            // not computed.
+            write(attitude: e.attitude, at: i)
+        } else {
+            let row = reference.row(e)
+            if let p = quaternion {
+                p[4 * i] = row.attitude.w
+                p[4 * i + 1] = row.attitude.x
+                p[4 * i + 2] = row.attitude.y
+                p[4 * i + 3] = row.attitude.z
+            }
+            if let p = euler {
+                p[3 * i] = row.rollDegrees
+                p[3 * i + 1] = row.pitchDegrees
+                p[3 * i + 2] = row.yawDegrees
+            }
+            if let p = heading { p[i] = row.heading }
         }
-        if let p = euler {
-            p[3 * i] = row.rollDegrees
-            p[3 * i + 1] = row.pitchDegrees
-            p[3 * i + 2] = row.yawDegrees
-        }
-        if let p = heading { p[i] = row.heading }
         if let p = used { p[i] = e.used ? 1 : 0 }
         if let p = bias {
             p[3 * i] = e.gyroscopeBias.x

@@ -101,6 +101,23 @@ public struct RunConfiguration: Sendable {
     public func run<Samples: SampleArray>(
         _ samples: Samples, attitudeOnly: Bool = false, _ body: (Int, MotionEstimate?, Quaternion) throws -> Void
     ) rethrows {
+        try runIndexed(samples, attitudeOnly: attitudeOnly, body)
+    }
+
+    /// ``run(_:attitudeOnly:_:)`` over caller-owned arrays (the C ABI's and Python's path),
+    /// specialised here: called generically from another module, the loop read every sample and
+    /// copied the filter's state through the protocols' witnesses (`mf_replay`, EKF 6D, trial 21:
+    /// 4 232 instructions a sample generic, 3 106 specialised).
+    public func run(
+        _ samples: SensorArrays, attitudeOnly: Bool = false, _ body: (Int, MotionEstimate?, Quaternion) throws -> Void
+    ) rethrows {
+        try runIndexed(samples, attitudeOnly: attitudeOnly, body)
+    }
+
+    @inline(__always)
+    func runIndexed<Samples: SampleArray>(
+        _ samples: Samples, attitudeOnly: Bool, _ body: (Int, MotionEstimate?, Quaternion) throws -> Void
+    ) rethrows {
         try withoutActuallyEscaping(body) { body in
             let sink = IndexedEstimatesToClosure(attitudeOnly: attitudeOnly, body: body)
             let loop = RunLoop(source: IndexedSamples(samples: samples), sink: sink, configuration: self)
