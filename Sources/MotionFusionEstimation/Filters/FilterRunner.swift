@@ -152,7 +152,11 @@ public struct FilterRunner<Filter: AttitudeFilter> {
 
     /// Processes one sample and returns the estimate after it.
     @discardableResult
-    public mutating func update(_ sample: SensorSample) -> MotionEstimate {
+    public mutating func update(_ sample: SensorSample) -> MotionEstimate { estimate(after: sample) }
+
+    /// ``update(_:)``'s body, shared with the EKF runner's own `update(_:)` (below).
+    @inline(__always)
+    mutating func estimate(after sample: SensorSample) -> MotionEstimate {
         let (timeFault, mag) = step(sample)
         var d = filter.diagnostics
         d.timeFault = timeFault
@@ -299,4 +303,12 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         magnetometerClipped = magnetometerClipping.observe(m, rate: rate, bias: filter.gyroscopeBias, dt: dt)
         return magnetometerClipped ? nil : m
     }
+}
+
+extension FilterRunner where Filter == KalmanFilter {
+    /// ``update(_:)`` of the EKF's runner, compiled for it here: called from another module (the
+    /// offline smoother's passes), the generic method ran unspecialised and reached the filter
+    /// through its protocol's witnesses, copying its parameters for each look at its mode.
+    @discardableResult
+    public mutating func update(_ sample: SensorSample) -> MotionEstimate { estimate(after: sample) }
 }

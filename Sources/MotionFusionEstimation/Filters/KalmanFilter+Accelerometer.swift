@@ -20,10 +20,10 @@ extension KalmanFilter {
         if p.accelerationFilterTime > 0 {
             if state.accelerationLowPass.warmingUp && VectorAttitude.readsStill(rate: state.lastRate, force: a) {
                 state.accelerationLowPass.endWarmUp()
-                state.accelerationDelay?.endWarmUp()
+                if modelsDelay { state.accelerationDelay?.endWarmUp() }
             }
             fE = state.accelerationLowPass.update(fE, dt: rawDt)
-            state.accelerationDelay?.update(dt: rawDt)
+            if modelsDelay { state.accelerationDelay?.update(dt: rawDt) }
         }
         let still = p.unfilteredTiltAtRest && state.use.atRest
         if still {
@@ -47,7 +47,7 @@ extension KalmanFilter {
         let nuY = -u.x
         // With the delay modelled, each also measures the bias error (``AccelerationDelay``); the
         // noise-smoothed force at rest has none to speak of.
-        let delay = still ? nil : state.accelerationDelay?.rows
+        let delay = still || !modelsDelay ? nil : state.accelerationDelay?.rows
         let r = accelerometerNoiseSquared / dt * (1 + excess)
         // The gate judges the low-passed force, whose noise does not fall with the sample
         // interval: as if sampled no closer than `accelerometerGateInterval`.

@@ -353,6 +353,12 @@ public struct KalmanFilter: AttitudeFilter {
     public var state: State
     /// Heading variance limit, rad² (from ``Parameters/maximumHeadingUncertainty``).
     let maximumHeadingVariance: Double
+    /// Whether the filter starts with the 6D delay model (``State/accelerationDelay``; never in 9D).
+    /// Checked before the model: every look at the optional model copies it (about 70
+    /// instructions a sample in 9D, where it is always nil).
+    var modelsDelay: Bool {
+        parameters.modelsAccelerationDelay && parameters.mode == .sixD && parameters.accelerationFilterTime > 0
+    }
 
     /// Creates the filter.
     public init(parameters: Parameters = Parameters()) {
@@ -363,7 +369,7 @@ public struct KalmanFilter: AttitudeFilter {
             magnetometerCalibration: MagnetometerSelfCalibration(parameters: parameters.magnetometerCalibration))
         state.accelerationLowPass.cutoff =
             parameters.accelerationFilterTime > 0 ? 1 / (2 * .pi * parameters.accelerationFilterTime) : .infinity
-        if parameters.modelsAccelerationDelay && parameters.mode == .sixD && parameters.accelerationFilterTime > 0 {
+        if modelsDelay {
             state.accelerationDelay = AccelerationDelay(cutoff: state.accelerationLowPass.cutoff)
         }
         state.fieldNorm = parameters.expectedFieldNorm
@@ -466,7 +472,7 @@ public struct KalmanFilter: AttitudeFilter {
             state.restDeparture = RestDeparture()
         }
         if state.use.atRest && !measured && !state.headingReferenced { widenVerticalBiasForFirstRest() }
-        if state.restBias.established && state.accelerationDelay != nil {
+        if modelsDelay && state.restBias.established && state.accelerationDelay != nil {
             // What a rest leaves of the bias error turns the attitude over the low-pass's time by
             // less than what the delay model leaves out in motion (the rate's scale and alignment
             // errors, accelerations the low-pass has not averaged out), which it would teach the
@@ -655,7 +661,7 @@ public struct KalmanFilter: AttitudeFilter {
         state.attitude = state.attitude * Quaternion(rotationVector: omega * dt)
         // δθ' = δθ − R dt δb: G = −R dt.
         let gm = Matrix3(state.attitude) * (-dt)
-        state.accelerationDelay?.integrate(gm * -1)
+        if modelsDelay { state.accelerationDelay?.integrate(gm * -1) }
         let gmT = gm.transposed
         let rateTerm = p.rateScaleUncertainty * p.rateScaleUncertainty * omega.squaredNorm
         let qTheta = (gyroscopeNoiseSquared + rateTerm) * dt
@@ -774,14 +780,14 @@ public struct KalmanFilter: AttitudeFilter {
             state.accelerationLowPass.rotate(by: turn)
         }
         let bias = state.restBias.clip(state.bias + c.bias)
-        if let d = state.accelerationDelay?.rows, bias != state.bias {
+        if modelsDelay, let d = state.accelerationDelay?.rows, bias != state.bias {
             // The past the low-pass holds was integrated with the earlier bias: with the new one
             // its attitudes differ by the bias change integrated from each to now.
             let change = bias - state.bias
             let past = Vector3(d.x.dot(change), d.y.dot(change), 0)
             state.accelerationLowPass.rotate(by: Quaternion(rotationVector: past))
         }
-        if state.accelerationDelay != nil && bias != state.bias + c.bias {
+        if modelsDelay && state.accelerationDelay != nil && bias != state.bias + c.bias {
             // The bound held the bias where the model's correction would have taken it: the tilt
             // errors the model then explains by the bias are something else (a bias beyond the
             // bound, scale errors), and it would keep pushing there. It ends, as at a rest.
