@@ -6,42 +6,10 @@ import MotionFusion
     import Foundation
 #endif
 
-/// A filter on the run path of `mf_replay` (a ``FilterRunner``: steps from timestamps, the last
-/// gyroscope value held for samples without one, gaps re-initialising), behind a protocol so that
-/// each filter type's loop is specialised.
-protocol Stepper: AnyObject {
-    func step(_ sample: SensorSample)
-    var attitude: Quaternion { get }
-    var gyroscopeBias: Vector3 { get }
-    var diagnostics: FilterDiagnostics { get }
-    var mode: FusionMode { get }
-    /// Time of the last accepted sample, s (NaN before the first).
-    var lastTime: Double { get }
-    /// The run as ``FilterRunner/savedState()`` writes it.
-    func savedState() throws -> Data
-    /// Resumes a run ``FilterRunner/savedState()`` wrote.
-    func restoreState(_ data: Data) throws
-}
-
-final class RunnerBox<Filter: AttitudeFilter>: Stepper {
-    var runner: FilterRunner<Filter>
-
-    init(_ filter: Filter, settings: FilterRunnerSettings) { runner = FilterRunner(filter, settings: settings) }
-
-    func step(_ sample: SensorSample) { runner.step(sample) }
-    var attitude: Quaternion { runner.filter.attitude }
-    var gyroscopeBias: Vector3 { runner.filter.gyroscopeBias }
-    var diagnostics: FilterDiagnostics { runner.filter.diagnostics }
-    var mode: FusionMode { runner.filter.mode }
-    var lastTime: Double { runner.lastTime }
-    func savedState() throws -> Data { try runner.savedState() }
-    func restoreState(_ data: Data) throws { try runner.restoreState(data) }
-}
-
 /// A per-sample filter for `mf_filter_*`: a filter on the run path of `mf_replay`, sample for
 /// sample, with the samples screened as a trace reader screens a file's values.
 final class FilterObject {
-    let stepper: any Stepper
+    let stepper: FilterStepper
     let setup: FilterSetup
     var screen = SampleScreen(unit: "sample", window: SampleScreen.liveWindow)
 
@@ -68,13 +36,8 @@ final class FilterObject {
     static let setupKey = #","setup":"#
 
     init(_ setup: FilterSetup) {
-        struct Make: FilterVisitor {
-            func visit<F: AttitudeFilter>(_ filter: F) -> any Stepper {
-                RunnerBox(filter, settings: RunConfiguration().runner)
-            }
-        }
         self.setup = setup
-        stepper = try! setup.withFilter(Make())
+        stepper = FilterStepper(setup, settings: RunConfiguration().runner)
     }
 
     /// One sample through the screen and the runner; whether there are new warnings.
