@@ -66,7 +66,7 @@ def measure(trace=default_trace, binary=default_binary, rows=1000, rate=100.0, c
     reader.join()
     process.wait()
     if len(arrivals) != len(sent):
-        sys.exit(f"{len(arrivals)} estimates for {len(sent)} rows")
+        raise RuntimeError(f"{len(arrivals)} estimates for {len(sent)} rows")
     return [(a - s) * 1000 for a, s in zip(arrivals, sent)]
 
 

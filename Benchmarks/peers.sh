@@ -4,7 +4,8 @@
 # Installs vqf, imufusion and ahrs from PyPI and MotionFusion's Python package (python/) into
 # Benchmarks/.venv (never used by the tests),
 # builds MotionFusion in release mode, and prints accuracy (BROAD metric) and throughput with ratios,
-# then the per-sample call from Python (Filter.update / vqf's update + getQuat9D, per_sample.py).
+# issue #28's ratios and a live pipe's latencies (live_pipe.py), then the per-sample call from
+# Python (Filter.update / vqf's update + getQuat9D, per_sample.py).
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -x .venv/bin/python ]; then

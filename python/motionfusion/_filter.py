@@ -56,7 +56,8 @@ class Filter(_step.FilterBase):
 
     ``Filter("ekf", mode="9d", gyroscopeNoise=0.003)``: parameters by name in SI units (the
     command line's ``--param``; a nested name such as ``rest.minimumDuration`` may be written
-    ``rest__minimumDuration``). Filters pickle with their state.
+    ``rest__minimumDuration``). Filters pickle with their state. One filter must not be used by two
+    threads at once (different filters may run concurrently).
     """
 
     def __init__(self, kind: str = "ekf", mode: str | None = None, **parameters: float):

@@ -167,7 +167,7 @@ extension AttitudeFilter {
     /// ``restoreState(_:)``.
     public func savedState() throws -> Data { try SavedStateCoding.encoder().encode(state) }
 
-    /// Restores a state saved by ``savedState()``.
+    /// Restores a state saved by ``savedState()`` of a filter with the same parameters.
     public mutating func restoreState(_ data: Data) throws {
         state = try SavedStateCoding.decoder().decode(State.self, from: data)
     }

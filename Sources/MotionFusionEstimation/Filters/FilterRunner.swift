@@ -132,7 +132,8 @@ public struct FilterRunner<Filter: AttitudeFilter> {
         try SavedStateCoding.encoder().encode(Saved(runner: memory, filter: filter.state))
     }
 
-    /// Resumes a run saved by ``savedState()`` (of a runner around the same kind of filter).
+    /// Resumes a run saved by ``savedState()`` of a runner around the same kind of filter, with the
+    /// same mode and parameters (state kept for another setup may not apply).
     public mutating func restoreState(_ data: Data) throws {
         let saved = try SavedStateCoding.decoder().decode(Saved<Filter.State>.self, from: data)
         filter.state = saved.filter

@@ -353,9 +353,10 @@ public struct KalmanFilter: AttitudeFilter {
     public var state: State
     /// Heading variance limit, rad² (from ``Parameters/maximumHeadingUncertainty``).
     let maximumHeadingVariance: Double
-    /// Whether the filter starts with the 6D delay model (``State/accelerationDelay``; never in 9D).
-    /// Checked before the model: every look at the optional model copies it (about 70
-    /// instructions a sample in 9D, where it is always nil).
+    /// Whether the filter's parameters model the 6D low-pass delay (``State/accelerationDelay``;
+    /// never in 9D). Checked before the model: every look at the optional model copies it, which
+    /// cost the 9D EKF about 130 instructions a sample where the model is always nil. A model in a
+    /// state restored from a filter with other parameters is not used.
     var modelsDelay: Bool {
         parameters.modelsAccelerationDelay && parameters.mode == .sixD && parameters.accelerationFilterTime > 0
     }

@@ -9,9 +9,9 @@
 /// steps without knowing the filter's type.
 ///
 /// Its operations are closures made here for the concrete filter, so each runs the runner compiled
-/// for that filter. A generic runner reached from another module through a protocol ran
-/// unspecialised, reaching its filter through the protocol's witnesses: the EKF's step cost about
-/// 1 000 instructions more, and each read of its attitude copied the whole filter.
+/// for that filter. A generic runner reached from another module through a protocol runs
+/// unspecialised, reaching its filter through the protocol's witnesses (for the EKF a sixth more
+/// instructions a sample), and each read of its attitude copied the whole filter.
 public final class FilterStepper {
     /// Sensors fused.
     public let mode: FusionMode
@@ -64,6 +64,6 @@ public final class FilterStepper {
     public var diagnostics: FilterDiagnostics { readDiagnostics() }
     /// The run as ``FilterRunner/savedState()`` writes it.
     public func savedState() throws -> Data { try save() }
-    /// Resumes a run ``FilterRunner/savedState()`` wrote.
+    /// Resumes a run ``FilterRunner/savedState()`` wrote for the same setup.
     public func restoreState(_ data: Data) throws { try restore(data) }
 }
